@@ -1,0 +1,40 @@
+#include "core/rng.h"
+
+namespace mnrl::core {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& x) {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
+  std::uint64_t x = seed;
+  const std::uint64_t a = splitmix64(x);
+  x = a ^ (stream * 0xd1b54a32d192ed03ULL);
+  return splitmix64(x);
+}
+
+void Rng::reseed(std::uint64_t seed) {
+  std::uint64_t x = seed;
+  for (auto& word : state_) word = splitmix64(x);
+}
+
+std::uint64_t Rng::below(std::uint64_t n) {
+  unsigned __int128 product = static_cast<unsigned __int128>(next_u64()) * n;
+  auto low = static_cast<std::uint64_t>(product);
+  if (low < n) {
+    const std::uint64_t threshold = -n % n;
+    while (low < threshold) {
+      product = static_cast<unsigned __int128>(next_u64()) * n;
+      low = static_cast<std::uint64_t>(product);
+    }
+  }
+  return static_cast<std::uint64_t>(product >> 64);
+}
+
+}  // namespace mnrl::core

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mnrl::core {
+
+// Number of single-character insertions, deletions and substitutions that turn a into b.
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word` if it is close enough to be a plausible typo, else "".
+std::string closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+// " (did you mean 'x'?)" when a close candidate exists, else "". For error messages.
+std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
+
+// "a, b, c" for messages that list the allowed values.
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+}  // namespace mnrl::core

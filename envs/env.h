@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "envs/space.h"
+
+namespace mnrl::envs {
+
+// The action for one env, as plain memory: `index` for a Discrete action space, or
+// flat_size(action_space) floats at `values` for a Box.
+struct ActionRef {
+  std::int64_t index = 0;
+  const float* values = nullptr;
+};
+
+// Gymnasium semantics: `terminated` is a true end of the task (no bootstrapping from the next
+// state); `truncated` is a cut-off such as a time limit (the episode could have gone on).
+struct StepResult {
+  double reward = 0.0;
+  bool terminated = false;
+  bool truncated = false;
+};
+
+// An environment over plain float buffers. No torch, no threads: batching and threading belong
+// to the vector env. Observations are written to caller-owned memory of
+// flat_size(spec().observation_space) floats.
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  virtual const EnvSpec& spec() const = 0;
+
+  // Starts an episode and writes its first observation. With a seed, the env's RNG is reseeded
+  // first (Gymnasium's reset(seed=...)); without, it continues its current stream.
+  virtual void reset(float* observation, std::optional<std::uint64_t> seed) = 0;
+
+  // Advances one step and writes the next observation. Must follow reset().
+  virtual StepResult step(const ActionRef& action, float* observation) = 0;
+};
+
+}  // namespace mnrl::envs

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace mnrl::envs {
+
+// A box of floats: `shape`, with per-element bounds (low/high have product(shape) entries;
+// +-infinity for unbounded).
+struct Box {
+  std::vector<std::int64_t> shape;
+  std::vector<float> low;
+  std::vector<float> high;
+};
+
+// Integers 0 .. n-1.
+struct Discrete {
+  std::int64_t n = 0;
+};
+
+using Space = std::variant<Box, Discrete>;
+
+// Number of floats one element of the space takes in a flat buffer (1 for Discrete).
+std::int64_t flat_size(const Space& space);
+bool is_discrete(const Space& space);
+// "Box(4) low=[-4.8, -inf, ...] high=[...]" / "Discrete(2)".
+std::string describe(const Space& space);
+
+// What an environment is, as values (EnvPool style): checked once when built.
+struct EnvSpec {
+  std::string id;
+  Space observation_space;
+  Space action_space;
+  int max_episode_steps = 0;               // time limit applied by make(); 0 = none
+  std::optional<double> reward_threshold;  // "solved" return, as Gymnasium registers it
+
+  // Throws std::invalid_argument naming the env and the problem (empty shape, bounds of the
+  // wrong length, low > high, Discrete with n < 1, ...).
+  void validate() const;
+};
+
+}  // namespace mnrl::envs

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "envs/env.h"
+
+namespace mnrl::envs {
+
+// Actions for every env of a vector env: `indices[i]` (Discrete) or the i-th row of
+// `values` (Box, flat_size(action_space) floats per env).
+struct ActionBatch {
+  const std::int64_t* indices = nullptr;
+  const float* values = nullptr;
+};
+
+// Steps N envs of the same spec in one call, with same-step auto-reset (as SB3's VecEnv and
+// Gymnasium 0.29): when env i ends, observations() row i already holds the first observation of
+// its next episode, and final_observations() row i holds the last observation of the episode
+// that ended, so a truncated episode can be bootstrapped. Env i is seeded with
+// core::derive_seed(seed, i) at the first reset(), so results never depend on N's batching.
+class VectorEnv {
+ public:
+  VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed);
+
+  int num_envs() const { return static_cast<int>(envs_.size()); }
+  const EnvSpec& spec() const { return envs_.front()->spec(); }
+  std::int64_t observation_size() const { return observation_size_; }
+
+  // Resets every env. The first call seeds them; later calls continue their RNG streams.
+  void reset();
+  // Steps every env. Throws std::logic_error if reset() was never called.
+  void step(const ActionBatch& actions);
+
+  // [num_envs, observation_size] row-major, after auto-reset.
+  const float* observations() const { return observations_.data(); }
+  // Per env, for the last step: reward, and whether the episode ended and how.
+  const float* rewards() const { return rewards_.data(); }
+  const std::uint8_t* terminated() const { return terminated_.data(); }
+  const std::uint8_t* truncated() const { return truncated_.data(); }
+  // [num_envs, observation_size]; row i is meaningful only where env i's episode just ended.
+  const float* final_observations() const { return final_observations_.data(); }
+  // Undiscounted return and length of the episode that ended at the last step in env i
+  // (meaningful only where it ended). Counted from the env's own rewards.
+  const double* episode_returns() const { return finished_returns_.data(); }
+  const std::int64_t* episode_lengths() const { return finished_lengths_.data(); }
+
+ private:
+  std::vector<std::unique_ptr<Env>> envs_;
+  std::uint64_t seed_;
+  bool seeded_ = false;
+  std::int64_t observation_size_ = 0;
+  std::int64_t action_size_ = 0;  // floats per env for Box actions
+  std::vector<float> observations_, final_observations_, rewards_;
+  std::vector<std::uint8_t> terminated_, truncated_;
+  std::vector<double> running_returns_, finished_returns_;
+  std::vector<std::int64_t> running_lengths_, finished_lengths_;
+};
+
+}  // namespace mnrl::envs
