@@ -17,9 +17,3 @@ endfunction()
 function(mnrl_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
 endfunction()
-
-# LibTorch as a link dependency, with the flags its package asks for (ABI macro).
-add_library(mnrl_torch INTERFACE)
-target_link_libraries(mnrl_torch INTERFACE ${TORCH_LIBRARIES})
-separate_arguments(_mnrl_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
-target_compile_options(mnrl_torch INTERFACE ${_mnrl_torch_flags})

@@ -3,6 +3,8 @@
 namespace mnrl::core {
 namespace {
 
+__extension__ using uint128 = unsigned __int128;  // GCC/Clang extension, for Lemire's method
+
 std::uint64_t splitmix64(std::uint64_t& x) {
   std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -25,12 +27,12 @@ void Rng::reseed(std::uint64_t seed) {
 }
 
 std::uint64_t Rng::below(std::uint64_t n) {
-  unsigned __int128 product = static_cast<unsigned __int128>(next_u64()) * n;
+  uint128 product = static_cast<uint128>(next_u64()) * n;
   auto low = static_cast<std::uint64_t>(product);
   if (low < n) {
     const std::uint64_t threshold = -n % n;
     while (low < threshold) {
-      product = static_cast<unsigned __int128>(next_u64()) * n;
+      product = static_cast<uint128>(next_u64()) * n;
       low = static_cast<std::uint64_t>(product);
     }
   }

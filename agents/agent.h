@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace mnrl::agents {
+
+// Where to write the actions chosen for a batch of observations: `indices` (one per row) for
+// a discrete action space, or `values` (action_size floats per row) for a continuous one.
+struct ActionsOut {
+  std::int64_t* indices = nullptr;
+  float* values = nullptr;
+};
+
+// The outcome of one vector-env step, one row per env (see envs::VectorEnv for the meaning).
+struct StepOutcome {
+  const float* next_observations = nullptr;  // after auto-reset
+  const float* rewards = nullptr;
+  const std::uint8_t* terminated = nullptr;
+  const std::uint8_t* truncated = nullptr;
+  const float* final_observations = nullptr;  // rows valid where terminated or truncated
+};
+
+// How far training has come, for schedules: progress_remaining goes 1 -> 0 (SB3's convention).
+struct TrainingProgress {
+  std::int64_t steps_done = 0;
+  std::int64_t total_steps = 1;
+  double remaining() const {
+    return 1.0 - static_cast<double>(steps_done) / static_cast<double>(total_steps);
+  }
+};
+
+// Name/value pairs with CleanRL's metric names ("losses/policy_loss", ...).
+using Statistics = std::vector<std::pair<std::string, double>>;
+
+// A learning agent over batches of plain float observations [batch, observation_size].
+// Torch-free by design: the training loop and the envs never see tensors.
+class Agent {
+ public:
+  virtual ~Agent() = default;
+
+  // Training: samples actions for the training envs (batch = their number) and remembers
+  // what the next observe() needs.
+  virtual void act(const float* observations, const ActionsOut& out) = 0;
+  // Training: the outcome of the step taken with the last act()'s actions.
+  virtual void observe(const StepOutcome& outcome) = 0;
+  // True when enough has been observed for update().
+  virtual bool update_ready() const = 0;
+  // Learns from what was observed; returns the update's statistics.
+  virtual Statistics update(const TrainingProgress& progress) = 0;
+
+  // Evaluation: the policy's most likely actions for any batch size; changes no state.
+  virtual void act_greedy(const float* observations, std::int64_t batch,
+                          const ActionsOut& out) = 0;
+};
+
+}  // namespace mnrl::agents

@@ -1,0 +1,18 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace mnrl::core {
+
+// Creates the directory a run writes to. With `requested` empty: runs/<name>-<YYYYmmdd-HHMMSS>
+// under the working directory (suffixed -2, -3, ... if taken). A requested directory may
+// exist only if it is empty, so a run never mixes its files with another's.
+// Throws std::runtime_error naming the path on failure.
+std::filesystem::path create_run_directory(const std::string& requested, const std::string& name);
+
+// Writes `content` to `path` through a temporary file in the same directory, flushed and then
+// renamed over `path`: readers see the old file or the whole new one, never a partial one.
+void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+}  // namespace mnrl::core

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <memory>
+
+#include "agents/agent.h"
+#include "envs/space.h"
+#include "experiments/experiment_options.h"
+
+namespace mnrl::experiments {
+
+// Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
+// seeds LibTorch's generator from options.seed. The only place that turns Options into
+// torch objects; the training loop itself stays torch-free.
+std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
+                                          const envs::EnvSpec& spec);
+
+// Intra-op threads for LibTorch and for OpenBLAS (which Debian's LibTorch calls for matrix
+// products and which otherwise starts one thread per core on its own).
+void set_compute_threads(int threads);
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,63 @@
+#include "experiments/evaluator.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace mnrl::experiments {
+namespace {
+
+// Bound on an evaluation episode when the env sets no time limit, so evaluation always ends.
+constexpr std::int64_t kMaxEvaluationSteps = 1'000'000;
+
+envs::EnvOptions one_env_per_episode(envs::EnvOptions options, int episodes) {
+  options.num_envs = episodes;
+  return options;
+}
+
+}  // namespace
+
+Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed)
+    : envs_(envs::make_vector_env(one_env_per_episode(env, episodes), seed)),
+      actions_(static_cast<std::size_t>(episodes)) {}
+
+EvaluationResult Evaluator::run(agents::Agent& agent) {
+  const int n = envs_->num_envs();
+  std::vector<double> returns(static_cast<std::size_t>(n));
+  std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
+  std::vector<bool> done(static_cast<std::size_t>(n), false);
+  int remaining = n;
+
+  envs_->reset();
+  for (std::int64_t step = 0; remaining > 0; ++step) {
+    if (step == kMaxEvaluationSteps) {
+      throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id +
+                               "' ran past " + std::to_string(kMaxEvaluationSteps) +
+                               " steps; set env.max_episode_steps");
+    }
+    // Finished envs keep stepping (their next episodes are ignored): one batch, one forward.
+    agent.act_greedy(envs_->observations(), n, {actions_.data(), nullptr});
+    envs_->step({actions_.data(), nullptr});
+    for (int i = 0; i < n; ++i) {
+      if (done[i] || !(envs_->terminated()[i] || envs_->truncated()[i])) continue;
+      done[i] = true;
+      returns[i] = envs_->episode_returns()[i];
+      lengths[i] = envs_->episode_lengths()[i];
+      --remaining;
+    }
+  }
+
+  EvaluationResult result;
+  result.episodes = n;
+  for (int i = 0; i < n; ++i) {
+    result.mean_return += returns[i] / n;
+    result.mean_length += static_cast<double>(lengths[i]) / n;
+  }
+  for (int i = 0; i < n; ++i) {
+    result.std_return += (returns[i] - result.mean_return) * (returns[i] - result.mean_return) / n;
+  }
+  result.std_return = std::sqrt(result.std_return);
+  return result;
+}
+
+}  // namespace mnrl::experiments

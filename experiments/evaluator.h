@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "agents/agent.h"
+#include "envs/env_options.h"
+#include "envs/vector_env.h"
+
+namespace mnrl::experiments {
+
+struct EvaluationResult {
+  double mean_return = 0.0;
+  double std_return = 0.0;  // population std over the episodes
+  double mean_length = 0.0;
+  int episodes = 0;
+};
+
+// Plays `episodes` episodes with the agent's greedy actions on env instances of its own (one
+// per episode, stepped as one batch), separate from the training envs. Seeded once; each
+// evaluation continues the same env RNG streams, so successive evaluations see new starts.
+class Evaluator {
+ public:
+  Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed);
+
+  EvaluationResult run(agents::Agent& agent);
+
+ private:
+  std::unique_ptr<envs::VectorEnv> envs_;
+  std::vector<std::int64_t> actions_;
+};
+
+}  // namespace mnrl::experiments

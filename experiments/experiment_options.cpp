@@ -1,0 +1,39 @@
+#include "experiments/experiment_options.h"
+
+#include "core/text.h"
+#include "envs/registry.h"
+
+namespace mnrl::experiments {
+
+ExperimentOptions load_experiment(const std::string& path,
+                                  const std::vector<std::string>& overrides) {
+  core::ConfigDocument document = core::ConfigDocument::parse_file(path);
+  for (const auto& assignment : overrides) document.set(assignment);
+  ExperimentOptions options;
+  document.read_into(options);
+  validate_experiment(options, document);
+  return options;
+}
+
+void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const auto& registry = envs::Registry::global();
+  if (!registry.contains(options.env.id)) {
+    throw document.error_at("env.id", "unknown environment '" + options.env.id + "'" +
+                                          core::did_you_mean(options.env.id, registry.ids()) +
+                                          "; registered: " + core::join(registry.ids()));
+  }
+  const std::int64_t rollout = options.ppo.n_steps * options.env.num_envs;
+  if (options.ppo.batch_size > rollout) {
+    throw document.error_at(
+        "ppo.batch_size", "ppo.batch_size = " + std::to_string(options.ppo.batch_size) +
+                              " is larger than a rollout (ppo.n_steps x env.num_envs = " +
+                              std::to_string(rollout) + ")");
+  }
+  if (!envs::is_discrete(registry.make(options.env.id)->spec().action_space)) {
+    throw document.error_at("env.id", "environment '" + options.env.id +
+                                          "' has continuous actions; PPO here supports "
+                                          "Discrete action spaces only");
+  }
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agents/ppo/ppo_options.h"
+#include "core/config.h"
+#include "envs/env_options.h"
+
+namespace mnrl::experiments {
+
+// The `network:` section: the actor-critic's shape.
+struct NetworkOptions {
+  std::vector<std::int64_t> hidden_sizes{64, 64};  // width of each hidden layer
+  std::string activation = "tanh";                 // tanh | relu
+  bool shared_trunk = false;     // one trunk for policy and value, or one each
+  bool orthogonal_init = true;   // SB3/CleanRL initialization
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::at_least(1));
+    v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
+    v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");
+    v.field("orthogonal_init", orthogonal_init, "orthogonal initialization");
+  }
+};
+
+// The `train:` section: budget, evaluation and logging schedule, compute.
+struct TrainOptions {
+  std::int64_t total_steps = 100000;  // env steps, summed over the vector env
+  std::int64_t eval_interval = 0;     // env steps between evaluations; 0 = only at the end
+  int eval_episodes = 10;             // episodes per evaluation (greedy actions)
+  std::int64_t log_interval = 0;      // steps between log lines when stdout is not a
+                                      // terminal; 0 = a tenth of total_steps
+  int threads = 1;                    // intra-op threads (LibTorch and OpenBLAS)
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
+    v.field("eval_interval", eval_interval, "steps between evaluations; 0 = at the end only",
+            core::at_least(0));
+    v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::at_least(1));
+    v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
+            core::at_least(0));
+    v.field("threads", threads, "intra-op threads per process", core::at_least(1));
+  }
+};
+
+struct ExperimentOptions {
+  std::string name = "experiment";  // run directory prefix
+  std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
+  std::string algo = "ppo";         // ppo
+  envs::EnvOptions env;
+  NetworkOptions network;
+  agents::PpoOptions ppo;
+  TrainOptions train;
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("name", name, "experiment name, prefix of the run directory");
+    v.field("seed", seed, "experiment seed", core::at_least(0));
+    v.field("algo", algo, "algorithm", core::one_of({"ppo"}));
+    v.section("env", env, "environment");
+    v.section("network", network, "actor-critic network");
+    v.section("ppo", ppo, "PPO hyperparameters");
+    v.section("train", train, "training schedule");
+  }
+};
+
+// Reads a config file with --set overrides ("key.path=value", applied in order) and checks
+// what spans several keys (a registered env id, batch sizes that fit the rollout).
+// Throws core::ConfigError naming the key and where it was set.
+ExperimentOptions load_experiment(const std::string& path,
+                                  const std::vector<std::string>& overrides);
+
+// The checks of load_experiment on options read from `document`.
+void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);
+
+}  // namespace mnrl::experiments

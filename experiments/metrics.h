@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace mnrl::experiments {
+
+// Receives what a training loop reports. Names follow CleanRL ("charts/episodic_return",
+// "charts/SPS", "losses/value_loss", ...) so runs compare across tools.
+class MetricsSink {
+ public:
+  virtual ~MetricsSink() = default;
+  virtual void scalar(std::int64_t step, const std::string& name, double value) = 0;
+  // Called after every env step of the vector env; cheap unless the sink decides to print.
+  virtual void progress(std::int64_t step) {}
+  // Makes everything reported so far durable / visible.
+  virtual void flush() {}
+};
+
+// Forwards to several sinks.
+class MetricsFanOut final : public MetricsSink {
+ public:
+  void add(MetricsSink* sink) { sinks_.push_back(sink); }
+  void scalar(std::int64_t step, const std::string& name, double value) override {
+    for (auto* s : sinks_) s->scalar(step, name, value);
+  }
+  void progress(std::int64_t step) override {
+    for (auto* s : sinks_) s->progress(step);
+  }
+  void flush() override {
+    for (auto* s : sinks_) s->flush();
+  }
+
+ private:
+  std::vector<MetricsSink*> sinks_;
+};
+
+// metrics.csv in long form, one scalar per row: step,wall_time,name,value (wall_time in
+// seconds since the sink was opened). Long form because scalars arrive at different steps;
+// pandas: df.pivot_table(index="step", columns="name", values="value").
+class CsvMetrics final : public MetricsSink {
+ public:
+  explicit CsvMetrics(const std::string& path);
+  void scalar(std::int64_t step, const std::string& name, double value) override;
+  void flush() override;
+
+ private:
+  std::ofstream out_;
+  std::string path_;
+  double start_seconds_;
+};
+
+}  // namespace mnrl::experiments

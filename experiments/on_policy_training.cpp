@@ -1,0 +1,83 @@
+#include "experiments/on_policy_training.h"
+
+#include <chrono>
+
+#include "core/rng.h"
+#include "core/stop_signal.h"
+#include "experiments/agent_factory.h"
+
+namespace mnrl::experiments {
+namespace {
+
+// Independent seed streams derived from the experiment seed.
+constexpr std::uint64_t kTrainEnvStream = 1;
+constexpr std::uint64_t kEvalEnvStream = 2;
+
+void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& r) {
+  metrics.scalar(step, "eval/std_return", r.std_return);
+  metrics.scalar(step, "eval/mean_length", r.mean_length);
+  metrics.scalar(step, "eval/mean_return", r.mean_return);
+}
+
+}  // namespace
+
+TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& metrics) {
+  const auto seed = static_cast<std::uint64_t>(options.seed);
+  set_compute_threads(options.train.threads);
+  auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
+  Evaluator evaluator(options.env, options.train.eval_episodes,
+                      core::derive_seed(seed, kEvalEnvStream));
+  auto agent = make_agent(options, envs->spec());
+
+  const int n = envs->num_envs();
+  std::vector<std::int64_t> actions(static_cast<std::size_t>(n));
+  const std::int64_t total_steps = options.train.total_steps;
+  const std::int64_t eval_interval = options.train.eval_interval;
+  std::int64_t next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  TrainingResult result;
+  std::int64_t& step = result.steps;
+
+  envs->reset();
+  while (step < total_steps) {
+    if (core::stop_requested()) {
+      result.interrupted = true;
+      break;
+    }
+    agent->act(envs->observations(), {actions.data(), nullptr});
+    envs->step({actions.data(), nullptr});
+    agent->observe({envs->observations(), envs->rewards(), envs->terminated(), envs->truncated(),
+                    envs->final_observations()});
+    step += n;
+
+    for (int i = 0; i < n; ++i) {
+      if (!envs->terminated()[i] && !envs->truncated()[i]) continue;
+      metrics.scalar(step, "charts/episodic_return", envs->episode_returns()[i]);
+      metrics.scalar(step, "charts/episodic_length",
+                     static_cast<double>(envs->episode_lengths()[i]));
+    }
+    if (agent->update_ready()) {
+      for (const auto& [name, value] : agent->update({step, total_steps})) {
+        metrics.scalar(step, name, value);
+      }
+      metrics.scalar(step, "charts/SPS", static_cast<double>(step) / elapsed());
+    }
+    if (step >= next_eval && step < total_steps) {
+      record_evaluation(metrics, step, evaluator.run(*agent));
+      next_eval += eval_interval;
+    }
+    metrics.progress(step);
+  }
+
+  result.final_evaluation = evaluator.run(*agent);
+  record_evaluation(metrics, step, result.final_evaluation);
+  result.seconds = elapsed();
+  metrics.flush();
+  return result;
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,33 @@
+#include "nn/flat_parameters.h"
+
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <torch/csrc/autograd/generated/variable_factories.h>
+#include <torch/utils.h>
+
+namespace mnrl::nn {
+
+FlatParameters::FlatParameters(torch::nn::Module& module) {
+  auto parameters = module.parameters();
+  std::int64_t total = 0;
+  for (const auto& p : parameters) total += p.numel();
+  const auto options = parameters.empty() ? at::TensorOptions(at::kFloat)
+                                          : parameters.front().options().requires_grad(false);
+  values_ = at::empty({total}, options);
+  gradients_ = at::zeros({total}, options);
+
+  torch::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& p : parameters) {
+    const std::int64_t n = p.numel();
+    at::Tensor value_slot = values_.narrow(0, offset, n).view(p.sizes());
+    value_slot.copy_(p);
+    // Same autograd identity (the module still owns `p`), new storage: the flat buffer.
+    p.set_data(value_slot);
+    p.mutable_grad() = gradients_.narrow(0, offset, n).view(p.sizes());
+    offset += n;
+  }
+  values_.mutable_grad() = gradients_;
+}
+
+}  // namespace mnrl::nn

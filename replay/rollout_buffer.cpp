@@ -1,0 +1,62 @@
+#include "replay/rollout_buffer.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mnrl::replay {
+
+RolloutBuffer::RolloutBuffer(std::int64_t n_steps, std::int64_t num_envs,
+                             std::int64_t observation_size, std::int64_t action_size)
+    : n_steps_(n_steps),
+      num_envs_(num_envs),
+      observation_size_(observation_size),
+      action_size_(action_size) {
+  if (n_steps < 1 || num_envs < 1 || observation_size < 1 || action_size < 1) {
+    throw std::invalid_argument("RolloutBuffer: n_steps, num_envs, observation_size and "
+                                "action_size must be positive");
+  }
+  const auto n = static_cast<std::size_t>(n_steps * num_envs);
+  observations_.resize(n * static_cast<std::size_t>(observation_size));
+  actions_.resize(n * static_cast<std::size_t>(action_size));
+  for (auto* v : {&log_probs_, &values_, &rewards_, &bootstrap_values_, &advantages_, &returns_}) {
+    v->resize(n);
+  }
+  terminated_.resize(n);
+  truncated_.resize(n);
+}
+
+void RolloutBuffer::advance() {
+  if (full()) {
+    throw std::logic_error("RolloutBuffer::advance: the buffer is full (" +
+                           std::to_string(n_steps_) + " steps); clear() it first");
+  }
+  ++step_;
+}
+
+void RolloutBuffer::compute_advantages(const float* last_values, float gamma, float gae_lambda) {
+  if (!full()) {
+    throw std::logic_error("RolloutBuffer::compute_advantages: rollout holds " +
+                           std::to_string(step_) + " of " + std::to_string(n_steps_) + " steps");
+  }
+  for (std::int64_t env = 0; env < num_envs_; ++env) {
+    float next_advantage = 0.0f;
+    float next_value = last_values[env];
+    for (std::int64_t t = n_steps_ - 1; t >= 0; --t) {
+      const std::size_t i = static_cast<std::size_t>(t * num_envs_ + env);
+      const bool terminated = terminated_[i] != 0;
+      const bool ended = terminated || truncated_[i] != 0;
+      if (ended) {
+        // The next row belongs to a new episode: nothing flows back from it.
+        next_advantage = 0.0f;
+        next_value = terminated ? 0.0f : bootstrap_values_[i];
+      }
+      const float delta = rewards_[i] + gamma * next_value - values_[i];
+      next_advantage = delta + gamma * gae_lambda * next_advantage;
+      advantages_[i] = next_advantage;
+      returns_[i] = next_advantage + values_[i];
+      next_value = values_[i];
+    }
+  }
+}
+
+}  // namespace mnrl::replay

@@ -1,0 +1,72 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mnrl::replay {
+
+// On-policy storage for n_steps steps of num_envs envs, as plain float arrays laid out
+// [step][env][...] so a whole rollout is one contiguous batch (agents wrap it in tensors
+// without copying). Discrete actions are stored as their index in a float (exact below 2^24).
+//
+// Protocol per step t: the agent writes observation/action/log_prob/value of row t
+// (act), then the env outcome of row t (reward, terminated, truncated and, for a truncated
+// episode, the value of its final observation), then calls advance(). When full(), the
+// agent calls compute_advantages() with the values of the observations after the last step,
+// learns from the rollout, and calls clear().
+class RolloutBuffer {
+ public:
+  RolloutBuffer(std::int64_t n_steps, std::int64_t num_envs, std::int64_t observation_size,
+                std::int64_t action_size);
+
+  std::int64_t n_steps() const { return n_steps_; }
+  std::int64_t num_envs() const { return num_envs_; }
+  std::int64_t observation_size() const { return observation_size_; }
+  std::int64_t action_size() const { return action_size_; }
+  std::int64_t size() const { return n_steps_ * num_envs_; }  // transitions when full
+  std::int64_t step() const { return step_; }
+  bool full() const { return step_ == n_steps_; }
+
+  // Rows of the current step (num_envs entries each), for the agent to fill.
+  float* observations_at_step() { return &observations_[row(observation_size_)]; }
+  float* actions_at_step() { return &actions_[row(action_size_)]; }
+  float* log_probs_at_step() { return &log_probs_[row(1)]; }
+  float* values_at_step() { return &values_[row(1)]; }
+  float* rewards_at_step() { return &rewards_[row(1)]; }
+  std::uint8_t* terminated_at_step() { return &terminated_[row(1)]; }
+  std::uint8_t* truncated_at_step() { return &truncated_[row(1)]; }
+  // V(final observation) for envs whose episode was truncated at this step; ignored elsewhere.
+  float* bootstrap_values_at_step() { return &bootstrap_values_[row(1)]; }
+
+  // Moves to the next step. Throws std::logic_error when already full.
+  void advance();
+  void clear() { step_ = 0; }
+
+  // GAE(lambda) over the full rollout (Schulman et al. 2016), in place into advantages() and
+  // returns() = advantages + values. `last_values` are V(s) of the observations that follow
+  // the last step. An episode that terminated contributes no bootstrap; one truncated (and not
+  // terminated) bootstraps from its final observation's value. Throws if not full.
+  void compute_advantages(const float* last_values, float gamma, float gae_lambda);
+
+  // Whole-rollout arrays, [n_steps * num_envs (* feature size)].
+  const float* observations() const { return observations_.data(); }
+  const float* actions() const { return actions_.data(); }
+  const float* log_probs() const { return log_probs_.data(); }
+  const float* values() const { return values_.data(); }
+  const float* rewards() const { return rewards_.data(); }
+  const float* advantages() const { return advantages_.data(); }
+  const float* returns() const { return returns_.data(); }
+
+ private:
+  std::size_t row(std::int64_t width) const {
+    return static_cast<std::size_t>(step_ * num_envs_ * width);
+  }
+
+  std::int64_t n_steps_, num_envs_, observation_size_, action_size_;
+  std::int64_t step_ = 0;
+  std::vector<float> observations_, actions_, log_probs_, values_, rewards_, bootstrap_values_;
+  std::vector<std::uint8_t> terminated_, truncated_;
+  std::vector<float> advantages_, returns_;
+};
+
+}  // namespace mnrl::replay

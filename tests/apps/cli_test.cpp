@@ -1,0 +1,184 @@
+// Runs the real `mnrl` program as a user would and checks exit codes, messages and files.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Each test runs in a fresh empty working directory, so "nothing was written" is checkable.
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("mnrl_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  Outcome run(const std::string& arguments) const {
+    const std::string command =
+        "cd '" + dir_.string() + "' && '" MNRL_BINARY "' " + arguments + " 2>&1";
+    Outcome outcome;
+    FILE* pipe = popen(command.c_str(), "r");
+    std::array<char, 4096> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) outcome.output += buffer.data();
+    const int status = pclose(pipe);
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return outcome;
+  }
+
+  fs::path write_config(const std::string& text, const std::string& name = "x.yaml") const {
+    std::ofstream(dir_ / name) << text;
+    return dir_ / name;
+  }
+
+  bool wrote_nothing_but(const fs::path& config) const {
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      if (entry.path() != config) return false;
+    }
+    return true;
+  }
+
+  fs::path dir_;
+};
+
+const std::string kConfig = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
+
+TEST_F(CliTest, VersionAndHelpExitZero) {
+  const auto version = run("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_NE(version.output.find("mnrl 0."), std::string::npos) << version.output;
+  const auto help = run("train --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.output.find("--set"), std::string::npos) << help.output;
+}
+
+TEST_F(CliTest, MistypedCommandSuggestsTheRightOne) {
+  const auto r = run("trian " + kConfig);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("did you mean 'train'"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, UnknownOptionAndMissingConfigExitTwo) {
+  const auto unknown = run("train " + kConfig + " --sed 3");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("--sed"), std::string::npos) << unknown.output;
+  EXPECT_EQ(run("train").exit_code, 2);
+  EXPECT_EQ(run("").exit_code, 2);
+}
+
+TEST_F(CliTest, MissingConfigFileIsAConfigError) {
+  const auto r = run("train does_not_exist.yaml");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("does_not_exist.yaml"), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+// Every config error: exit 2, message names the key and the line, nothing written.
+struct ConfigErrorCase {
+  const char* name;
+  const char* yaml;
+  const char* extra_arguments;
+  std::vector<const char*> expected_fragments;
+};
+
+class ConfigErrorTest : public CliTest, public ::testing::WithParamInterface<ConfigErrorCase> {};
+
+TEST_P(ConfigErrorTest, ExitsTwoNamingKeyAndLineAndWritesNothing) {
+  const auto& c = GetParam();
+  const fs::path config = write_config(c.yaml);
+  const auto r = run("train x.yaml " + std::string(c.extra_arguments));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  for (const char* fragment : c.expected_fragments) {
+    EXPECT_NE(r.output.find(fragment), std::string::npos)
+        << "missing '" << fragment << "' in: " << r.output;
+  }
+  EXPECT_TRUE(wrote_nothing_but(config)) << "a failed config must not create a run directory";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, ConfigErrorTest,
+    ::testing::Values(
+        ConfigErrorCase{"UnknownKey", "env:\n  id: CartPole-v1\nppo:\n  gama: 0.9\n", "",
+                        {"ppo.gama", "x.yaml:4", "did you mean 'gamma'"}},
+        ConfigErrorCase{"WrongType", "ppo:\n  n_epochs: many\n", "",
+                        {"ppo.n_epochs", "x.yaml:2", "many"}},
+        ConfigErrorCase{"OutOfRange", "seed: 1\nppo:\n  gamma: 1.5\n", "",
+                        {"ppo.gamma", "x.yaml:3", "[0, 1]"}},
+        ConfigErrorCase{"NotAChoice", "network:\n  activation: tahn\n", "",
+                        {"network.activation", "x.yaml:2", "did you mean 'tanh'"}},
+        ConfigErrorCase{"MalformedYaml", "env:\n  id: [CartPole-v1\nppo: {}\n", "",
+                        {"x.yaml:", "malformed YAML"}},
+        ConfigErrorCase{"UnknownEnv", "env:\n  id: CartPol-v1\n", "",
+                        {"env.id", "x.yaml:2", "did you mean 'CartPole-v1'"}},
+        ConfigErrorCase{"BatchLargerThanRollout",
+                        "env:\n  num_envs: 2\nppo:\n  n_steps: 4\n  batch_size: 64\n", "",
+                        {"ppo.batch_size", "x.yaml:5"}},
+        ConfigErrorCase{"BadSetValue", "seed: 1\n", "--set ppo.n_epochs=0",
+                        {"ppo.n_epochs", "--set ppo.n_epochs=0"}},
+        ConfigErrorCase{"UnknownSetKey", "seed: 1\n", "--set ppo.clip_rnage=0.1",
+                        {"ppo.clip_rnage", "did you mean 'clip_range'"}},
+        ConfigErrorCase{"MalformedSet", "seed: 1\n", "--set ppo.gamma",
+                        {"--set", "ppo.gamma"}}),
+    [](const auto& info) { return std::string(info.param.name); });
+
+TEST_F(CliTest, EnvsListsCartPoleWithItsSpaces) {
+  const auto r = run("envs");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("CartPole-v1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("Discrete(2)"), std::string::npos) << r.output;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A short real training run: the run directory holds what it should.
+TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
+  const auto r = run("train " + kConfig +
+                     " --set train.total_steps=512 --set train.eval_episodes=2 --seed 5"
+                     " --run-dir out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("final evaluation: mean return"), std::string::npos) << r.output;
+  const fs::path out = dir_ / "out";
+  const std::string config = read_file(out / "config.yaml");
+  EXPECT_NE(config.find("seed: 5"), std::string::npos) << config;
+  EXPECT_NE(config.find("total_steps: 512"), std::string::npos) << config;
+  EXPECT_NE(read_file(out / "run_info.yaml").find("--seed 5"), std::string::npos);
+  const std::string metrics = read_file(out / "metrics.csv");
+  EXPECT_EQ(metrics.rfind("step,wall_time,name,value\n", 0), 0u) << metrics.substr(0, 200);
+  for (const char* name : {"charts/episodic_return", "charts/SPS", "losses/value_loss",
+                           "losses/policy_loss", "eval/mean_return"}) {
+    EXPECT_NE(metrics.find(name), std::string::npos) << name;
+  }
+  EXPECT_NE(read_file(out / "summary.yaml").find("steps: 512"), std::string::npos);
+
+  // The resolved config is itself a valid config that reproduces the run's settings.
+  const auto again = run("train out/config.yaml --set train.total_steps=256 --run-dir again");
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+
+  // A run directory that is not empty is refused before anything is written.
+  const auto reuse = run("train " + kConfig + " --set train.total_steps=256 --run-dir out");
+  EXPECT_NE(reuse.exit_code, 0);
+  EXPECT_NE(reuse.output.find("not empty"), std::string::npos) << reuse.output;
+}
+
+}  // namespace
