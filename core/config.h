@@ -36,6 +36,9 @@ class ConfigError : public std::runtime_error {
 };
 
 // The values a field accepts: a numeric interval and/or a list of allowed strings.
+// Bounds are inclusive unless marked exclusive, and an infinite bound admits YAML's .inf, so
+// at_least(0) accepts .inf (useful for "no clipping") while between(0, 1) does not. NaN is
+// never accepted, with or without limits.
 struct Limits {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
@@ -48,8 +51,8 @@ struct Limits {
   std::string describe() const;  // "in [0, 1]", "> 0", "one of: constant, linear"
 };
 
-Limits at_least(double min);        // [min, inf)
-Limits greater_than(double min);    // (min, inf)
+Limits at_least(double min);        // [min, +inf]
+Limits greater_than(double min);    // (min, +inf]
 Limits between(double min, double max);  // [min, max]
 Limits one_of(std::vector<std::string> choices);
 
@@ -89,6 +92,12 @@ class ConfigVisitor {
 using VisitFunction = std::function<void(ConfigVisitor&)>;
 
 // A parsed YAML config plus any --set overrides, ready to be read into Options structs.
+// Copies are independent: set() on one copy does not change the others.
+//
+// Types: a bool takes true/false (also yes/no, on/off); an integer also takes a float that is a
+// whole number ("1e5"); a number takes integers, floats and +-.inf (see Limits); a string takes
+// any scalar; a list of integers takes a sequence ([] included). A section that is missing or
+// null ("ppo:" with every key commented out) keeps its defaults.
 class ConfigDocument {
  public:
   // Throws ConfigError for a missing/unreadable file or malformed YAML (with line and column).
@@ -97,7 +106,9 @@ class ConfigDocument {
   static ConfigDocument parse_string(const std::string& text, const std::string& source_name);
 
   // Applies "key.path=value" (the argument of --set). The value is parsed as YAML, so
-  // "--set network.hidden_sizes=[32,32]" works. Throws ConfigError if malformed.
+  // "--set network.hidden_sizes=[32,32]" works. Throws ConfigError if malformed. The value
+  // replaces whatever the key held (a mapping value replaces the whole section); missing
+  // sections on the path are created. Later calls win over earlier ones.
   void set(const std::string& assignment);
 
   // Fills the root Options from the document. Throws ConfigError on an unknown key (with a
@@ -110,7 +121,9 @@ class ConfigDocument {
   }
 
   // A ConfigError for a check made after reading (one that spans several fields), located at
-  // `key_path` ("ppo.batch_size") as the reader would locate it.
+  // `key_path` ("ppo.batch_size") as the reader would locate it: "file:line:col: message",
+  // "--set ppo.batch_size=64: message", or "file: message" if the key is absent. The message
+  // is used as is, so it should name the key.
   ConfigError error_at(const std::string& key_path, const std::string& message) const;
 
   // The name of the file (or source) the document came from.

@@ -1,0 +1,740 @@
+#include "core/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <utility>
+
+#include "core/text.h"
+
+namespace mnrl::core {
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Scalars
+// ---------------------------------------------------------------------------------------------
+
+// Shortest text that reads back as exactly `value`, laid out like Python's repr ("0.0003",
+// "1e-05", "3", "1e+16"), with YAML's spelling for the non-finite values.
+std::string format_number(double value) {
+  if (std::isnan(value)) return ".nan";
+  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
+  const double magnitude = std::fabs(value);
+  const bool fixed = magnitude == 0 || (magnitude >= 1e-4 && magnitude < 1e16);
+  char buffer[64];
+  const auto format = fixed ? std::chars_format::fixed : std::chars_format::scientific;
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, format);
+  return std::string(buffer, result.ptr);
+}
+
+// Removes a leading '+' or '-' from `text`; returns true for '-'.
+bool strip_sign(std::string_view& text) {
+  const bool negative = !text.empty() && text.front() == '-';
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
+  return negative;
+}
+
+// YAML 1.2 core integers: decimal, 0x hex and 0o octal, with an optional sign.
+std::optional<std::int64_t> parse_integer(std::string_view text) {
+  const bool negative = strip_sign(text);
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'o')) {
+    base = text[1] == 'x' ? 16 : 8;
+    text.remove_prefix(2);
+  }
+  std::uint64_t magnitude = 0;
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, magnitude, base);
+  if (text.empty() || result.ec != std::errc() || result.ptr != end) return std::nullopt;
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  if (magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
+  // Negating in unsigned arithmetic keeps -2^63 representable.
+  return static_cast<std::int64_t>(negative ? 0 - magnitude : magnitude);
+}
+
+// Any YAML 1.2 core number: an integer, a decimal float, .inf or .nan in their YAML spellings.
+std::optional<double> parse_number(std::string_view text) {
+  if (const auto integer = parse_integer(text)) return static_cast<double>(*integer);
+  if (text == ".nan" || text == ".NaN" || text == ".NAN") {
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  const bool negative = strip_sign(text);
+  const double sign = negative ? -1.0 : 1.0;
+  if (text == ".inf" || text == ".Inf" || text == ".INF") {
+    return sign * std::numeric_limits<double>::infinity();
+  }
+  // from_chars would also take "inf", "nan" and "infinity", which YAML reads as strings.
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')) {
+    return std::nullopt;
+  }
+  double value = 0;
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  if (result.ec != std::errc() || result.ptr != end) return std::nullopt;
+  return sign * value;
+}
+
+std::optional<bool> parse_bool(const YAML::Node& node) {
+  bool value = false;
+  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) return std::nullopt;
+  return value;
+}
+
+// True if a YAML reader would take the plain scalar `text` for something other than a string.
+bool reads_as_non_string(const std::string& text) {
+  return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL" ||
+         parse_number(text) || parse_bool(YAML::Node(text));
+}
+
+// "'abc'", "null", "a sequence": what the user wrote, for "expected X, got Y" messages.
+std::string describe_node(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Sequence: return "a sequence";
+    case YAML::NodeType::Map: return "a mapping";
+    default: return "null";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Paths and locations
+// ---------------------------------------------------------------------------------------------
+
+std::string child_path(const std::string& parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : parent + "." + std::string(key);
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts(1);
+  for (const char c : text) {
+    if (c == separator) {
+      parts.emplace_back();
+    } else {
+      parts.back() += c;
+    }
+  }
+  return parts;
+}
+
+// A key a --set can name: the field names of Options structs are C++ identifiers.
+bool is_name(const std::string& key) {
+  const auto is_word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  };
+  return !key.empty() && !std::isdigit(static_cast<unsigned char>(key[0])) &&
+         std::all_of(key.begin(), key.end(), is_word_char);
+}
+
+// "file:line:col" (1-based), or just "file" for a node without a position.
+std::string file_location(const std::string& source_name, const YAML::Mark& mark) {
+  if (mark.is_null()) return source_name;
+  return source_name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+}
+
+// A key and its value in a mapping. Held by value: assigning one YAML::Node to another would
+// overwrite the tree, so code here constructs nodes or reset()s them, never assigns.
+struct KeyValue {
+  YAML::Node key;
+  YAML::Node value;
+
+  KeyValue& operator=(const KeyValue&) = delete;
+
+  // Where to point at the value. An empty value ("gamma:") is null and yaml-cpp places it at
+  // the next token, often on the next line, so point at its key instead.
+  YAML::Mark value_mark() const { return value.IsNull() ? key.Mark() : value.Mark(); }
+};
+
+// The entry for `key` in `map`, if `map` is a mapping that has it.
+std::optional<KeyValue> find_entry(const YAML::Node& map, std::string_view key) {
+  if (!map.IsMap()) return std::nullopt;
+  for (const auto& pair : map) {
+    if (pair.first.IsScalar() && pair.first.Scalar() == key) {
+      return KeyValue{pair.first, pair.second};
+    }
+  }
+  return std::nullopt;
+}
+
+// Formats where a node was written (its mark) for error messages.
+using Locator = std::function<std::string(const YAML::Mark&)>;
+
+// Throws unless every mapping key in `node` is a name given at most once per mapping (yaml-cpp
+// silently keeps duplicates).
+void check_keys(const YAML::Node& node, const std::string& path, const Locator& where) {
+  if (node.IsSequence()) {
+    for (std::size_t i = 0; i < node.size(); ++i) {
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", where);
+    }
+    return;
+  }
+  if (!node.IsMap()) return;
+  std::map<std::string, YAML::Mark> seen;
+  for (const auto& pair : node) {
+    const YAML::Node& key = pair.first;
+    if (!key.IsScalar()) {
+      throw ConfigError(where(key.Mark()) + ": expected a key name, got " + describe_node(key));
+    }
+    const std::string key_path = child_path(path, key.Scalar());
+    const auto [first, inserted] = seen.emplace(key.Scalar(), key.Mark());
+    if (!inserted) {
+      const std::string here = where(key.Mark());
+      const std::string there = where(first->second);
+      // Both locations are the same --set text when the duplicate came from one.
+      const std::string hint = there == here ? "" : " (first defined at " + there + ")";
+      throw ConfigError(here + ": duplicate key '" + key_path + "'" + hint);
+    }
+    check_keys(pair.second, key_path, where);
+  }
+}
+
+std::string read_file(const std::string& path) {
+  const auto cannot_read = [&path] {
+    return ConfigError("cannot read config file '" + path + "': " + std::strerror(errno));
+  };
+  struct Closer {
+    void operator()(std::FILE* file) const { std::fclose(file); }
+  };
+  errno = 0;
+  const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
+  if (!file) throw cannot_read();
+  std::string text;
+  char buffer[4096];
+  std::size_t count = 0;
+  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
+  if (std::ferror(file.get())) throw cannot_read();  // e.g. the path is a directory
+  return text;
+}
+
+// The top-level mapping of `text`; an empty document is an empty mapping.
+YAML::Node parse_root(const std::string& text, const std::string& source_name) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(text);
+  } catch (const YAML::ParserException& e) {
+    throw ConfigError(file_location(source_name, e.mark) + ": malformed YAML: " + e.msg);
+  }
+  if (documents.size() > 1) {
+    throw ConfigError(file_location(source_name, documents[1].Mark()) +
+                      ": expected a single YAML document, found " +
+                      std::to_string(documents.size()) + " (separated by '---')");
+  }
+  if (documents.empty() || documents[0].IsNull()) return YAML::Node(YAML::NodeType::Map);
+  if (!documents[0].IsMap()) {
+    throw ConfigError(file_location(source_name, documents[0].Mark()) +
+                      ": expected a mapping of keys at the top level (like 'seed: 1'), got " +
+                      describe_node(documents[0]));
+  }
+  return documents[0];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Document: the YAML tree plus where each part of it came from
+// ---------------------------------------------------------------------------------------------
+
+class Document {
+ public:
+  Document(std::string text, std::string source_name)
+      : text_(std::move(text)), source_name_(std::move(source_name)),
+        root_(parse_root(text_, source_name_)) {
+    check_keys(root_, "",
+               [this](const YAML::Mark& mark) { return file_location(source_name_, mark); });
+  }
+
+  // An independent copy. YAML::Clone would drop the line numbers, so parse and replay instead.
+  Document copy() const {
+    Document result(text_, source_name_);
+    for (const auto& assignment : assignments_) result.set(assignment);
+    return result;
+  }
+
+  const std::string& source_name() const { return source_name_; }
+  const YAML::Node& root() const { return root_; }
+
+  // Applies "a.b.c=value". Checks everything before changing the tree: on error it is unchanged.
+  void set(const std::string& assignment) {
+    const std::string origin = "--set " + assignment;
+    const Assignment parsed = split_assignment(assignment);
+    const YAML::Node value = parse_set_value(parsed.value, assignment);
+    check_keys(value, parsed.path, [&origin](const YAML::Mark&) { return origin; });
+
+    YAML::Node map = root_;
+    std::string parent_path;
+    for (std::size_t i = 0; i + 1 < parsed.keys.size(); ++i) {
+      parent_path = child_path(parent_path, parsed.keys[i]);
+      map.reset(child_mapping(map, parsed.keys[i], parent_path, origin));
+    }
+    forget_origins_under(parsed.path);
+    map[parsed.keys.back()] = value;
+    origins_[parsed.path] = origin;
+    assignments_.push_back(assignment);
+  }
+
+  // Where the node at `path` with position `mark` was written: "--set a.b=1" if a --set put it
+  // there, else "file:line:col" (or just the file name if the node has no position).
+  std::string location(const std::string& path, const YAML::Mark& mark) const {
+    if (const auto origin = set_origin(path)) return *origin;
+    return file_location(source_name_, mark);
+  }
+
+  // The location of the value at "a.b.c", or the file name if the document does not have it.
+  std::string location_of(const std::string& path) const {
+    const std::vector<std::string> keys = split(path, '.');
+    YAML::Node map = root_;
+    for (std::size_t i = 0;; ++i) {
+      const auto entry = find_entry(map, keys[i]);
+      if (!entry) return source_name_;
+      if (i + 1 == keys.size()) return location(path, entry->value_mark());
+      map.reset(entry->value);
+    }
+  }
+
+ private:
+  // "ppo.gamma=0.9" taken apart: path "ppo.gamma", keys {"ppo", "gamma"}, value "0.9".
+  struct Assignment {
+    std::string path;
+    std::vector<std::string> keys;
+    std::string value;
+  };
+
+  // Splits at the first '=' (a value may contain '='); the key path must be dot-separated names.
+  static Assignment split_assignment(const std::string& assignment) {
+    const auto equals = assignment.find('=');
+    const ConfigError malformed("--set '" + assignment +
+                                "': expected key.path=value (for example ppo.gamma=0.99)");
+    if (equals == std::string::npos) throw malformed;
+    Assignment parsed{assignment.substr(0, equals), {}, assignment.substr(equals + 1)};
+    parsed.keys = split(parsed.path, '.');
+    if (!std::all_of(parsed.keys.begin(), parsed.keys.end(), is_name)) throw malformed;
+    if (parsed.value.find_first_not_of(" \t") == std::string::npos) {
+      throw ConfigError("--set '" + assignment + "': expected a value after '='");
+    }
+    return parsed;
+  }
+
+  static YAML::Node parse_set_value(const std::string& text, const std::string& assignment) {
+    try {
+      return YAML::Load(text);
+    } catch (const YAML::ParserException& e) {
+      throw ConfigError("--set '" + assignment + "': malformed YAML value: " + e.msg);
+    }
+  }
+
+  // The mapping under `key` in `map`; a missing or null one is created and attributed to
+  // `origin`. Throws if the key holds something else: a --set never replaces a scalar with a
+  // section silently.
+  YAML::Node child_mapping(YAML::Node& map, const std::string& key, const std::string& path,
+                           const std::string& origin) {
+    if (const auto child = find_entry(map, key); child && !child->value.IsNull()) {
+      if (!child->value.IsMap()) {
+        throw ConfigError(origin + ": cannot set a key inside '" + path + "': it is " +
+                          describe_node(child->value) + " (at " +
+                          location(path, child->value_mark()) + "), not a mapping");
+      }
+      return child->value;
+    }
+    map[key] = YAML::Node(YAML::NodeType::Map);
+    origins_[path] = origin;
+    return map[key];
+  }
+
+  // The --set that wrote `path` or the closest enclosing key ("a.b[2]" -> "a.b" -> "a").
+  std::optional<std::string> set_origin(std::string path) const {
+    while (true) {
+      if (const auto it = origins_.find(path); it != origins_.end()) return it->second;
+      const auto cut = path.find_last_of(".[");
+      if (cut == std::string::npos) return std::nullopt;
+      path.resize(cut);
+    }
+  }
+
+  // Drops the origins of `path` and everything below it (a new value replaces them).
+  void forget_origins_under(const std::string& path) {
+    for (auto it = origins_.begin(); it != origins_.end();) {
+      const std::string& key = it->first;
+      const bool below = key.compare(0, path.size(), path) == 0 &&
+                         (key.size() == path.size() || key[path.size()] == '.' ||
+                          key[path.size()] == '[');
+      it = below ? origins_.erase(it) : std::next(it);
+    }
+  }
+
+  std::string text_;         // kept with assignments_ to rebuild an independent copy
+  std::string source_name_;
+  YAML::Node root_;          // always a mapping
+  std::vector<std::string> assignments_;           // every set(), in order
+  std::map<std::string, std::string> origins_;     // key path -> "--set ..." that wrote it
+};
+
+// ---------------------------------------------------------------------------------------------
+// Reader: fills Options from a Document
+// ---------------------------------------------------------------------------------------------
+
+class Reader final : public ConfigVisitor {
+ public:
+  explicit Reader(const Document& doc) : doc_(doc) { levels_.push_back({"", doc.root(), {}}); }
+
+  // Checks the top level once the root visit is done (sections check themselves on leaving).
+  void finish() { check_unknown_keys(levels_.back()); }
+
+  void field(std::string_view key, bool& value, std::string_view) override {
+    const auto entry = take(key);
+    if (!entry) return;
+    const auto parsed = parse_bool(entry->node);
+    if (!parsed) throw type_error(*entry, "true or false");
+    value = *parsed;
+  }
+
+  void field(std::string_view key, int& value, std::string_view, const Limits& limits) override {
+    if (const auto entry = take(key)) {
+      value = static_cast<int>(read_integer(*entry, std::numeric_limits<int>::min(),
+                                            std::numeric_limits<int>::max(), limits));
+    }
+  }
+
+  void field(std::string_view key, std::int64_t& value, std::string_view,
+             const Limits& limits) override {
+    if (const auto entry = take(key)) {
+      value = read_integer(*entry, std::numeric_limits<std::int64_t>::min(),
+                           std::numeric_limits<std::int64_t>::max(), limits);
+    }
+  }
+
+  void field(std::string_view key, double& value, std::string_view,
+             const Limits& limits) override {
+    if (const auto entry = take(key)) value = read_number(*entry, limits);
+  }
+
+  void field(std::string_view key, std::optional<double>& value, std::string_view,
+             const Limits& limits) override {
+    const auto entry = take(key);
+    if (!entry) return;
+    value = entry->node.IsNull() ? std::nullopt : std::optional(read_number(*entry, limits));
+  }
+
+  void field(std::string_view key, std::string& value, std::string_view,
+             const Limits& limits) override {
+    const auto entry = take(key);
+    if (!entry) return;
+    if (entry->node.IsNull()) throw type_error(*entry, "a string (write '' for an empty one)");
+    if (!entry->node.IsScalar()) throw type_error(*entry, "a string");
+    const std::string& text = entry->node.Scalar();
+    if (!limits.allows(text)) {
+      throw error(*entry, entry->path + " = '" + text + "' is not " + limits.describe() +
+                              did_you_mean(text, limits.choices));
+    }
+    value = text;
+  }
+
+  void field(std::string_view key, std::vector<std::int64_t>& value, std::string_view,
+             const Limits& limits) override {
+    const auto entry = take(key);
+    if (!entry) return;
+    if (!entry->node.IsSequence()) {
+      const std::string hint = entry->node.IsScalar() ? " (write [x] for a single value)" : "";
+      throw type_error(*entry, "a sequence of integers like [64, 64]" + hint);
+    }
+    std::vector<std::int64_t> values;
+    for (std::size_t i = 0; i < entry->node.size(); ++i) {
+      const YAML::Node node = entry->node[i];
+      const Entry element{entry->path + "[" + std::to_string(i) + "]", node, node.Mark()};
+      values.push_back(read_integer(element, std::numeric_limits<std::int64_t>::min(),
+                                    std::numeric_limits<std::int64_t>::max(), limits));
+    }
+    value = std::move(values);
+  }
+
+ protected:
+  void enter_section(std::string_view key, std::string_view) override {
+    const auto entry = take(key);
+    std::optional<YAML::Node> map;
+    // A null section ("ppo:" with every key commented out) keeps the defaults like a missing one.
+    if (entry && !entry->node.IsNull()) {
+      if (!entry->node.IsMap()) throw type_error(*entry, "a section of keys (a mapping)");
+      map.emplace(entry->node);
+    }
+    levels_.push_back({child_path(levels_.back().path, key), map, {}});
+  }
+
+  void leave_section() override {
+    check_unknown_keys(levels_.back());
+    levels_.pop_back();
+  }
+
+ private:
+  // One mapping being read: the document's node (absent if the document lacks the section) and
+  // the keys the Options struct declared so far.
+  struct Level {
+    std::string path;
+    std::optional<YAML::Node> map;
+    std::vector<std::string> fields;
+  };
+
+  // A value found in the document, with its full key path ("ppo.gamma", "net.sizes[1]") and
+  // where to point at it.
+  struct Entry {
+    std::string path;
+    YAML::Node node;
+    YAML::Mark mark;
+  };
+
+  // Declares `key` in the current level and returns its value if the document has one.
+  std::optional<Entry> take(std::string_view key) {
+    Level& level = levels_.back();
+    level.fields.emplace_back(key);
+    if (!level.map) return std::nullopt;
+    const auto found = find_entry(*level.map, key);
+    if (!found) return std::nullopt;
+    return Entry{child_path(level.path, key), found->value, found->value_mark()};
+  }
+
+  void check_unknown_keys(const Level& level) const {
+    if (!level.map) return;
+    for (const auto& pair : *level.map) {
+      const std::string& key = pair.first.Scalar();  // check_keys made every key a scalar
+      if (std::find(level.fields.begin(), level.fields.end(), key) != level.fields.end()) {
+        continue;
+      }
+      const std::string path = child_path(level.path, key);
+      std::string hint = did_you_mean(key, level.fields);
+      if (hint.empty()) {
+        hint = level.path.empty() ? "; top-level keys are: " + join(level.fields)
+                                  : "; keys in '" + level.path + "' are: " + join(level.fields);
+      }
+      throw ConfigError(doc_.location(path, pair.first.Mark()) + ": unknown key '" + path + "'" +
+                        hint);
+    }
+  }
+
+  double read_number(const Entry& entry, const Limits& limits) const {
+    const auto value = entry.node.IsScalar() ? parse_number(entry.node.Scalar()) : std::nullopt;
+    if (!value) throw type_error(entry, "a number");
+    if (std::isnan(*value)) throw type_error(entry, "a number (NaN is never allowed)");
+    check_range(entry, *value, limits);
+    return *value;
+  }
+
+  // An integer in [min, max]; a float that is a whole number ("1e5", "100000.0") counts.
+  std::int64_t read_integer(const Entry& entry, std::int64_t min, std::int64_t max,
+                            const Limits& limits) const {
+    const std::string text = entry.node.IsScalar() ? entry.node.Scalar() : "";
+    std::optional<std::int64_t> value = parse_integer(text);
+    if (!value) {
+      const auto number = parse_number(text);
+      if (!number || !std::isfinite(*number) || std::trunc(*number) != *number) {
+        throw type_error(entry, "an integer");
+      }
+      // 2^63 is the first double above the int64 range.
+      if (*number >= 0x1p63 || *number < -0x1p63) throw integer_range_error(entry, min, max);
+      value = static_cast<std::int64_t>(*number);
+    }
+    if (*value < min || *value > max) throw integer_range_error(entry, min, max);
+    check_range(entry, static_cast<double>(*value), limits);
+    return *value;
+  }
+
+  void check_range(const Entry& entry, double value, const Limits& limits) const {
+    if (!limits.allows(value)) {
+      throw error(entry, entry.path + " = " + entry.node.Scalar() + " is out of range: must be " +
+                             limits.describe());
+    }
+  }
+
+  ConfigError integer_range_error(const Entry& entry, std::int64_t min, std::int64_t max) const {
+    return error(entry, entry.path + " = " + entry.node.Scalar() +
+                            " does not fit in the integer type: must be in [" +
+                            std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+
+  ConfigError type_error(const Entry& entry, const std::string& expected) const {
+    return error(entry, entry.path + ": expected " + expected + ", got " +
+                            describe_node(entry.node));
+  }
+
+  ConfigError error(const Entry& entry, const std::string& message) const {
+    return ConfigError(doc_.location(entry.path, entry.mark) + ": " + message);
+  }
+
+  const Document& doc_;
+  std::vector<Level> levels_;  // the root, then one per open section
+};
+
+// ---------------------------------------------------------------------------------------------
+// Writer: prints Options as YAML
+// ---------------------------------------------------------------------------------------------
+
+class Writer final : public ConfigVisitor {
+ public:
+  explicit Writer(YAML::Emitter& out) : out_(out) {}
+
+  void field(std::string_view key, bool& value, std::string_view) override {
+    write_key(key) << value;
+  }
+  void field(std::string_view key, int& value, std::string_view, const Limits&) override {
+    write_key(key) << value;
+  }
+  void field(std::string_view key, std::int64_t& value, std::string_view,
+             const Limits&) override {
+    write_key(key) << value;
+  }
+  void field(std::string_view key, double& value, std::string_view, const Limits&) override {
+    write_double(write_key(key), value);
+  }
+  void field(std::string_view key, std::optional<double>& value, std::string_view,
+             const Limits&) override {
+    if (value) {
+      write_double(write_key(key), *value);
+    } else {
+      write_key(key) << YAML::Null;
+    }
+  }
+  void field(std::string_view key, std::string& value, std::string_view,
+             const Limits&) override {
+    write_key(key);
+    // Quote "true", "1e-3", "null"... so that they read back as strings everywhere.
+    if (reads_as_non_string(value)) out_ << YAML::DoubleQuoted;
+    out_ << value;
+  }
+  void field(std::string_view key, std::vector<std::int64_t>& value, std::string_view,
+             const Limits&) override {
+    write_key(key) << YAML::Flow << YAML::BeginSeq;
+    for (const auto element : value) out_ << element;
+    out_ << YAML::EndSeq;
+  }
+
+ protected:
+  void enter_section(std::string_view key, std::string_view) override {
+    write_key(key) << YAML::BeginMap;
+  }
+  void leave_section() override { out_ << YAML::EndMap; }
+
+ private:
+  YAML::Emitter& write_key(std::string_view key) {
+    return out_ << YAML::Key << std::string(key) << YAML::Value;
+  }
+
+  // Doubles always have a '.' ("3.0", "1.0e-05") or are .inf/.nan, so that YAML 1.1 readers
+  // such as PyYAML also read them as floats.
+  static void write_double(YAML::Emitter& out, double value) {
+    std::string text = format_number(value);
+    if (text.find('.') == std::string::npos) {
+      text.insert(std::min(text.find('e'), text.size()), ".0");
+    }
+    out << text;
+  }
+
+  YAML::Emitter& out_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Limits
+// ---------------------------------------------------------------------------------------------
+
+bool Limits::allows(double value) const {
+  if (std::isnan(value)) return false;
+  const bool above_min = min_exclusive ? value > min : value >= min;
+  const bool below_max = max_exclusive ? value < max : value <= max;
+  return above_min && below_max;
+}
+
+bool Limits::allows(const std::string& value) const {
+  return choices.empty() || std::find(choices.begin(), choices.end(), value) != choices.end();
+}
+
+std::string Limits::describe() const {
+  if (!choices.empty()) return "one of: " + join(choices);
+  const bool has_min = min != -std::numeric_limits<double>::infinity();
+  const bool has_max = max != std::numeric_limits<double>::infinity();
+  if (has_min && has_max) {
+    return std::string("in ") + (min_exclusive ? "(" : "[") + format_number(min) + ", " +
+           format_number(max) + (max_exclusive ? ")" : "]");
+  }
+  if (has_min) return (min_exclusive ? "> " : ">= ") + format_number(min);
+  if (has_max) return (max_exclusive ? "< " : "<= ") + format_number(max);
+  return "any number";
+}
+
+Limits at_least(double min) {
+  Limits limits;
+  limits.min = min;
+  return limits;
+}
+
+Limits greater_than(double min) {
+  Limits limits;
+  limits.min = min;
+  limits.min_exclusive = true;
+  return limits;
+}
+
+Limits between(double min, double max) {
+  Limits limits;
+  limits.min = min;
+  limits.max = max;
+  return limits;
+}
+
+Limits one_of(std::vector<std::string> choices) {
+  Limits limits;
+  limits.choices = std::move(choices);
+  return limits;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ConfigDocument
+// ---------------------------------------------------------------------------------------------
+
+struct ConfigDocument::Impl {
+  Document doc;
+};
+
+ConfigDocument::ConfigDocument(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ConfigDocument ConfigDocument::parse_file(const std::string& path) {
+  return parse_string(read_file(path), path);
+}
+
+ConfigDocument ConfigDocument::parse_string(const std::string& text,
+                                            const std::string& source_name) {
+  return ConfigDocument(std::make_shared<Impl>(Impl{Document(text, source_name)}));
+}
+
+void ConfigDocument::set(const std::string& assignment) {
+  // Copies of a ConfigDocument share one tree; give this one its own before changing it.
+  if (impl_.use_count() > 1) impl_ = std::make_shared<Impl>(Impl{impl_->doc.copy()});
+  impl_->doc.set(assignment);
+}
+
+void ConfigDocument::read(const VisitFunction& visit_root) const {
+  Reader reader(impl_->doc);
+  visit_root(reader);
+  reader.finish();
+}
+
+ConfigError ConfigDocument::error_at(const std::string& key_path,
+                                     const std::string& message) const {
+  return ConfigError(impl_->doc.location_of(key_path) + ": " + message);
+}
+
+const std::string& ConfigDocument::source_name() const { return impl_->doc.source_name(); }
+
+std::string to_yaml(const VisitFunction& visit_root) {
+  YAML::Emitter out;
+  out.SetNullFormat(YAML::LowerNull);
+  out << YAML::BeginMap;
+  Writer writer(out);
+  visit_root(writer);
+  out << YAML::EndMap;
+  if (!out.good()) throw ConfigError("cannot write the config as YAML: " + out.GetLastError());
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace mnrl::core

@@ -1,0 +1,581 @@
+#include "core/config.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <limits>
+
+namespace mnrl::core {
+namespace {
+
+// A config shaped like a real experiment's: top-level fields, sections, a nested section.
+struct InitOptions {
+  double gain = 1.0;
+  void visit(ConfigVisitor& v) { v.field("gain", gain, "weight init gain", greater_than(0)); }
+};
+
+struct NetworkOptions {
+  std::vector<std::int64_t> hidden_sizes{64, 64};
+  std::string activation = "tanh";
+  InitOptions init;
+  void visit(ConfigVisitor& v) {
+    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", at_least(1));
+    v.field("activation", activation, "activation function", one_of({"tanh", "relu"}));
+    v.section("init", init, "weight initialisation");
+  }
+};
+
+struct PpoOptions {
+  std::int64_t n_steps = 2048;
+  int n_epochs = 10;
+  double gamma = 0.99;
+  double learning_rate = 3e-4;
+  std::optional<double> target_kl;
+  double max_grad_norm = 0.5;
+  bool normalize_advantages = true;
+  void visit(ConfigVisitor& v) {
+    v.field("n_steps", n_steps, "rollout length per env", at_least(1));
+    v.field("n_epochs", n_epochs, "epochs per update", at_least(1));
+    v.field("gamma", gamma, "discount factor", between(0, 1));
+    v.field("learning_rate", learning_rate, "Adam step size", greater_than(0));
+    v.field("target_kl", target_kl, "early stop threshold", greater_than(0));
+    v.field("max_grad_norm", max_grad_norm, "gradient clipping", at_least(0));
+    v.field("normalize_advantages", normalize_advantages, "normalise advantages per batch");
+  }
+};
+
+struct TestOptions {
+  std::string env = "CartPole-v1";
+  std::int64_t seed = 0;
+  double offset = 0.0;  // no limits
+  std::string run_name;
+  PpoOptions ppo;
+  NetworkOptions network;
+  void visit(ConfigVisitor& v) {
+    v.field("env", env, "environment id");
+    v.field("seed", seed, "experiment seed");
+    v.field("offset", offset, "an unbounded number");
+    v.field("run_name", run_name, "run name");
+    v.section("ppo", ppo, "PPO");
+    v.section("network", network, "policy network");
+  }
+};
+
+bool operator==(const TestOptions& a, const TestOptions& b) {
+  return a.env == b.env && a.seed == b.seed && a.offset == b.offset && a.run_name == b.run_name &&
+         a.ppo.n_steps == b.ppo.n_steps && a.ppo.n_epochs == b.ppo.n_epochs &&
+         a.ppo.gamma == b.ppo.gamma && a.ppo.learning_rate == b.ppo.learning_rate &&
+         a.ppo.target_kl == b.ppo.target_kl && a.ppo.max_grad_norm == b.ppo.max_grad_norm &&
+         a.ppo.normalize_advantages == b.ppo.normalize_advantages &&
+         a.network.hidden_sizes == b.network.hidden_sizes &&
+         a.network.activation == b.network.activation && a.network.init.gain == b.network.init.gain;
+}
+
+TestOptions read(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  auto doc = ConfigDocument::parse_string(yaml, "test.yaml");
+  for (const auto& assignment : sets) doc.set(assignment);
+  TestOptions options;
+  doc.read_into(options);
+  return options;
+}
+
+// The message of the ConfigError that `action` throws ("" and a test failure if none).
+std::string error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a ConfigError";
+  return "";
+}
+
+std::string read_error(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  return error_of([&] { read(yaml, sets); });
+}
+
+std::string set_error(const std::string& yaml, const std::string& assignment) {
+  auto doc = ConfigDocument::parse_string(yaml, "test.yaml");
+  return error_of([&] { doc.set(assignment); });
+}
+
+// A file under the test temp dir, removed when the test ends.
+class TempFile {
+ public:
+  TempFile(const std::string& name, const std::string& contents)
+      : path_(testing::TempDir() + name) {
+    std::ofstream(path_) << contents;
+  }
+  ~TempFile() { std::remove(path_.c_str()); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+TEST(ConfigReadTest, EmptyOrCommentOnlyDocumentKeepsAllDefaults) {
+  EXPECT_EQ(read(""), TestOptions{});
+  EXPECT_EQ(read("# nothing set yet\n"), TestOptions{});
+}
+
+TEST(ConfigReadTest, ReadsEveryFieldType) {
+  const auto options = read(R"(
+env: Pendulum-v1
+seed: -7
+run_name: baseline
+ppo:
+  n_steps: 128
+  n_epochs: 4
+  gamma: 0.95
+  learning_rate: 1e-3
+  target_kl: 0.02
+  normalize_advantages: false
+network:
+  hidden_sizes: [256, 128]
+  activation: relu
+  init:
+    gain: 0.01
+)");
+  EXPECT_EQ(options.env, "Pendulum-v1");
+  EXPECT_EQ(options.seed, -7);
+  EXPECT_EQ(options.run_name, "baseline");
+  EXPECT_EQ(options.ppo.n_steps, 128);
+  EXPECT_EQ(options.ppo.n_epochs, 4);
+  EXPECT_EQ(options.ppo.gamma, 0.95);
+  EXPECT_EQ(options.ppo.learning_rate, 1e-3);
+  EXPECT_EQ(options.ppo.target_kl, 0.02);
+  EXPECT_FALSE(options.ppo.normalize_advantages);
+  EXPECT_EQ(options.network.hidden_sizes, (std::vector<std::int64_t>{256, 128}));
+  EXPECT_EQ(options.network.activation, "relu");
+  EXPECT_EQ(options.network.init.gain, 0.01);
+}
+
+TEST(ConfigReadTest, AbsentKeysAndSectionsKeepDefaults) {
+  const auto options = read("ppo:\n  gamma: 0.9\n");
+  TestOptions expected;
+  expected.ppo.gamma = 0.9;
+  EXPECT_EQ(options, expected);
+}
+
+TEST(ConfigReadTest, NullSectionKeepsDefaults) {
+  EXPECT_EQ(read("ppo:\n  # gamma: 0.9\nnetwork: ~\n"), TestOptions{});
+}
+
+TEST(ConfigReadTest, IntegersAcceptWholeFloatsAndHex) {
+  const auto options = read("seed: 0x10\nppo:\n  n_steps: 1e5\n  n_epochs: 100000.0\n");
+  EXPECT_EQ(options.seed, 16);
+  EXPECT_EQ(options.ppo.n_steps, 100000);
+  EXPECT_EQ(options.ppo.n_epochs, 100000);
+  EXPECT_EQ(read("network:\n  hidden_sizes: [1e3, 2.0e2]\n").network.hidden_sizes,
+            (std::vector<std::int64_t>{1000, 200}));
+  EXPECT_EQ(read("seed: -9223372036854775808\n").seed, std::numeric_limits<std::int64_t>::min());
+}
+
+TEST(ConfigReadTest, IntegersRejectFractions) {
+  EXPECT_EQ(read_error("ppo:\n  n_steps: 1.5\n"),
+            "test.yaml:2:12: ppo.n_steps: expected an integer, got '1.5'");
+  EXPECT_EQ(read_error("ppo:\n  n_epochs: 2.5e-1\n"),
+            "test.yaml:2:13: ppo.n_epochs: expected an integer, got '2.5e-1'");
+  EXPECT_EQ(read_error("seed: .inf\n"), "test.yaml:1:7: seed: expected an integer, got '.inf'");
+}
+
+TEST(ConfigReadTest, IntegersRejectValuesOutsideTheirType) {
+  EXPECT_EQ(read_error("ppo:\n  n_epochs: 3e9\n"),
+            "test.yaml:2:13: ppo.n_epochs = 3e9 does not fit in the integer type: must be in "
+            "[-2147483648, 2147483647]");
+  EXPECT_EQ(read_error("seed: 9223372036854775808\n"),
+            "test.yaml:1:7: seed = 9223372036854775808 does not fit in the integer type: must be "
+            "in [-9223372036854775808, 9223372036854775807]");
+  EXPECT_EQ(read_error("seed: 1e30\n"),
+            "test.yaml:1:7: seed = 1e30 does not fit in the integer type: must be in "
+            "[-9223372036854775808, 9223372036854775807]");
+}
+
+TEST(ConfigReadTest, IntegersApplyLimits) {
+  EXPECT_EQ(read_error("ppo:\n  n_steps: 0\n"),
+            "test.yaml:2:12: ppo.n_steps = 0 is out of range: must be >= 1");
+}
+
+TEST(ConfigReadTest, BoolsAcceptYamlBooleansOnly) {
+  EXPECT_FALSE(read("ppo:\n  normalize_advantages: no\n").ppo.normalize_advantages);
+  EXPECT_FALSE(read("ppo:\n  normalize_advantages: off\n").ppo.normalize_advantages);
+  EXPECT_TRUE(read("ppo:\n  normalize_advantages: yes\n").ppo.normalize_advantages);
+  EXPECT_TRUE(read("ppo:\n  normalize_advantages: True\n").ppo.normalize_advantages);
+  EXPECT_EQ(read_error("ppo:\n  normalize_advantages: 1\n"),
+            "test.yaml:2:25: ppo.normalize_advantages: expected true or false, got '1'");
+}
+
+TEST(ConfigReadTest, NumbersReportWhatWasFound) {
+  EXPECT_EQ(read_error("ppo:\n  n_steps: 8\n  gamma: abc\n"),
+            "test.yaml:3:10: ppo.gamma: expected a number, got 'abc'");
+  EXPECT_EQ(read_error("ppo:\n  gamma: [0.9]\n"),
+            "test.yaml:2:10: ppo.gamma: expected a number, got a sequence");
+  EXPECT_EQ(read_error("ppo:\n  gamma:\n"),
+            "test.yaml:2:3: ppo.gamma: expected a number, got null");
+  // from_chars would read these; YAML does not.
+  EXPECT_EQ(read_error("offset: inf\n"), "test.yaml:1:9: offset: expected a number, got 'inf'");
+  EXPECT_EQ(read_error("offset: 0x1p3\n"), "test.yaml:1:9: offset: expected a number, got '0x1p3'");
+}
+
+TEST(ConfigReadTest, NumbersOutOfRange) {
+  EXPECT_EQ(read_error("ppo:\n  gamma: 1.5\n"),
+            "test.yaml:2:10: ppo.gamma = 1.5 is out of range: must be in [0, 1]");
+  EXPECT_EQ(read_error("ppo:\n  learning_rate: 0\n"),
+            "test.yaml:2:18: ppo.learning_rate = 0 is out of range: must be > 0");
+  EXPECT_EQ(read_error("ppo:\n  gamma: -.inf\n"),
+            "test.yaml:2:10: ppo.gamma = -.inf is out of range: must be in [0, 1]");
+}
+
+TEST(ConfigReadTest, NanIsNeverAllowed) {
+  EXPECT_EQ(read_error("ppo:\n  gamma: .nan\n"),
+            "test.yaml:2:10: ppo.gamma: expected a number (NaN is never allowed), got '.nan'");
+  EXPECT_EQ(read_error("offset: .NaN\n"),
+            "test.yaml:1:9: offset: expected a number (NaN is never allowed), got '.NaN'");
+}
+
+TEST(ConfigReadTest, InfinityOnlyWhereTheLimitsAreOpen) {
+  EXPECT_EQ(read("ppo:\n  max_grad_norm: .inf\n").ppo.max_grad_norm,
+            std::numeric_limits<double>::infinity());
+  EXPECT_EQ(read("offset: -.Inf\n").offset, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(read_error("ppo:\n  max_grad_norm: -.inf\n"),
+            "test.yaml:2:18: ppo.max_grad_norm = -.inf is out of range: must be >= 0");
+}
+
+TEST(ConfigReadTest, OptionalNumberAcceptsNull) {
+  EXPECT_EQ(read("ppo:\n  target_kl: 0.01\n").ppo.target_kl, 0.01);
+  EXPECT_EQ(read("ppo:\n  target_kl: null\n").ppo.target_kl, std::nullopt);
+  EXPECT_EQ(read("ppo:\n  target_kl: ~\n").ppo.target_kl, std::nullopt);
+  EXPECT_EQ(read_error("ppo:\n  target_kl: -1\n"),
+            "test.yaml:2:14: ppo.target_kl = -1 is out of range: must be > 0");
+}
+
+TEST(ConfigReadTest, StringsAcceptAnyScalar) {
+  EXPECT_EQ(read("run_name: 42\n").run_name, "42");
+  EXPECT_EQ(read("run_name: ''\n").run_name, "");
+  EXPECT_EQ(read("run_name: \"true\"\n").run_name, "true");
+  EXPECT_EQ(read_error("run_name:\n"),
+            "test.yaml:1:1: run_name: expected a string (write '' for an empty one), got null");
+  EXPECT_EQ(read_error("run_name: {a: 1}\n"),
+            "test.yaml:1:11: run_name: expected a string, got a mapping");
+}
+
+TEST(ConfigReadTest, StringChoicesSuggestTheClosest) {
+  EXPECT_EQ(read_error("network:\n  activation: tahn\n"),
+            "test.yaml:2:15: network.activation = 'tahn' is not one of: tanh, relu "
+            "(did you mean 'tanh'?)");
+  EXPECT_EQ(read_error("network:\n  activation: sigmoid\n"),
+            "test.yaml:2:15: network.activation = 'sigmoid' is not one of: tanh, relu");
+}
+
+TEST(ConfigReadTest, SequencesOfIntegers) {
+  EXPECT_TRUE(read("network:\n  hidden_sizes: []\n").network.hidden_sizes.empty());
+  EXPECT_EQ(read("network:\n  hidden_sizes:\n    - 32\n    - 16\n").network.hidden_sizes,
+            (std::vector<std::int64_t>{32, 16}));
+  EXPECT_EQ(read_error("network:\n  hidden_sizes: [64, x]\n"),
+            "test.yaml:2:22: network.hidden_sizes[1]: expected an integer, got 'x'");
+  EXPECT_EQ(read_error("network:\n  hidden_sizes:\n    - 64\n    - 0\n"),
+            "test.yaml:4:7: network.hidden_sizes[1] = 0 is out of range: must be >= 1");
+  EXPECT_EQ(read_error("network:\n  hidden_sizes: 64\n"),
+            "test.yaml:2:17: network.hidden_sizes: expected a sequence of integers like [64, 64] "
+            "(write [x] for a single value), got '64'");
+}
+
+TEST(ConfigReadTest, UnknownKeySuggestsTheClosestField) {
+  EXPECT_EQ(read_error("ppo:\n  n_steps: 8\n  gama: 0.9\n"),
+            "test.yaml:3:3: unknown key 'ppo.gama' (did you mean 'gamma'?)");
+  EXPECT_EQ(read_error("seed: 1\nppoo:\n  gamma: 0.9\n"),
+            "test.yaml:2:1: unknown key 'ppoo' (did you mean 'ppo'?)");
+  EXPECT_EQ(read_error("network:\n  init:\n    gian: 2\n"),
+            "test.yaml:3:5: unknown key 'network.init.gian' (did you mean 'gain'?)");
+}
+
+TEST(ConfigReadTest, UnknownKeyWithoutCloseMatchListsTheKeys) {
+  EXPECT_EQ(read_error("network:\n  dropout: 0.1\n"),
+            "test.yaml:2:3: unknown key 'network.dropout'; keys in 'network' are: hidden_sizes, "
+            "activation, init");
+  EXPECT_EQ(read_error("algorithm: ppo\n"),
+            "test.yaml:1:1: unknown key 'algorithm'; top-level keys are: env, seed, offset, "
+            "run_name, ppo, network");
+}
+
+TEST(ConfigReadTest, SectionMustBeAMapping) {
+  EXPECT_EQ(read_error("ppo: 3\n"),
+            "test.yaml:1:6: ppo: expected a section of keys (a mapping), got '3'");
+  EXPECT_EQ(read_error("network:\n  init: [1]\n"),
+            "test.yaml:2:9: network.init: expected a section of keys (a mapping), got a sequence");
+}
+
+TEST(ConfigParseTest, MalformedYamlGivesLineAndColumn) {
+  EXPECT_EQ(
+      error_of([] { ConfigDocument::parse_string("seed: 1\nppo:\n  gamma: [0.9\n", "x.yaml"); }),
+      "x.yaml:4:1: malformed YAML: end of sequence flow not found");
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("seed: 1\n  gamma: 2\n", "x.yaml"); }),
+            "x.yaml:2:8: malformed YAML: illegal map value");
+}
+
+TEST(ConfigParseTest, RootMustBeOneMapping) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("- 1\n- 2\n", "x.yaml"); }),
+            "x.yaml:1:1: expected a mapping of keys at the top level (like 'seed: 1'), got a "
+            "sequence");
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("just text\n", "x.yaml"); }),
+            "x.yaml:1:1: expected a mapping of keys at the top level (like 'seed: 1'), got "
+            "'just text'");
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("seed: 1\n---\nseed: 2\n", "x.yaml"); }),
+            "x.yaml:3:1: expected a single YAML document, found 2 (separated by '---')");
+}
+
+TEST(ConfigParseTest, DuplicateKeysNameBothLines) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("seed: 1\nenv: x\nseed: 2\n", "x.yaml"); }),
+            "x.yaml:3:1: duplicate key 'seed' (first defined at x.yaml:1:1)");
+  EXPECT_EQ(error_of([] {
+              ConfigDocument::parse_string("ppo:\n  gamma: 0.9\n  n_steps: 8\n  gamma: 0.8\n",
+                                           "x.yaml");
+            }),
+            "x.yaml:4:3: duplicate key 'ppo.gamma' (first defined at x.yaml:2:3)");
+}
+
+TEST(ConfigParseTest, KeysMustBeNames) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("[a, b]: 1\n", "x.yaml"); }),
+            "x.yaml:1:1: expected a key name, got a sequence");
+}
+
+TEST(ConfigFileTest, ReadsAFileAndLocatesErrorsInIt) {
+  const TempFile file("mnrl_config_test_ok.yaml", "seed: 3\nppo:\n  gamma: 0.5\n");
+  const auto doc = ConfigDocument::parse_file(file.path());
+  EXPECT_EQ(doc.source_name(), file.path());
+  TestOptions options;
+  doc.read_into(options);
+  EXPECT_EQ(options.seed, 3);
+  EXPECT_EQ(options.ppo.gamma, 0.5);
+
+  const TempFile bad("mnrl_config_test_bad.yaml", "ppo:\n  gamma: 2\n");
+  EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(bad.path()).read_into(options); }),
+            bad.path() + ":2:10: ppo.gamma = 2 is out of range: must be in [0, 1]");
+
+  const TempFile malformed("mnrl_config_test_malformed.yaml", "seed: 1\nenv: [a\n");
+  EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(malformed.path()); }),
+            malformed.path() + ":3:1: malformed YAML: end of sequence flow not found");
+}
+
+TEST(ConfigFileTest, EmptyFileIsAllDefaults) {
+  const TempFile file("mnrl_config_test_empty.yaml", "");
+  TestOptions options;
+  ConfigDocument::parse_file(file.path()).read_into(options);
+  EXPECT_EQ(options, TestOptions{});
+}
+
+TEST(ConfigFileTest, UnreadableFileSaysWhy) {
+  const std::string missing = testing::TempDir() + "mnrl_no_such_config.yaml";
+  EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(missing); }),
+            "cannot read config file '" + missing + "': No such file or directory");
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_file("."); }),
+            "cannot read config file '.': Is a directory");
+}
+
+TEST(ConfigSetTest, OverridesValuesFromTheFile) {
+  const auto options = read("ppo:\n  gamma: 0.9\n  n_steps: 8\n",
+                            {"ppo.gamma=0.5", "seed=12", "ppo.learning_rate=1e-3"});
+  EXPECT_EQ(options.ppo.gamma, 0.5);
+  EXPECT_EQ(options.ppo.n_steps, 8);
+  EXPECT_EQ(options.seed, 12);
+  EXPECT_EQ(options.ppo.learning_rate, 1e-3);
+}
+
+TEST(ConfigSetTest, LastSetWins) {
+  EXPECT_EQ(read("", {"ppo.gamma=0.5", "ppo.gamma=0.7"}).ppo.gamma, 0.7);
+}
+
+TEST(ConfigSetTest, ParsesValuesAsYaml) {
+  const auto options = read("", {"network.hidden_sizes=[32,32]", "ppo.target_kl=null",
+                                 "run_name=a=b", "ppo.normalize_advantages=off"});
+  EXPECT_EQ(options.network.hidden_sizes, (std::vector<std::int64_t>{32, 32}));
+  EXPECT_EQ(options.ppo.target_kl, std::nullopt);
+  EXPECT_EQ(options.run_name, "a=b");  // split at the first '='
+  EXPECT_FALSE(options.ppo.normalize_advantages);
+  EXPECT_EQ(read("", {"network={activation: relu, init: {gain: 2}}"}).network.init.gain, 2.0);
+}
+
+TEST(ConfigSetTest, CreatesMissingSections) {
+  EXPECT_EQ(read("", {"network.init.gain=3"}).network.init.gain, 3.0);
+  EXPECT_EQ(read("network:\n", {"network.init.gain=3"}).network.init.gain, 3.0);
+  EXPECT_EQ(read("network:\n  activation: relu\n", {"network.init.gain=3"}).network.activation,
+            "relu");
+}
+
+TEST(ConfigSetTest, ErrorsNameTheSetInsteadOfTheFile) {
+  EXPECT_EQ(read_error("ppo:\n  gamma: 0.9\n", {"ppo.gama=0.9"}),
+            "--set ppo.gama=0.9: unknown key 'ppo.gama' (did you mean 'gamma'?)");
+  EXPECT_EQ(read_error("", {"ppoo.gamma=0.9"}),
+            "--set ppoo.gamma=0.9: unknown key 'ppoo' (did you mean 'ppo'?)");
+  EXPECT_EQ(read_error("ppo:\n  gamma: 0.9\n", {"ppo.gamma=abc"}),
+            "--set ppo.gamma=abc: ppo.gamma: expected a number, got 'abc'");
+  EXPECT_EQ(read_error("", {"network.hidden_sizes=[8,0]"}),
+            "--set network.hidden_sizes=[8,0]: network.hidden_sizes[1] = 0 is out of range: must "
+            "be >= 1");
+  EXPECT_EQ(read_error("", {"network={init: {gian: 1}}"}),
+            "--set network={init: {gian: 1}}: unknown key 'network.init.gian' (did you mean "
+            "'gain'?)");
+}
+
+TEST(ConfigSetTest, LaterSetReplacesEarlierAttribution) {
+  // The section set by the first --set is replaced; errors now point at the second.
+  EXPECT_EQ(read_error("", {"network.init.gain=1", "network={init: {gian: 1}}"}),
+            "--set network={init: {gian: 1}}: unknown key 'network.init.gian' (did you mean "
+            "'gain'?)");
+  // A file value replaced by --set is reported at the --set; the rest stays at the file.
+  EXPECT_EQ(read_error("ppo:\n  gamma: 2\n", {"ppo.gamma=0.5", "ppo.n_steps=0"}),
+            "--set ppo.n_steps=0: ppo.n_steps = 0 is out of range: must be >= 1");
+  EXPECT_EQ(read_error("ppo:\n  gamma: 2\n", {"ppo.n_steps=4"}),
+            "test.yaml:2:10: ppo.gamma = 2 is out of range: must be in [0, 1]");
+}
+
+TEST(ConfigSetTest, RejectsMalformedAssignments) {
+  for (const std::string bad : {"xyz", "=1", "a..b=1", ".a=1", "a.=1", "1a=2", "a b=1", "a-b=1"}) {
+    EXPECT_EQ(set_error("", bad),
+              "--set '" + bad + "': expected key.path=value (for example ppo.gamma=0.99)");
+  }
+  EXPECT_EQ(set_error("", "ppo.gamma="), "--set 'ppo.gamma=': expected a value after '='");
+  EXPECT_EQ(set_error("", "ppo.gamma=[1,"),
+            "--set 'ppo.gamma=[1,': malformed YAML value: end of sequence flow not found");
+  EXPECT_EQ(set_error("", "network={a: 1, a: 2}"),
+            "--set network={a: 1, a: 2}: duplicate key 'network.a'");
+}
+
+TEST(ConfigSetTest, CannotSetInsideAScalar) {
+  EXPECT_EQ(set_error("seed: 1\nppo: 3\n", "ppo.gamma=0.5"),
+            "--set ppo.gamma=0.5: cannot set a key inside 'ppo': it is '3' (at test.yaml:2:6), "
+            "not a mapping");
+}
+
+TEST(ConfigSetTest, FailedSetLeavesTheDocumentUnchanged) {
+  auto doc = ConfigDocument::parse_string("ppo:\n  gamma: 0.9\n", "test.yaml");
+  EXPECT_THROW(doc.set("ppo.gamma.x=1"), ConfigError);
+  EXPECT_THROW(doc.set("ppo.gamma={a: 1, a: 2}"), ConfigError);
+  TestOptions options;
+  doc.read_into(options);
+  EXPECT_EQ(options.ppo.gamma, 0.9);
+}
+
+TEST(ConfigSetTest, CopiesAreIndependent) {
+  const auto base = ConfigDocument::parse_string("ppo:\n  gamma: 0.9\n", "test.yaml");
+  auto first = base;
+  auto second = base;
+  first.set("ppo.gamma=0.1");
+  second.set("ppo.gama=0.2");
+  TestOptions options;
+  base.read_into(options);
+  EXPECT_EQ(options.ppo.gamma, 0.9);
+  first.read_into(options);
+  EXPECT_EQ(options.ppo.gamma, 0.1);
+  // The copy keeps line numbers and --set attribution.
+  EXPECT_EQ(error_of([&] { second.read_into(options); }),
+            "--set ppo.gama=0.2: unknown key 'ppo.gama' (did you mean 'gamma'?)");
+  // A copy of a copy replays the earlier --set values with their attribution.
+  second.set("ppo.gamma=5");
+  auto third = second;
+  third.set("seed=1");
+  EXPECT_STREQ(third.error_at("ppo.gamma", "too big").what(), "--set ppo.gamma=5: too big");
+  EXPECT_STREQ(third.error_at("seed", "bad").what(), "--set seed=1: bad");
+  EXPECT_STREQ(second.error_at("seed", "bad").what(), "test.yaml: bad");
+}
+
+TEST(ConfigErrorAtTest, LocatesKeysLikeTheReader) {
+  auto doc = ConfigDocument::parse_string("ppo:\n  n_steps: 64\n  gamma: 0.9\n", "test.yaml");
+  doc.set("seed=3");
+  EXPECT_STREQ(doc.error_at("ppo.n_steps", "ppo.n_steps must be a multiple of 128").what(),
+               "test.yaml:2:12: ppo.n_steps must be a multiple of 128");
+  EXPECT_STREQ(doc.error_at("seed", "bad seed").what(), "--set seed=3: bad seed");
+  EXPECT_STREQ(doc.error_at("ppo.learning_rate", "missing").what(), "test.yaml: missing");
+  EXPECT_STREQ(doc.error_at("network.init", "missing").what(), "test.yaml: missing");
+}
+
+TEST(ConfigYamlTest, DefaultsInVisitOrder) {
+  TestOptions options;
+  EXPECT_EQ(to_yaml([&](ConfigVisitor& v) { options.visit(v); }),
+            "env: CartPole-v1\n"
+            "seed: 0\n"
+            "offset: 0.0\n"
+            "run_name: \"\"\n"
+            "ppo:\n"
+            "  n_steps: 2048\n"
+            "  n_epochs: 10\n"
+            "  gamma: 0.99\n"
+            "  learning_rate: 0.0003\n"
+            "  target_kl: null\n"
+            "  max_grad_norm: 0.5\n"
+            "  normalize_advantages: true\n"
+            "network:\n"
+            "  hidden_sizes: [64, 64]\n"
+            "  activation: tanh\n"
+            "  init:\n"
+            "    gain: 1.0\n");
+}
+
+TEST(ConfigYamlTest, RoundTripsExactly) {
+  TestOptions options;
+  options.env = "a: b # not a comment";
+  options.seed = std::numeric_limits<std::int64_t>::min();
+  options.offset = -std::numeric_limits<double>::infinity();
+  options.ppo.n_steps = std::numeric_limits<std::int64_t>::max();
+  options.ppo.n_epochs = 7;
+  options.ppo.gamma = 1.0 / 3.0;
+  options.ppo.learning_rate = 1e-300;
+  options.ppo.target_kl = 0.1 + 0.2;
+  options.ppo.max_grad_norm = std::numeric_limits<double>::infinity();
+  options.ppo.normalize_advantages = false;
+  options.network.hidden_sizes = {};
+  options.network.activation = "relu";
+  options.network.init.gain = 1e20;
+  for (const std::string name : {"true", "1e-3", "null", "~", "", "yes", "0x10", "it's", "x\ny"}) {
+    options.run_name = name;
+    const std::string yaml = to_yaml([&](ConfigVisitor& v) { options.visit(v); });
+    SCOPED_TRACE(yaml);
+    const auto back = read(yaml);
+    EXPECT_EQ(back, options);
+    EXPECT_EQ(to_yaml([&](ConfigVisitor& v) { TestOptions(back).visit(v); }), yaml);
+  }
+}
+
+TEST(ConfigYamlTest, WholeDoublesStayFloats) {
+  TestOptions options;
+  options.offset = 100000.0;
+  const std::string yaml = to_yaml([&](ConfigVisitor& v) { options.visit(v); });
+  EXPECT_NE(yaml.find("offset: 100000.0\n"), std::string::npos) << yaml;
+}
+
+TEST(ConfigLimitsTest, AllowsAndDescribes) {
+  EXPECT_TRUE(between(0, 1).allows(0.0));
+  EXPECT_TRUE(between(0, 1).allows(1.0));
+  EXPECT_FALSE(between(0, 1).allows(1.0000001));
+  EXPECT_FALSE(between(0, 1).allows(std::nan("")));
+  EXPECT_FALSE(greater_than(0).allows(0.0));
+  EXPECT_TRUE(greater_than(0).allows(1e-300));
+  EXPECT_TRUE(at_least(0).allows(std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(Limits{}.allows(std::nan("")));
+  EXPECT_TRUE(Limits{}.allows(-std::numeric_limits<double>::infinity()));
+  EXPECT_TRUE(one_of({"a", "b"}).allows(std::string("b")));
+  EXPECT_FALSE(one_of({"a", "b"}).allows(std::string("c")));
+  EXPECT_TRUE(Limits{}.allows(std::string("anything")));
+
+  EXPECT_EQ(between(0, 1).describe(), "in [0, 1]");
+  EXPECT_EQ(at_least(1).describe(), ">= 1");
+  EXPECT_EQ(greater_than(0.5).describe(), "> 0.5");
+  EXPECT_EQ(one_of({"constant", "linear"}).describe(), "one of: constant, linear");
+  EXPECT_EQ(Limits{}.describe(), "any number");
+  Limits half_open = between(0, 1);
+  half_open.min_exclusive = true;
+  half_open.max_exclusive = true;
+  EXPECT_EQ(half_open.describe(), "in (0, 1)");
+  Limits upper;
+  upper.max = 1e-3;
+  upper.max_exclusive = true;
+  EXPECT_EQ(upper.describe(), "< 0.001");
+}
+
+}  // namespace
+}  // namespace mnrl::core
