@@ -23,6 +23,14 @@ struct Discrete {
 
 using Space = std::variant<Box, Discrete>;
 
+// Exact equality (shape and every bound), so std::variant's == compares two Spaces.
+inline bool operator==(const Box& a, const Box& b) {
+  return a.shape == b.shape && a.low == b.low && a.high == b.high;
+}
+inline bool operator!=(const Box& a, const Box& b) { return !(a == b); }
+inline bool operator==(const Discrete& a, const Discrete& b) { return a.n == b.n; }
+inline bool operator!=(const Discrete& a, const Discrete& b) { return !(a == b); }
+
 // Number of floats one element of the space takes in a flat buffer (1 for Discrete).
 std::int64_t flat_size(const Space& space);
 bool is_discrete(const Space& space);

@@ -1,0 +1,117 @@
+#include "envs/cartpole.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "envs/registry.h"
+
+namespace mnrl::envs {
+namespace {
+
+// Gymnasium's constants, derived in the same order so every double is identical.
+constexpr double kGravity = 9.8;
+constexpr double kMassCart = 1.0;
+constexpr double kMassPole = 0.1;
+constexpr double kTotalMass = kMassPole + kMassCart;
+constexpr double kLength = 0.5;  // half the pole's length
+constexpr double kPoleMassLength = kMassPole * kLength;
+constexpr double kForceMag = 10.0;
+constexpr double kTau = 0.02;  // seconds between state updates
+constexpr double kPi = 3.141592653589793;
+constexpr double kThetaThreshold = 12 * 2 * kPi / 360;
+constexpr double kXThreshold = 2.4;
+
+EnvSpec make_spec() {
+  // Gymnasium builds `high` as a float32 array: the doubles round to float here too.
+  constexpr float kFloatMax = std::numeric_limits<float>::max();
+  const std::vector<float> high = {static_cast<float>(kXThreshold * 2), kFloatMax,
+                                   static_cast<float>(kThetaThreshold * 2), kFloatMax};
+  std::vector<float> low(high.size());
+  for (std::size_t i = 0; i < high.size(); ++i) low[i] = -high[i];
+  EnvSpec spec;
+  spec.id = "CartPole-v1";
+  spec.observation_space = Box{{4}, low, high};
+  spec.action_space = Discrete{2};
+  spec.max_episode_steps = 500;
+  spec.reward_threshold = 475.0;
+  return spec;
+}
+
+}  // namespace
+
+const EnvSpec& CartPole::spec() const {
+  static const EnvSpec spec = make_spec();
+  return spec;
+}
+
+void CartPole::reset(float* observation, std::optional<std::uint64_t> seed) {
+  if (seed) rng_.reseed(*seed);
+  for (double& value : state_) value = rng_.uniform(-0.05, 0.05);
+  set_theta_trig();
+  phase_ = Phase::kRunning;
+  write_observation(observation);
+}
+
+void CartPole::set_state(const std::array<double, 4>& state) {
+  state_ = state;
+  set_theta_trig();
+  phase_ = Phase::kRunning;
+}
+
+StepResult CartPole::step(const ActionRef& action, float* observation) {
+  if (phase_ != Phase::kRunning) throw_not_running();
+  if (static_cast<std::uint64_t>(action.index) > 1) throw_invalid_action(action.index);
+
+  // The formulas and their evaluation order are Gymnasium's; do not simplify them.
+  const double force = action.index == 1 ? kForceMag : -kForceMag;
+  double& x = state_[0];
+  double& x_dot = state_[1];
+  double& theta = state_[2];
+  double& theta_dot = state_[3];
+  const double costheta = cos_theta_;
+  const double sintheta = sin_theta_;
+  const double temp = (force + kPoleMassLength * (theta_dot * theta_dot) * sintheta) / kTotalMass;
+  const double thetaacc = (kGravity * sintheta - costheta * temp) /
+                          (kLength * (4.0 / 3.0 - kMassPole * (costheta * costheta) / kTotalMass));
+  const double xacc = temp - kPoleMassLength * thetaacc * costheta / kTotalMass;
+  x = x + kTau * x_dot;
+  x_dot = x_dot + kTau * xacc;
+  theta = theta + kTau * theta_dot;
+  theta_dot = theta_dot + kTau * thetaacc;
+  set_theta_trig();
+
+  // Non-short-circuit ors: no data-dependent branches in the hot path.
+  const bool terminated = (x < -kXThreshold) | (x > kXThreshold) | (theta < -kThetaThreshold) |
+                          (theta > kThetaThreshold);
+  phase_ = terminated ? Phase::kTerminated : Phase::kRunning;
+  write_observation(observation);
+  return {1.0, terminated, false};
+}
+
+void CartPole::set_theta_trig() {
+  // Same-argument std::cos and std::sin: GCC fuses them into one sincos call.
+  cos_theta_ = std::cos(state_[2]);
+  sin_theta_ = std::sin(state_[2]);
+}
+
+void CartPole::write_observation(float* observation) const {
+  for (std::size_t i = 0; i < 4; ++i) observation[i] = static_cast<float>(state_[i]);
+}
+
+void CartPole::throw_not_running() const {
+  throw std::logic_error(spec().id + ": step() called " +
+                         (phase_ == Phase::kNeedsReset
+                              ? "before reset()"
+                              : "after the episode terminated; call reset() first"));
+}
+
+void CartPole::throw_invalid_action(std::int64_t index) const {
+  throw std::invalid_argument(spec().id + ": invalid action " + std::to_string(index) +
+                              "; expected 0 (push left) or 1 (push right)");
+}
+
+MNRL_REGISTER_ENV("CartPole-v1", CartPole);
+
+}  // namespace mnrl::envs

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+
+#include "core/rng.h"
+#include "envs/env.h"
+
+namespace mnrl::envs {
+
+// Gymnasium 0.29.1's CartPoleEnv, step for step: float64 state (x, x_dot, theta, theta_dot),
+// Euler integration with the same operation order (bit-identical results), reward 1 on every
+// step including the terminating one. Registered as "CartPole-v1" (limit 500, threshold 475).
+// Unlike Gymnasium, stepping after termination without reset() throws instead of warning.
+class CartPole final : public Env {
+ public:
+  CartPole() = default;
+
+  const EnvSpec& spec() const override;
+  // Initial state uniform in [-0.05, 0.05) per component. The RNG starts from seed 0 until a
+  // seed is given.
+  void reset(float* observation, std::optional<std::uint64_t> seed) override;
+  // Throws std::invalid_argument for an action other than 0 (push left) or 1 (push right), and
+  // std::logic_error before reset() or after the episode terminated.
+  StepResult step(const ActionRef& action, float* observation) override;
+
+  // For tests: sets the physical state and makes the env steppable, as after reset().
+  void set_state(const std::array<double, 4>& state);
+  const std::array<double, 4>& state() const { return state_; }
+
+ private:
+  enum class Phase : std::uint8_t { kNeedsReset, kRunning, kTerminated };
+
+  [[noreturn]] void throw_not_running() const;
+  [[noreturn]] void throw_invalid_action(std::int64_t index) const;
+  void set_theta_trig();
+  void write_observation(float* observation) const;
+
+  core::Rng rng_;
+  std::array<double, 4> state_{};
+  // cos and sin of state_[2], refreshed whenever theta changes: computing them at the end of a
+  // step overlaps the library call with the step's divisions instead of chaining them.
+  double cos_theta_ = 1.0;
+  double sin_theta_ = 0.0;
+  Phase phase_ = Phase::kNeedsReset;
+};
+
+}  // namespace mnrl::envs

@@ -1,0 +1,123 @@
+#include "envs/space.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace mnrl::envs {
+namespace {
+
+// Product of the dimensions; validate() has checked that it fits in an int64.
+std::int64_t element_count(const std::vector<std::int64_t>& shape) {
+  std::int64_t count = 1;
+  for (const std::int64_t d : shape) count *= d;
+  return count;
+}
+
+// Shortest text that reads back as the same float ("4.8", "3.4028235e+38", "-inf").
+std::string format_float(float value) {
+  char buffer[32];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, result.ptr);
+}
+
+std::string format_shape(const std::vector<std::int64_t>& shape) {
+  std::string out;
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out;
+}
+
+// "[-4.8, -inf, -0.41887903, -inf]"; a single value when all bounds are equal; long lists are
+// cut after a few entries.
+std::string format_bounds(const std::vector<float>& values) {
+  constexpr std::size_t kMaxShown = 8;
+  if (values.size() > 1 && std::equal(values.begin() + 1, values.end(), values.begin())) {
+    return format_float(values.front());
+  }
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size() && i < kMaxShown; ++i) {
+    if (i > 0) out += ", ";
+    out += format_float(values[i]);
+  }
+  if (values.size() > kMaxShown) out += ", ... (" + std::to_string(values.size()) + " values)";
+  return out + "]";
+}
+
+// Returns "" if the space is well formed, else what is wrong with it.
+std::string space_problem(const Space& space) {
+  if (const auto* discrete = std::get_if<Discrete>(&space)) {
+    if (discrete->n < 1) return "Discrete(" + std::to_string(discrete->n) + ") needs n >= 1";
+    return {};
+  }
+  const auto& box = std::get<Box>(space);
+  if (box.shape.empty()) return "Box has an empty shape";
+  std::int64_t count = 1;
+  for (const std::int64_t d : box.shape) {
+    if (d < 1) return "Box(" + format_shape(box.shape) + ") has a dimension < 1";
+    if (count > std::numeric_limits<std::int64_t>::max() / d) {
+      return "Box(" + format_shape(box.shape) + ") has too many elements";
+    }
+    count *= d;
+  }
+  const auto expected = static_cast<std::size_t>(count);
+  if (box.low.size() != expected || box.high.size() != expected) {
+    return "Box(" + format_shape(box.shape) + ") needs " + std::to_string(expected) +
+           " low and high bounds, got " + std::to_string(box.low.size()) + " and " +
+           std::to_string(box.high.size());
+  }
+  for (std::size_t i = 0; i < expected; ++i) {
+    if (std::isnan(box.low[i]) || std::isnan(box.high[i])) {
+      return "Box bound " + std::to_string(i) + " is NaN";
+    }
+    if (box.low[i] > box.high[i]) {
+      return "Box bound " + std::to_string(i) + " has low " + format_float(box.low[i]) +
+             " > high " + format_float(box.high[i]);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::int64_t flat_size(const Space& space) {
+  if (const auto* box = std::get_if<Box>(&space)) return element_count(box->shape);
+  return 1;
+}
+
+bool is_discrete(const Space& space) { return std::holds_alternative<Discrete>(space); }
+
+std::string describe(const Space& space) {
+  if (const auto* discrete = std::get_if<Discrete>(&space)) {
+    return "Discrete(" + std::to_string(discrete->n) + ")";
+  }
+  const auto& box = std::get<Box>(space);
+  return "Box(" + format_shape(box.shape) + ") low=" + format_bounds(box.low) +
+         " high=" + format_bounds(box.high);
+}
+
+void EnvSpec::validate() const {
+  const std::string name = id.empty() ? std::string("<empty id>") : "'" + id + "'";
+  const auto fail = [&](const std::string& problem) {
+    throw std::invalid_argument("invalid spec for environment " + name + ": " + problem);
+  };
+  if (id.empty()) fail("the id is empty");
+  if (auto problem = space_problem(observation_space); !problem.empty()) {
+    fail("observation space: " + problem);
+  }
+  if (auto problem = space_problem(action_space); !problem.empty()) {
+    fail("action space: " + problem);
+  }
+  if (max_episode_steps < 0) {
+    fail("max_episode_steps is " + std::to_string(max_episode_steps) + ", must be >= 0");
+  }
+  if (reward_threshold && !std::isfinite(*reward_threshold)) {
+    fail("reward_threshold is not finite");
+  }
+}
+
+}  // namespace mnrl::envs

@@ -1,0 +1,45 @@
+#include "envs/time_limit.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mnrl::envs {
+namespace {
+
+const EnvSpec& inner_spec(const std::unique_ptr<Env>& env) {
+  if (!env) throw std::invalid_argument("TimeLimit: the wrapped environment is null");
+  return env->spec();
+}
+
+}  // namespace
+
+TimeLimit::TimeLimit(std::unique_ptr<Env> env, int max_episode_steps)
+    : env_(std::move(env)), spec_(inner_spec(env_)) {
+  if (max_episode_steps < 1) {
+    throw std::invalid_argument("TimeLimit(" + spec_.id + "): max_episode_steps is " +
+                                std::to_string(max_episode_steps) + ", must be >= 1");
+  }
+  spec_.max_episode_steps = max_episode_steps;
+}
+
+void TimeLimit::reset(float* observation, std::optional<std::uint64_t> seed) {
+  env_->reset(observation, seed);
+  elapsed_steps_ = 0;
+}
+
+StepResult TimeLimit::step(const ActionRef& action, float* observation) {
+  if (elapsed_steps_ < 0 || elapsed_steps_ >= spec_.max_episode_steps) {
+    throw std::logic_error(
+        spec_.id + ": step() called " +
+        (elapsed_steps_ < 0 ? std::string("before reset()")
+                            : "after the episode was truncated at " +
+                                  std::to_string(spec_.max_episode_steps) + " steps") +
+        "; call reset() first");
+  }
+  StepResult result = env_->step(action, observation);
+  ++elapsed_steps_;
+  if (elapsed_steps_ >= spec_.max_episode_steps) result.truncated = true;
+  return result;
+}
+
+}  // namespace mnrl::envs
