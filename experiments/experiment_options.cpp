@@ -18,7 +18,7 @@ ExperimentOptions load_experiment(const std::string& path,
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
   const auto& registry = envs::Registry::global();
   if (!registry.contains(options.env.id)) {
-    throw document.error_at("env.id", "unknown environment '" + options.env.id + "'" +
+    throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
                                           core::did_you_mean(options.env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
   }
@@ -30,7 +30,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                               std::to_string(rollout) + ")");
   }
   if (!envs::is_discrete(registry.make(options.env.id)->spec().action_space)) {
-    throw document.error_at("env.id", "environment '" + options.env.id +
+    throw document.error_at("env.id", "env.id: environment '" + options.env.id +
                                           "' has continuous actions; PPO here supports "
                                           "Discrete action spaces only");
   }

@@ -26,15 +26,16 @@ fi
 
 # libblas.so.3 must resolve to OpenBLAS; the alternative is set by the package's priority but
 # check it, since a machine may have pinned the reference BLAS by hand.
-blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
+blas=$(readlink -f "/usr/lib/$multiarch/libblas.so.3" 2>/dev/null || true)
 case "$blas" in
   *openblas*) ;;
   *)
-    target=$(update-alternatives --list libblas.so.3-x86_64-linux-gnu 2>/dev/null | grep openblas | head -n1 || true)
+    target=$(update-alternatives --list "libblas.so.3-$multiarch" 2>/dev/null | grep openblas | head -n1 || true)
     if [ -n "$target" ]; then
       sudo_cmd=()
       [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-      "${sudo_cmd[@]}" update-alternatives --set libblas.so.3-x86_64-linux-gnu "$target"
+      "${sudo_cmd[@]}" update-alternatives --set "libblas.so.3-$multiarch" "$target"
     else
       echo "mnrl setup: warning: libblas.so.3 is $blas, not OpenBLAS; matrix products will be slow" >&2
     fi

@@ -97,6 +97,8 @@ struct ConfigErrorCase {
   std::vector<const char*> expected_fragments;
 };
 
+void PrintTo(const ConfigErrorCase& c, std::ostream* out) { *out << c.name; }
+
 class ConfigErrorTest : public CliTest, public ::testing::WithParamInterface<ConfigErrorCase> {};
 
 TEST_P(ConfigErrorTest, ExitsTwoNamingKeyAndLineAndWritesNothing) {
