@@ -5,6 +5,8 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/mse_loss.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/randperm.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/utils/clip_grad.h>
@@ -100,7 +102,7 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   const at::Tensor advantages = view_floats(buffer_.advantages(), total);
   const at::Tensor returns = view_floats(buffer_.returns(), total);
 
-  double policy_loss_sum = 0, value_loss_sum = 0, entropy_sum = 0, kl_sum = 0, clipfrac_sum = 0;
+  at::Tensor statistics;  // sums over minibatches: policy loss, value loss, entropy, kl, clipfrac
   std::int64_t minibatches = 0;
   for (std::int64_t epoch = 0; epoch < options_.n_epochs; ++epoch) {
     // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
@@ -132,10 +134,14 @@ Statistics Ppo::update(const TrainingProgress& progress) {
               ? mb_old_values + (values - mb_old_values)
                                     .clamp(-*options_.clip_range_vf, *options_.clip_range_vf)
               : values;
-      const at::Tensor value_loss = (mb_returns - predicted).pow(2).mean();
-      const at::Tensor entropy = policy.entropy().mean();
-      const at::Tensor loss =
-          policy_loss - options_.ent_coef * entropy + options_.vf_coef * value_loss;
+      const at::Tensor value_loss = at::mse_loss(predicted, mb_returns);
+      at::Tensor loss = policy_loss + options_.vf_coef * value_loss;
+      // Without an entropy bonus the entropy is only reported: keep it out of the graph.
+      at::Tensor entropy;
+      if (options_.ent_coef > 0) {
+        entropy = policy.entropy().mean();
+        loss = loss - options_.ent_coef * entropy;
+      }
 
       parameters_->zero_grad();
       loss.backward();
@@ -143,11 +149,14 @@ Statistics Ppo::update(const TrainingProgress& progress) {
       optimizer_->step();
 
       torch::NoGradGuard no_grad;
-      policy_loss_sum += policy_loss.item<double>();
-      value_loss_sum += value_loss.item<double>();
-      entropy_sum += entropy.item<double>();
-      kl_sum += ((ratio - 1) - log_ratio).mean().item<double>();
-      clipfrac_sum += ((ratio - 1).abs() > clip).to(at::kFloat).mean().item<double>();
+      if (!entropy.defined()) entropy = policy.entropy().mean();
+      const at::Tensor ratio_change = ratio - 1;
+      // Summed as one tensor and read once per update, not once per minibatch.
+      const at::Tensor minibatch_statistics = at::stack(
+          {policy_loss, value_loss, entropy, (ratio_change - log_ratio).mean(),
+           (ratio_change.abs() > clip).to(at::kFloat).mean()});
+      statistics = statistics.defined() ? statistics + minibatch_statistics
+                                        : minibatch_statistics;
       ++minibatches;
     }
   }
@@ -157,12 +166,13 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   const double return_variance = returns.var().item<double>();
   const double explained_variance =
       return_variance == 0 ? 0.0 : 1.0 - (returns - old_values).var().item<double>() / return_variance;
-  const auto mean = [&](double sum) { return sum / static_cast<double>(minibatches); };
-  return {{"losses/policy_loss", mean(policy_loss_sum)},
-          {"losses/value_loss", mean(value_loss_sum)},
-          {"losses/entropy", mean(entropy_sum)},
-          {"losses/approx_kl", mean(kl_sum)},
-          {"losses/clipfrac", mean(clipfrac_sum)},
+  const at::Tensor means = (statistics / minibatches).to(at::kDouble);
+  const double* mean = means.data_ptr<double>();
+  return {{"losses/policy_loss", mean[0]},
+          {"losses/value_loss", mean[1]},
+          {"losses/entropy", mean[2]},
+          {"losses/approx_kl", mean[3]},
+          {"losses/clipfrac", mean[4]},
           {"losses/explained_variance", explained_variance},
           {"charts/learning_rate", learning_rate},
           {"charts/clip_range", clip}};
