@@ -3,6 +3,7 @@
 
 #include "apps/commands.h"
 #include "core/config.h"
+#include "core/run_directory.h"
 #include "core/stop_signal.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training_run.h"
@@ -41,6 +42,9 @@ int train_command(const TrainArguments& args) {
       return 128 + core::stop_signal();
     }
     return kExitOk;
+  } catch (const core::RunDirectoryError& e) {
+    std::fprintf(stderr, "mnrl train: %s\n", e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "\nmnrl train: error: %s\n", e.what());

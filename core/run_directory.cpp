@@ -1,6 +1,5 @@
 #include "core/run_directory.h"
 
-#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <stdexcept>
@@ -9,42 +8,41 @@
 namespace mnrl::core {
 namespace fs = std::filesystem;
 
-namespace {
-
-std::string timestamp() {
+std::string format_current_time(const char* pattern, bool utc) {
   const std::time_t now = std::time(nullptr);
-  std::tm local{};
-  localtime_r(&now, &local);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y%m%d-%H%M%S", &local);
-  return buffer;
+  std::tm parts{};
+  if (utc) {
+    gmtime_r(&now, &parts);
+  } else {
+    localtime_r(&now, &parts);
+  }
+  char buffer[64];
+  return std::string(buffer, std::strftime(buffer, sizeof buffer, pattern, &parts));
 }
-
-}  // namespace
 
 fs::path create_run_directory(const std::string& requested, const std::string& name) {
   std::error_code error;
   if (!requested.empty()) {
     const fs::path path(requested);
     if (fs::exists(path, error) && !(fs::is_directory(path) && fs::is_empty(path, error))) {
-      throw std::runtime_error("run directory '" + requested +
+      throw RunDirectoryError("run directory '" + requested +
                                "' already exists and is not empty; choose another --run-dir");
     }
     fs::create_directories(path, error);
     if (error) {
-      throw std::runtime_error("cannot create run directory '" + requested + "': " +
+      throw RunDirectoryError("cannot create run directory '" + requested + "': " +
                                error.message());
     }
     return path;
   }
-  const fs::path base = fs::path("runs") / (name + "-" + timestamp());
+  const fs::path base = fs::path("runs") / (name + "-" + format_current_time("%Y%m%d-%H%M%S", /*utc=*/false));
   fs::create_directories(base.parent_path(), error);
   for (int attempt = 1;; ++attempt) {
     const fs::path path = attempt == 1 ? base : fs::path(base.string() + "-" + std::to_string(attempt));
     // create_directory reports false when the path exists: that name is taken, try the next.
     if (fs::create_directory(path, error)) return path;
     if (error) {
-      throw std::runtime_error("cannot create run directory '" + path.string() + "': " +
+      throw RunDirectoryError("cannot create run directory '" + path.string() + "': " +
                                error.message());
     }
   }

@@ -1,6 +1,5 @@
 #include "experiments/training_run.h"
 
-#include <ctime>
 #include <sstream>
 
 #include "core/build_info.h"
@@ -9,15 +8,6 @@
 
 namespace mnrl::experiments {
 namespace {
-
-std::string iso_time_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 // YAML double-quoted scalar.
 std::string quoted(const std::string& text) {
@@ -34,7 +24,7 @@ std::string run_info_yaml(const TrainingRunSettings& settings) {
   out << "command: " << quoted(settings.command_line) << "\n"
       << "mnrl_version: " << quoted(core::version()) << "\n"
       << "source_revision: " << quoted(core::source_revision()) << "\n"
-      << "started: " << quoted(iso_time_now()) << "\n";
+      << "started: " << quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n";
   return out.str();
 }
 
