@@ -2,7 +2,6 @@
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
-#include <torch/csrc/autograd/generated/variable_factories.h>
 #include <torch/utils.h>
 
 namespace mnrl::nn {

@@ -29,6 +29,11 @@ void copy_out(const at::Tensor& t, T* out) {
   std::memcpy(out, c.data_ptr<T>(), static_cast<std::size_t>(c.numel()) * sizeof(T));
 }
 
+// SB3's schedules: "linear" goes from `initial` to 0 as progress_remaining goes 1 -> 0.
+double scheduled(double initial, const std::string& schedule, double remaining) {
+  return schedule == "linear" ? initial * remaining : initial;
+}
+
 }  // namespace
 
 Ppo::Ppo(PpoOptions options, nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
@@ -72,10 +77,6 @@ void Ppo::observe(const StepOutcome& outcome) {
                        .item<float>();
   }
   buffer_.advance();
-}
-
-double Ppo::scheduled(double initial, const std::string& schedule, double remaining) const {
-  return schedule == "linear" ? initial * remaining : initial;
 }
 
 Statistics Ppo::update(const TrainingProgress& progress) {

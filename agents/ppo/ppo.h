@@ -30,8 +30,6 @@ class Ppo final : public Agent {
   nn::ActorCritic& model() { return model_; }
 
  private:
-  double scheduled(double initial, const std::string& schedule, double remaining) const;
-
   PpoOptions options_;
   nn::ActorCritic model_;
   std::shared_ptr<nn::FlatParameters> parameters_;
