@@ -105,16 +105,15 @@ Statistics Ppo::update(const TrainingProgress& progress) {
 
   at::Tensor statistics;  // sums over minibatches: policy loss, value loss, entropy, kl, clipfrac
   std::int64_t minibatches = 0;
+  // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
+  const bool shuffle = options_.batch_size < total;
   for (std::int64_t epoch = 0; epoch < options_.n_epochs; ++epoch) {
-    // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
-    const bool shuffle = options_.batch_size < total;
     const at::Tensor order = shuffle ? at::randperm(total, at::kLong) : at::Tensor();
     for (std::int64_t start = 0; start < total; start += options_.batch_size) {
       const std::int64_t count = std::min(options_.batch_size, total - start);
       auto take = [&](const at::Tensor& t) {
         return shuffle ? t.index_select(0, order.narrow(0, start, count)) : t;
       };
-      const at::Tensor mb_advantages_raw = take(advantages);
       const at::Tensor mb_old_values = take(old_values);
       const at::Tensor mb_returns = take(returns);
 
@@ -123,7 +122,7 @@ Statistics Ppo::update(const TrainingProgress& progress) {
       const at::Tensor log_ratio = policy.log_prob(take(actions)) - take(old_log_probs);
       const at::Tensor ratio = log_ratio.exp();
 
-      at::Tensor mb_advantages = mb_advantages_raw;
+      at::Tensor mb_advantages = take(advantages);
       if (options_.normalize_advantage && count > 1) {
         mb_advantages = (mb_advantages - mb_advantages.mean()) / (mb_advantages.std() + 1e-8);
       }

@@ -2,6 +2,7 @@
 // of the seeds the README promises.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 
 #include "experiments/experiment_options.h"
@@ -49,6 +50,25 @@ TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
   EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
   EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
   EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
+}
+
+// The paths the CartPole config leaves off: shuffled minibatches, an entropy bonus, value
+// clipping and constant schedules.
+TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
+  const auto options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
+      {"train.total_steps=4096", "train.eval_episodes=2", "ppo.batch_size=64",
+       "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
+       "ppo.clip_range_schedule=constant"});
+  RecordingMetrics metrics;
+  const TrainingResult result = train_on_policy(options, metrics);
+  EXPECT_EQ(result.steps, 4096);
+  EXPECT_EQ(metrics.count["losses/policy_loss"], 4096 / 256);
+  EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);
+  EXPECT_EQ(metrics.last["charts/clip_range"], 0.2);
+  EXPECT_GT(metrics.last["losses/entropy"], 0.0);
+  EXPECT_GT(metrics.last["losses/clipfrac"], 0.0);  // several epochs of 4 minibatches move the policy
+  EXPECT_TRUE(std::isfinite(metrics.last["losses/value_loss"]));
 }
 
 }  // namespace
