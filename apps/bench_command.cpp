@@ -50,7 +50,7 @@ double vector_env_steps_per_second(const envs::EnvOptions& options, std::int64_t
   for (std::int64_t i = 0; i < calls; ++i) {
     // Consecutive windows of the table (wrapping early so a window never runs past its end).
     const std::size_t offset = (static_cast<std::size_t>(i) * n) % (actions.size() - n);
-    envs->step({actions.data() + offset, nullptr});
+    envs->step({actions.data() + offset, nullptr, static_cast<std::size_t>(options.num_envs)});
   }
   return static_cast<double>(calls * envs->num_envs()) / seconds_since(start);
 }

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "envs/action_check.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -62,7 +63,7 @@ void CartPole::set_state(const std::array<double, 4>& state) {
 
 StepResult CartPole::step(const ActionRef& action, float* observation) {
   if (phase_ != Phase::kRunning) throw_not_running();
-  if (static_cast<std::uint64_t>(action.index) > 1) throw_invalid_action(action.index);
+  if (static_cast<std::uint64_t>(action.index) > 1) check_action(spec(), action);  // throws
 
   // The formulas and their evaluation order are Gymnasium's; do not simplify them.
   const double force = action.index == 1 ? kForceMag : -kForceMag;
@@ -105,11 +106,6 @@ void CartPole::throw_not_running() const {
                          (phase_ == Phase::kNeedsReset
                               ? "before reset()"
                               : "after the episode terminated; call reset() first"));
-}
-
-void CartPole::throw_invalid_action(std::int64_t index) const {
-  throw std::invalid_argument(spec().id + ": invalid action " + std::to_string(index) +
-                              "; expected 0 (push left) or 1 (push right)");
 }
 
 MNRL_REGISTER_ENV("CartPole-v1", CartPole);

@@ -33,7 +33,6 @@ class CartPole final : public Env {
   enum class Phase : std::uint8_t { kNeedsReset, kRunning, kTerminated };
 
   [[noreturn]] void throw_not_running() const;
-  [[noreturn]] void throw_invalid_action(std::int64_t index) const;
   void set_theta_trig();
   void write_observation(float* observation) const;
 

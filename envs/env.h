@@ -7,11 +7,12 @@
 
 namespace mnrl::envs {
 
-// The action for one env, as plain memory: `index` for a Discrete action space, or
-// flat_size(action_space) floats at `values` for a Box.
+// The action for one env, as plain memory: `index` for a Discrete action space, or `size`
+// floats at `values` for a Box (flat_size(action_space) of them; see check_action()).
 struct ActionRef {
   std::int64_t index = 0;
   const float* values = nullptr;
+  std::int64_t size = 0;
 };
 
 // Gymnasium semantics: `terminated` is a true end of the task (no bootstrapping from the next

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/rng.h"
+#include "envs/action_check.h"
 
 namespace mnrl::envs {
 namespace {
@@ -69,19 +70,9 @@ void VectorEnv::reset() {
 
 void VectorEnv::step(const ActionBatch& actions) {
   if (!seeded_) throw std::logic_error("VectorEnv(" + spec().id + "): step() before reset()");
-  const bool discrete = action_size_ == 0;
-  if (discrete ? actions.indices == nullptr : actions.values == nullptr) {
-    throw std::invalid_argument("VectorEnv(" + spec().id + "): " +
-                                (discrete ? "actions.indices" : "actions.values") +
-                                " is null for action space " + describe(spec().action_space));
-  }
+  check_actions(actions);
   for (std::size_t i = 0; i < envs_.size(); ++i) {
-    ActionRef action;
-    if (discrete) {
-      action.index = actions.indices[i];
-    } else {
-      action.values = actions.values + i * action_size_;
-    }
+    const ActionRef action = action_for(actions, i);
     float* observation = observations_.data() + i * observation_size_;
     const StepResult result = envs_[i]->step(action, observation);
     rewards_[i] = static_cast<float>(result.reward);
@@ -98,6 +89,34 @@ void VectorEnv::step(const ActionBatch& actions) {
       running_returns_[i] = 0.0;
       running_lengths_[i] = 0;
       envs_[i]->reset(observation, std::nullopt);
+    }
+  }
+}
+
+ActionRef VectorEnv::action_for(const ActionBatch& actions, std::size_t env) const {
+  if (action_size_ == 0) return {actions.indices[env], nullptr, 0};
+  return {0, actions.values + env * static_cast<std::size_t>(action_size_), action_size_};
+}
+
+// Checks the whole batch before any env steps, so a bad action leaves every env as it was.
+void VectorEnv::check_actions(const ActionBatch& actions) const {
+  const bool discrete = action_size_ == 0;
+  const std::size_t expected = envs_.size() * static_cast<std::size_t>(discrete ? 1 : action_size_);
+  if ((discrete ? actions.indices == nullptr : actions.values == nullptr) ||
+      actions.size != expected) {
+    throw std::invalid_argument(
+        "VectorEnv(" + spec().id + "): expected " + std::to_string(expected) +
+        (discrete ? " action indices" : " action values") + " (" + std::to_string(envs_.size()) +
+        " envs, action space " + describe(spec().action_space) + "), got " +
+        std::to_string(actions.size) +
+        ((discrete ? actions.indices : static_cast<const void*>(actions.values)) ? ""
+                                                                                  : " (null)"));
+  }
+  for (std::size_t i = 0; i < envs_.size(); ++i) {
+    try {
+      check_action(spec(), action_for(actions, i));
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("VectorEnv env " + std::to_string(i) + ": " + e.what());
     }
   }
 }

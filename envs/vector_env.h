@@ -9,10 +9,12 @@
 namespace mnrl::envs {
 
 // Actions for every env of a vector env: `indices[i]` (Discrete) or the i-th row of
-// `values` (Box, flat_size(action_space) floats per env).
+// `values` (Box, flat_size(action_space) floats per env). `size` counts the elements at the
+// pointer in use, so a batch of the wrong shape is an error rather than an overread.
 struct ActionBatch {
   const std::int64_t* indices = nullptr;
   const float* values = nullptr;
+  std::size_t size = 0;
 };
 
 // Steps N envs of the same spec in one call, with same-step auto-reset (as SB3's VecEnv and
@@ -47,6 +49,9 @@ class VectorEnv {
   const std::int64_t* episode_lengths() const { return finished_lengths_.data(); }
 
  private:
+  ActionRef action_for(const ActionBatch& actions, std::size_t env) const;
+  void check_actions(const ActionBatch& actions) const;
+
   std::vector<std::unique_ptr<Env>> envs_;
   std::uint64_t seed_;
   bool seeded_ = false;

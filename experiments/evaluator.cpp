@@ -37,7 +37,7 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
     }
     // Finished envs keep stepping (their next episodes are ignored): one batch, one forward.
     agent.act_greedy(envs_->observations(), n, {actions_.data(), nullptr});
-    envs_->step({actions_.data(), nullptr});
+    envs_->step({actions_.data(), nullptr, actions_.size()});
     for (int i = 0; i < n; ++i) {
       if (done[i] || !(envs_->terminated()[i] || envs_->truncated()[i])) continue;
       done[i] = true;

@@ -49,7 +49,7 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
       break;
     }
     agent->act(envs->observations(), {actions.data(), nullptr});
-    envs->step({actions.data(), nullptr});
+    envs->step({actions.data(), nullptr, static_cast<std::size_t>(envs->num_envs())});
     agent->observe({envs->observations(), envs->rewards(), envs->terminated(), envs->truncated(),
                     envs->final_observations()});
     step += n;

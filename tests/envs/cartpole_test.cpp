@@ -236,7 +236,7 @@ TEST(CartPoleTest, InvalidActionThrowsNamingEnvAndValue) {
     } catch (const std::invalid_argument& e) {
       const std::string message = e.what();
       EXPECT_NE(message.find("CartPole-v1"), std::string::npos) << message;
-      EXPECT_NE(message.find("invalid action " + std::to_string(bad)), std::string::npos)
+      EXPECT_NE(message.find("invalid action: index " + std::to_string(bad)), std::string::npos)
           << message;
     }
   }

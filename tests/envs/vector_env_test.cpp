@@ -51,7 +51,7 @@ void expect_matches_single_envs(int limit) {
   std::vector<std::int64_t> actions(n);
   for (int t = 0; t < 300; ++t) {
     for (int i = 0; i < n; ++i) actions[i] = scripted_action(i, t);
-    vec->step(ActionBatch{actions.data(), nullptr});
+    vec->step(ActionBatch{actions.data(), nullptr, actions.size()});
     for (int i = 0; i < n; ++i) {
       const StepResult result = singles[i]->step(ActionRef{actions[i], nullptr}, obs[i].data());
       EXPECT_EQ(vec->rewards()[i], result.reward);
@@ -86,7 +86,7 @@ TEST(VectorEnvTest, CountsEpisodeReturnsAndLengths) {
   vec.reset();
   const std::vector<std::int64_t> actions = {0, 0};
   for (int t = 1; t <= 12; ++t) {
-    vec.step(ActionBatch{actions.data(), nullptr});
+    vec.step(ActionBatch{actions.data(), nullptr, actions.size()});
     EXPECT_EQ(vec.terminated()[0], t % 3 == 0);
     EXPECT_EQ(vec.terminated()[1], t % 4 == 0);
     if (t % 3 == 0) {
@@ -102,9 +102,9 @@ TEST(VectorEnvTest, CountsEpisodeReturnsAndLengths) {
     }
   }
   // reset() discards the running episode: the next one is counted from zero.
-  vec.step(ActionBatch{actions.data(), nullptr});
+  vec.step(ActionBatch{actions.data(), nullptr, actions.size()});
   vec.reset();
-  for (int t = 0; t < 3; ++t) vec.step(ActionBatch{actions.data(), nullptr});
+  for (int t = 0; t < 3; ++t) vec.step(ActionBatch{actions.data(), nullptr, actions.size()});
   EXPECT_TRUE(vec.terminated()[0]);
   EXPECT_EQ(vec.episode_lengths()[0], 3);
   EXPECT_EQ(vec.episode_returns()[0], 3.0);
@@ -120,7 +120,7 @@ TEST(VectorEnvTest, FirstResetSeedsLaterResetsContinue) {
               static_cast<float>(core::derive_seed(9, static_cast<std::uint64_t>(i)) % 1000));
   }
   const std::vector<std::int64_t> actions = {0, 0};
-  vec.step(ActionBatch{actions.data(), nullptr});  // auto-reset: unseeded
+  vec.step(ActionBatch{actions.data(), nullptr, actions.size()});  // auto-reset: unseeded
   EXPECT_EQ(vec.observations()[2], -1.0f);
   vec.reset();
   EXPECT_EQ(vec.observations()[2], -1.0f);
@@ -133,7 +133,7 @@ std::vector<std::vector<float>> trajectory(int num_envs, std::uint64_t seed, int
   std::vector<std::int64_t> actions(num_envs);
   for (int t = 0; t < 200; ++t) {
     for (int i = 0; i < num_envs; ++i) actions[i] = scripted_action(i, t);
-    vec->step(ActionBatch{actions.data(), nullptr});
+    vec->step(ActionBatch{actions.data(), nullptr, actions.size()});
     for (int i = 0; i < keep_envs; ++i) {
       const auto r = row(vec->observations(), i, 4);
       rows[i].insert(rows[i].end(), r.begin(), r.end());
@@ -163,7 +163,7 @@ TEST(VectorEnvTest, BoxActionsPassEachEnvItsRow) {
   vec.reset();
   const std::vector<float> values = {0.f, 0.1f, 1.f, 1.1f, 2.f, 2.1f};
   EXPECT_THROW(vec.step(ActionBatch{nullptr, nullptr}), std::invalid_argument);
-  vec.step(ActionBatch{nullptr, values.data()});
+  vec.step(ActionBatch{nullptr, values.data(), values.size()});
   for (int i = 0; i < 3; ++i) EXPECT_EQ(raw[i]->last_action().values, values.data() + 2 * i);
 }
 
@@ -172,20 +172,20 @@ TEST(VectorEnvTest, DiscreteActionsNeedIndices) {
   vec->reset();
   const std::vector<float> values = {0.f, 1.f};
   try {
-    vec->step(ActionBatch{nullptr, values.data()});
+    vec->step(ActionBatch{nullptr, values.data(), values.size()});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("actions.indices is null"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("expected 2 action indices"), std::string::npos)
         << e.what();
   }
   const std::vector<std::int64_t> bad = {0, 2};
-  EXPECT_THROW(vec->step(ActionBatch{bad.data(), nullptr}), std::invalid_argument);
+  EXPECT_THROW(vec->step(ActionBatch{bad.data(), nullptr, bad.size()}), std::invalid_argument);
 }
 
 TEST(VectorEnvTest, StepBeforeResetThrows) {
   auto vec = make_cartpoles(2, 0);
   const std::vector<std::int64_t> actions = {0, 0};
-  EXPECT_THROW(vec->step(ActionBatch{actions.data(), nullptr}), std::logic_error);
+  EXPECT_THROW(vec->step(ActionBatch{actions.data(), nullptr, actions.size()}), std::logic_error);
 }
 
 TEST(VectorEnvTest, ConstructorRejectsEmptyNullAndMixedEnvs) {
