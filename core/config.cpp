@@ -378,7 +378,9 @@ class Document {
 
 class Reader final : public ConfigVisitor {
  public:
-  explicit Reader(const Document& doc) : doc_(doc) { levels_.push_back({"", doc.root(), {}}); }
+  explicit Reader(const Document& doc) : doc_(doc) {
+    levels_.push_back({"", doc.root(), {}});
+  }
 
   // Checks the top level once the root visit is done (sections check themselves on leaving).
   void finish() { check_unknown_keys(levels_.back()); }
@@ -467,13 +469,63 @@ class Reader final : public ConfigVisitor {
     levels_.pop_back();
   }
 
+  std::optional<std::size_t> enter_list(std::string_view key, std::string_view) override {
+    const auto entry = take(key);
+    const std::string path = child_path(levels_.back().path, key);
+    if (!entry) {
+      lists_.push_back({path, std::nullopt});
+      return std::nullopt;
+    }
+    if (entry->node.IsNull()) {
+      lists_.push_back({path, std::nullopt});
+      return 0;
+    }
+    if (!entry->node.IsSequence()) {
+      throw type_error(*entry, "a sequence (write [] for an empty one)");
+    }
+    lists_.push_back({path, entry->node});
+    return entry->node.size();
+  }
+
+  void enter_item(std::size_t index, std::string_view shorthand_key) override {
+    const List& list = lists_.back();
+    const std::string path = list.path + "[" + std::to_string(index) + "]";
+    if (!list.node) {
+      levels_.push_back({path, std::nullopt, {}});
+      return;
+    }
+    const YAML::Node item = (*list.node)[index];
+    const Entry entry{path, item, item.Mark()};
+    if (item.IsScalar()) {
+      // The shorthand "- name" reads as {shorthand_key: name}; errors point at the scalar.
+      YAML::Node map(YAML::NodeType::Map);
+      map[std::string(shorthand_key)] = item.Scalar();
+      levels_.push_back({path, map, {}, item.Mark()});
+      return;
+    }
+    if (!item.IsMap()) {
+      throw type_error(entry, "a mapping of keys or a name (" + std::string(shorthand_key) + ")");
+    }
+    levels_.push_back({path, item, {}});
+  }
+
+  void leave_list() override { lists_.pop_back(); }
+
  private:
-  // One mapping being read: the document's node (absent if the document lacks the section) and
-  // the keys the Options struct declared so far.
+  // One mapping being read: the document's node (absent if the document lacks the section),
+  // the keys the Options struct declared so far, and where to point for values that have no
+  // position of their own (those of a shorthand list item).
   struct Level {
     std::string path;
     std::optional<YAML::Node> map;
     std::vector<std::string> fields;
+    YAML::Mark fallback_mark = YAML::Mark::null_mark();
+  };
+
+  // A sequence being read (absent if the document lacks it).
+  struct List {
+    std::string path;
+    std::optional<YAML::Node> node;
   };
 
   // A value found in the document, with its full key path ("ppo.gamma", "net.sizes[1]") and
@@ -491,7 +543,9 @@ class Reader final : public ConfigVisitor {
     if (!level.map) return std::nullopt;
     const auto found = find_entry(*level.map, key);
     if (!found) return std::nullopt;
-    return Entry{child_path(level.path, key), found->value, found->value_mark()};
+    const YAML::Mark mark = found->value_mark();
+    return Entry{child_path(level.path, key), found->value,
+                 mark.is_null() ? level.fallback_mark : mark};
   }
 
   void check_unknown_keys(const Level& level) const {
@@ -562,7 +616,8 @@ class Reader final : public ConfigVisitor {
   }
 
   const Document& doc_;
-  std::vector<Level> levels_;  // the root, then one per open section
+  std::vector<Level> levels_;  // the root, then one per open section or list item
+  std::vector<List> lists_;    // the lists being read, innermost last
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -613,6 +668,12 @@ class Writer final : public ConfigVisitor {
     write_key(key) << YAML::BeginMap;
   }
   void leave_section() override { out_ << YAML::EndMap; }
+  std::optional<std::size_t> enter_list(std::string_view key, std::string_view) override {
+    write_key(key) << YAML::BeginSeq;
+    return std::nullopt;
+  }
+  void enter_item(std::size_t, std::string_view) override { out_ << YAML::BeginMap; }
+  void leave_list() override { out_ << YAML::EndSeq; }
 
  private:
   YAML::Emitter& write_key(std::string_view key) {

@@ -84,9 +84,30 @@ class ConfigVisitor {
     leave_section();
   }
 
+  // A sequence of mappings, each filled by `item.visit(*this)` from a default Item; key paths
+  // read "env.wrappers[1].num_frames". A scalar element `x` reads as {shorthand_key: x}, so an
+  // item that needs only a name can be written bare ("- clip_action"). A document that has the
+  // key replaces the whole list; null means an empty list.
+  template <class Item>
+  void list(std::string_view key, std::vector<Item>& items, std::string_view help,
+            std::string_view shorthand_key) {
+    if (const auto count = enter_list(key, help)) items.assign(*count, Item{});
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      enter_item(i, shorthand_key);
+      items[i].visit(*this);
+      leave_section();
+    }
+    leave_list();
+  }
+
  protected:
   virtual void enter_section(std::string_view key, std::string_view help) = 0;
   virtual void leave_section() = 0;
+  // Returns the number of items the document holds when the visitor reads a list from it.
+  virtual std::optional<std::size_t> enter_list(std::string_view key, std::string_view help) = 0;
+  // Enters item `index` of the current list like a section; left with leave_section().
+  virtual void enter_item(std::size_t index, std::string_view shorthand_key) = 0;
+  virtual void leave_list() = 0;
 };
 
 using VisitFunction = std::function<void(ConfigVisitor&)>;
