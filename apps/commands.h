@@ -23,6 +23,14 @@ int train_command(const TrainArguments& args);
 
 int envs_command();
 
+struct CheckEnvArguments {
+  std::string id;
+  std::int64_t steps = 1000;  // random-action steps per rollout
+  std::uint64_t seed = 0;
+};
+// Exit 0 when the env keeps the Env contract, 1 when a check fails, 2 for an unknown id.
+int check_env_command(const CheckEnvArguments& args);
+
 struct BenchArguments {
   std::string config = "configs/cartpole_ppo.yaml";
   std::vector<std::string> overrides;
@@ -30,5 +38,14 @@ struct BenchArguments {
   bool skip_training = false;
 };
 int bench_command(const BenchArguments& args);
+
+struct BenchEnvArguments {
+  std::string id;
+  int num_envs = 8;
+  int threads = 2;
+  std::int64_t steps = 5'000'000;
+};
+// Prints steps/s of one env, a serial vector env and (threads > 1) a threaded one.
+int bench_env_command(const BenchEnvArguments& args);
 
 }  // namespace mnrl::apps

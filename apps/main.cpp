@@ -1,6 +1,8 @@
 // The mnrl program: parses the command line and hands over to one command.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -11,7 +13,7 @@
 
 namespace {
 
-const std::vector<std::string> kCommands{"train", "envs", "bench"};
+const std::vector<std::string> kCommands{"train", "envs", "check-env", "bench"};
 
 std::string shell_quoted(const std::string& word) {
   if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) {
@@ -26,6 +28,22 @@ std::string command_line(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quoted(argv[i]);
   return line;
+}
+
+// "must be at least N" for an integer option (CLI::PositiveNumber words its range in doubles).
+// Values that are not integers pass here and fail CLI11's conversion instead.
+CLI::Validator at_least(std::int64_t minimum) {
+  return CLI::Validator(
+      [minimum](std::string& value) {
+        std::int64_t number = 0;
+        const auto [end, error] =
+            std::from_chars(value.data(), value.data() + value.size(), number);
+        if (error == std::errc() && end == value.data() + value.size() && number < minimum) {
+          return "must be at least " + std::to_string(minimum) + ", got " + value;
+        }
+        return std::string();
+      },
+      "INT>=" + std::to_string(minimum));
 }
 
 }  // namespace
@@ -65,6 +83,19 @@ int main(int argc, char** argv) {
 
   auto* envs_app = app.add_subcommand("envs", "List the registered environments and their spaces");
 
+  CheckEnvArguments check_env;
+  auto* check_env_app = app.add_subcommand(
+      "check-env", "Check that an environment keeps the Env contract (spaces, seeding, limits)");
+  check_env_app->add_option("id", check_env.id, "Registered environment id, e.g. CartPole-v1")
+      ->required();
+  check_env_app->add_option("--steps", check_env.steps, "Random-action steps per rollout")
+      ->capture_default_str()
+      ->check(at_least(1));
+  // at_least(0): CLI11 would otherwise wrap "-1" around to 2^64 - 1.
+  check_env_app->add_option("--seed", check_env.seed, "Seed of the env resets and the actions")
+      ->capture_default_str()
+      ->check(at_least(0));
+
   BenchArguments bench;
   auto* bench_app = app.add_subcommand(
       "bench", "Measure env steps/s (single and vector) and end-to-end training steps/s");
@@ -77,6 +108,22 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_app->add_flag("--env-only", bench.skip_training, "Skip the end-to-end training run");
+
+  BenchEnvArguments bench_env;
+  auto* bench_env_app = bench_app->add_subcommand(
+      "env", "Measure one environment's steps/s: single, and vector env serial and threaded");
+  bench_env_app->add_option("id", bench_env.id, "Registered environment id, e.g. CartPole-v1")
+      ->required();
+  bench_env_app->add_option("--num-envs", bench_env.num_envs, "Envs in the vector env")
+      ->capture_default_str()
+      ->check(at_least(1));
+  bench_env_app->add_option("--threads", bench_env.threads,
+                            "Threads of the threaded vector env (1: serial only)")
+      ->capture_default_str()
+      ->check(at_least(1));
+  bench_env_app->add_option("--steps", bench_env.steps, "Env steps per measurement")
+      ->capture_default_str()
+      ->check(at_least(1));
 
   try {
     app.parse(argc, argv);
@@ -96,6 +143,8 @@ int main(int argc, char** argv) {
 
   if (train_app->parsed()) return train_command(train);
   if (envs_app->parsed()) return envs_command();
+  if (check_env_app->parsed()) return check_env_command(check_env);
+  if (bench_env_app->parsed()) return bench_env_command(bench_env);
   if (bench_app->parsed()) return bench_command(bench);
   return kExitUsage;
 }

@@ -3,9 +3,11 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/config.h"
 #include "envs/vector_env.h"
+#include "envs/wrapper_options.h"
 
 namespace mnrl::envs {
 
@@ -13,17 +15,36 @@ namespace mnrl::envs {
 struct EnvOptions {
   std::string id = "CartPole-v1";  // registered env id
   int num_envs = 1;                // envs stepped together in one vector env
+  int num_threads = 1;             // threads stepping them (the caller's included)
   int max_episode_steps = 0;       // time limit; 0 = the limit the env registers
+  std::vector<WrapperOptions> wrappers;
 
   void visit(core::ConfigVisitor& v) {
     v.field("id", id, "registered environment id (see `mnrl envs`)");
     v.field("num_envs", num_envs, "environments stepped together", core::at_least(1));
+    v.field("num_threads", num_threads,
+            "threads stepping the envs, this one included; results do not depend on it",
+            core::at_least(1));
     v.field("max_episode_steps", max_episode_steps,
             "time limit in steps; 0 keeps the env's registered limit", core::at_least(0));
+    v.list("wrappers", wrappers, "wrappers, innermost first (see docs/environments.md)", "type");
   }
 };
 
-// Builds options.num_envs envs from the global registry into one VectorEnv seeded with `seed`.
+// One env from the global registry with its registered (or overridden) time limit and the
+// env-level wrappers of options.wrappers applied. Throws std::invalid_argument for an unknown
+// id or a wrapper that does not fit the env (naming both).
+std::unique_ptr<Env> make_env(const EnvOptions& options);
+
+// options.num_envs envs from make_env() in one VectorEnv seeded with `seed`, stepped by
+// options.num_threads threads, with the batch wrappers of options.wrappers.
 std::unique_ptr<VectorEnv> make_vector_env(const EnvOptions& options, std::uint64_t seed);
+
+// `num_envs` envs for evaluating an agent trained on `training`: the same env-level wrappers,
+// observations normalized with the training envs' statistics (read, never updated), rewards
+// and returns left as the env gives them. One thread.
+std::unique_ptr<VectorEnv> make_evaluation_vector_env(const EnvOptions& options, int num_envs,
+                                                      std::uint64_t seed,
+                                                      const VectorEnv& training);
 
 }  // namespace mnrl::envs

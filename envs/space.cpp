@@ -91,6 +91,11 @@ std::int64_t flat_size(const Space& space) {
 
 bool is_discrete(const Space& space) { return std::holds_alternative<Discrete>(space); }
 
+const Box& expect_box(const Space& space, const std::string& what) {
+  if (const auto* box = std::get_if<Box>(&space)) return *box;
+  throw std::invalid_argument(what + " must be a Box, not " + describe(space));
+}
+
 std::string describe(const Space& space) {
   if (const auto* discrete = std::get_if<Discrete>(&space)) {
     return "Discrete(" + std::to_string(discrete->n) + ")";

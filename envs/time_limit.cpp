@@ -4,17 +4,9 @@
 #include <string>
 
 namespace mnrl::envs {
-namespace {
-
-const EnvSpec& inner_spec(const std::unique_ptr<Env>& env) {
-  if (!env) throw std::invalid_argument("TimeLimit: the wrapped environment is null");
-  return env->spec();
-}
-
-}  // namespace
 
 TimeLimit::TimeLimit(std::unique_ptr<Env> env, int max_episode_steps)
-    : env_(std::move(env)), spec_(inner_spec(env_)) {
+    : Wrapper(std::move(env), "TimeLimit") {
   if (max_episode_steps < 1) {
     throw std::invalid_argument("TimeLimit(" + spec_.id + "): max_episode_steps is " +
                                 std::to_string(max_episode_steps) + ", must be >= 1");
@@ -23,7 +15,7 @@ TimeLimit::TimeLimit(std::unique_ptr<Env> env, int max_episode_steps)
 }
 
 void TimeLimit::reset(float* observation, std::optional<std::uint64_t> seed) {
-  env_->reset(observation, seed);
+  inner_env().reset(observation, seed);
   elapsed_steps_ = 0;
 }
 
@@ -36,7 +28,7 @@ StepResult TimeLimit::step(const ActionRef& action, float* observation) {
                                   std::to_string(spec_.max_episode_steps) + " steps") +
         "; call reset() first");
   }
-  StepResult result = env_->step(action, observation);
+  StepResult result = inner_env().step(action, observation);
   ++elapsed_steps_;
   if (elapsed_steps_ >= spec_.max_episode_steps) result.truncated = true;
   return result;

@@ -2,29 +2,25 @@
 
 #include <memory>
 
-#include "envs/env.h"
+#include "envs/wrapper.h"
 
 namespace mnrl::envs {
 
 // Gymnasium's TimeLimit: counts steps since reset() and reports truncated = true on the step
 // where the count reaches max_episode_steps (also when that step terminates). Its spec is the
 // inner env's with max_episode_steps set to the limit.
-class TimeLimit final : public Env {
+class TimeLimit final : public Wrapper {
  public:
   // Throws std::invalid_argument for a null env or a limit < 1.
   TimeLimit(std::unique_ptr<Env> env, int max_episode_steps);
 
-  const EnvSpec& spec() const override { return spec_; }
   void reset(float* observation, std::optional<std::uint64_t> seed) override;
   // Throws std::logic_error before the first reset() and after a truncation until reset().
   StepResult step(const ActionRef& action, float* observation) override;
 
-  const Env& inner() const { return *env_; }
   int elapsed_steps() const { return elapsed_steps_; }
 
  private:
-  std::unique_ptr<Env> env_;
-  EnvSpec spec_;
   int elapsed_steps_ = -1;  // -1 until the first reset()
 };
 

@@ -5,7 +5,9 @@
 #include <string>
 
 #include "core/rng.h"
+#include "core/thread_pool.h"
 #include "envs/action_check.h"
+#include "envs/episode_statistics.h"
 
 namespace mnrl::envs {
 namespace {
@@ -36,9 +38,14 @@ const EnvSpec& check_envs(const std::vector<std::unique_ptr<Env>>& envs) {
 
 }  // namespace
 
-VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed)
-    : envs_(std::move(envs)), seed_(seed) {
+VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed, int num_threads,
+                     std::vector<std::unique_ptr<BatchTransform>> transforms)
+    : envs_(std::move(envs)), seed_(seed), transforms_(std::move(transforms)) {
   const EnvSpec& spec = check_envs(envs_);
+  if (num_threads < 1) {
+    throw std::invalid_argument("VectorEnv(" + spec.id + "): num_threads is " +
+                                std::to_string(num_threads) + ", must be >= 1");
+  }
   observation_size_ = flat_size(spec.observation_space);
   action_size_ = is_discrete(spec.action_space) ? 0 : flat_size(spec.action_space);
   const auto n = envs_.size();
@@ -48,49 +55,82 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed)
   rewards_.assign(n, 0.0f);
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
-  running_returns_.assign(n, 0.0);
-  finished_returns_.assign(n, 0.0);
-  running_lengths_.assign(n, 0);
-  finished_lengths_.assign(n, 0);
+  pool_ = std::make_unique<core::ThreadPool>(
+      static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(num_threads), n)));
+  for (const auto& transform : transforms_) {
+    if (!transform) throw std::invalid_argument("VectorEnv(" + spec.id + "): a transform is null");
+  }
+  if (!find_transform<EpisodeStatistics>()) {
+    transforms_.insert(transforms_.begin(), std::make_unique<EpisodeStatistics>(n));
+  }
+  episode_statistics_ = find_transform<EpisodeStatistics>();
 }
 
+VectorEnv::~VectorEnv() = default;
+
+int VectorEnv::num_threads() const { return pool_->num_threads(); }
+
+const double* VectorEnv::episode_returns() const { return episode_statistics_->returns(); }
+
+const std::int64_t* VectorEnv::episode_lengths() const { return episode_statistics_->lengths(); }
+
 void VectorEnv::reset() {
-  for (std::size_t i = 0; i < envs_.size(); ++i) {
-    std::optional<std::uint64_t> seed;
-    if (!seeded_) seed = core::derive_seed(seed_, i);
-    envs_[i]->reset(observations_.data() + i * observation_size_, seed);
-  }
+  const auto reset_envs = [this](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      std::optional<std::uint64_t> seed;
+      if (!seeded_) seed = core::derive_seed(seed_, i);
+      envs_[i]->reset(observations_.data() + i * observation_size_, seed);
+    }
+  };
+  needs_reset_ = true;
+  pool_->run(envs_.size(), reset_envs);
   seeded_ = true;
   std::fill(rewards_.begin(), rewards_.end(), 0.0f);
   std::fill(terminated_.begin(), terminated_.end(), std::uint8_t{0});
   std::fill(truncated_.begin(), truncated_.end(), std::uint8_t{0});
-  std::fill(running_returns_.begin(), running_returns_.end(), 0.0);
-  std::fill(running_lengths_.begin(), running_lengths_.end(), std::int64_t{0});
+  const Batch outputs = batch();
+  for (const auto& transform : transforms_) transform->on_reset(outputs);
+  needs_reset_ = false;
 }
 
 void VectorEnv::step(const ActionBatch& actions) {
-  if (!seeded_) throw std::logic_error("VectorEnv(" + spec().id + "): step() before reset()");
+  if (needs_reset_) {
+    throw std::logic_error("VectorEnv(" + spec().id + "): step() " +
+                           (seeded_ ? "after an env failed; call reset() first"
+                                    : "before reset()"));
+  }
   check_actions(actions);
-  for (std::size_t i = 0; i < envs_.size(); ++i) {
-    const ActionRef action = action_for(actions, i);
+  needs_reset_ = true;  // until every env has stepped
+  pool_->run(envs_.size(), [this, &actions](std::size_t begin, std::size_t end) {
+    step_envs(actions, begin, end);
+  });
+  const Batch outputs = batch();
+  for (const auto& transform : transforms_) transform->on_step(outputs);
+  needs_reset_ = false;
+}
+
+// Runs on a pool thread: touches only envs [begin, end) and their rows.
+void VectorEnv::step_envs(const ActionBatch& actions, std::size_t begin, std::size_t end) {
+  for (std::size_t i = begin; i < end; ++i) {
     float* observation = observations_.data() + i * observation_size_;
-    const StepResult result = envs_[i]->step(action, observation);
+    const StepResult result = envs_[i]->step(action_for(actions, i), observation);
     rewards_[i] = static_cast<float>(result.reward);
     terminated_[i] = result.terminated;
     truncated_[i] = result.truncated;
-    running_returns_[i] += result.reward;
-    ++running_lengths_[i];
     if (result.terminated || result.truncated) {
       // Same-step auto-reset: keep the last observation, then start the next episode in place.
       std::copy(observation, observation + observation_size_,
                 final_observations_.data() + i * observation_size_);
-      finished_returns_[i] = running_returns_[i];
-      finished_lengths_[i] = running_lengths_[i];
-      running_returns_[i] = 0.0;
-      running_lengths_[i] = 0;
       envs_[i]->reset(observation, std::nullopt);
     }
   }
+}
+
+Batch VectorEnv::batch() {
+  return {envs_.size(),           static_cast<std::size_t>(observation_size_),
+          observations_.data(),   final_observations_.data(),
+          rewards_.data(),        terminated_.data(),
+          truncated_.data()};
 }
 
 ActionRef VectorEnv::action_for(const ActionBatch& actions, std::size_t env) const {
@@ -111,6 +151,15 @@ void VectorEnv::check_actions(const ActionBatch& actions) const {
         std::to_string(actions.size) +
         ((discrete ? actions.indices : static_cast<const void*>(actions.values)) ? ""
                                                                                   : " (null)"));
+  }
+  if (const auto* space = std::get_if<Discrete>(&spec().action_space)) {
+    // The common case in one tight loop; check_action() words the error.
+    bool valid = true;
+    for (std::size_t i = 0; i < envs_.size(); ++i) {
+      valid &= static_cast<std::uint64_t>(actions.indices[i]) <
+               static_cast<std::uint64_t>(space->n);
+    }
+    if (valid) return;
   }
   for (std::size_t i = 0; i < envs_.size(); ++i) {
     try {

@@ -4,9 +4,16 @@
 #include <memory>
 #include <vector>
 
+#include "envs/batch_transform.h"
 #include "envs/env.h"
 
+namespace mnrl::core {
+class ThreadPool;
+}
+
 namespace mnrl::envs {
+
+class EpisodeStatistics;
 
 // Actions for every env of a vector env: `indices[i]` (Discrete) or the i-th row of
 // `values` (Box, flat_size(action_space) floats per env). `size` counts the elements at the
@@ -22,17 +29,29 @@ struct ActionBatch {
 // its next episode, and final_observations() row i holds the last observation of the episode
 // that ended, so a truncated episode can be bootstrapped. Env i is seeded with
 // core::derive_seed(seed, i) at the first reset(), so results never depend on N's batching.
+//
+// With num_threads > 1, a pool of that many threads (the caller included) steps fixed,
+// contiguous groups of envs; each env only touches its own rows, and the batch transforms run
+// afterwards on the caller, so the results are bit-identical to num_threads = 1.
 class VectorEnv {
  public:
-  VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed);
+  // `transforms` run in order after every reset() and step(). An EpisodeStatistics is put first
+  // unless the list has one. Throws std::invalid_argument for no envs, a null env, envs whose
+  // specs differ, or num_threads < 1. More threads than envs are not started.
+  VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed, int num_threads = 1,
+            std::vector<std::unique_ptr<BatchTransform>> transforms = {});
+  ~VectorEnv();
 
   int num_envs() const { return static_cast<int>(envs_.size()); }
+  int num_threads() const;
   const EnvSpec& spec() const { return envs_.front()->spec(); }
   std::int64_t observation_size() const { return observation_size_; }
 
   // Resets every env. The first call seeds them; later calls continue their RNG streams.
   void reset();
-  // Steps every env. Throws std::logic_error if reset() was never called.
+  // Steps every env. Throws std::invalid_argument, before any env steps, for a batch of the
+  // wrong size or an invalid action (naming the env); std::logic_error before reset(). If an
+  // env itself throws, the exception is passed on and the vector env needs reset() again.
   void step(const ActionBatch& actions);
 
   // [num_envs, observation_size] row-major, after auto-reset.
@@ -44,23 +63,36 @@ class VectorEnv {
   // [num_envs, observation_size]; row i is meaningful only where env i's episode just ended.
   const float* final_observations() const { return final_observations_.data(); }
   // Undiscounted return and length of the episode that ended at the last step in env i
-  // (meaningful only where it ended). Counted from the env's own rewards.
-  const double* episode_returns() const { return finished_returns_.data(); }
-  const std::int64_t* episode_lengths() const { return finished_lengths_.data(); }
+  // (meaningful only where it ended), as the EpisodeStatistics transform counts them.
+  const double* episode_returns() const;
+  const std::int64_t* episode_lengths() const;
+
+  // The first transform of type T, or null.
+  template <class T>
+  T* find_transform() const {
+    for (const auto& transform : transforms_) {
+      if (auto* found = dynamic_cast<T*>(transform.get())) return found;
+    }
+    return nullptr;
+  }
 
  private:
   ActionRef action_for(const ActionBatch& actions, std::size_t env) const;
   void check_actions(const ActionBatch& actions) const;
+  void step_envs(const ActionBatch& actions, std::size_t begin, std::size_t end);
+  Batch batch();
 
   std::vector<std::unique_ptr<Env>> envs_;
   std::uint64_t seed_;
   bool seeded_ = false;
+  bool needs_reset_ = true;
   std::int64_t observation_size_ = 0;
   std::int64_t action_size_ = 0;  // floats per env for Box actions
   std::vector<float> observations_, final_observations_, rewards_;
   std::vector<std::uint8_t> terminated_, truncated_;
-  std::vector<double> running_returns_, finished_returns_;
-  std::vector<std::int64_t> running_lengths_, finished_lengths_;
+  std::unique_ptr<core::ThreadPool> pool_;
+  std::vector<std::unique_ptr<BatchTransform>> transforms_;
+  const EpisodeStatistics* episode_statistics_ = nullptr;
 };
 
 }  // namespace mnrl::envs

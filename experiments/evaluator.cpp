@@ -10,15 +10,11 @@ namespace {
 // Bound on an evaluation episode when the env sets no time limit, so evaluation always ends.
 constexpr std::int64_t kMaxEvaluationSteps = 1'000'000;
 
-envs::EnvOptions one_env_per_episode(envs::EnvOptions options, int episodes) {
-  options.num_envs = episodes;
-  return options;
-}
-
 }  // namespace
 
-Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed)
-    : envs_(envs::make_vector_env(one_env_per_episode(env, episodes), seed)),
+Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed,
+                     const envs::VectorEnv& training)
+    : envs_(envs::make_evaluation_vector_env(env, episodes, seed, training)),
       actions_(static_cast<std::size_t>(episodes)) {}
 
 EvaluationResult Evaluator::run(agents::Agent& agent) {

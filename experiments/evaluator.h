@@ -18,11 +18,13 @@ struct EvaluationResult {
 };
 
 // Plays `episodes` episodes with the agent's greedy actions on env instances of its own (one
-// per episode, stepped as one batch), separate from the training envs. Seeded once; each
-// evaluation continues the same env RNG streams, so successive evaluations see new starts.
+// per episode, stepped as one batch), separate from the training envs but with their wrappers
+// and observation statistics (see make_evaluation_vector_env). Seeded once; each evaluation
+// continues the same env RNG streams, so successive evaluations see new starts.
 class Evaluator {
  public:
-  Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed);
+  Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed,
+            const envs::VectorEnv& training);
 
   EvaluationResult run(agents::Agent& agent);
 

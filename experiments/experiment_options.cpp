@@ -1,6 +1,11 @@
 #include "experiments/experiment_options.h"
 
+#include <memory>
+#include <stdexcept>
+#include <string>
+
 #include "core/text.h"
+#include "envs/env_options.h"
 #include "envs/registry.h"
 
 namespace mnrl::experiments {
@@ -29,7 +34,18 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                               " is larger than a rollout (ppo.n_steps x env.num_envs = " +
                               std::to_string(rollout) + ")");
   }
-  if (!envs::is_discrete(registry.make(options.env.id)->spec().action_space)) {
+  std::unique_ptr<envs::Env> env;
+  try {
+    envs::check_wrappers(options.env.wrappers);  // its messages name the entry
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("env.wrappers", e.what());
+  }
+  try {
+    env = envs::make_env(options.env);
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
+  }
+  if (!envs::is_discrete(env->spec().action_space)) {
     throw document.error_at("env.id", "env.id: environment '" + options.env.id +
                                           "' has continuous actions; PPO here supports "
                                           "Discrete action spaces only");

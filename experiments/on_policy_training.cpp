@@ -26,7 +26,7 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
   set_compute_threads(options.train.threads);
   auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
   Evaluator evaluator(options.env, options.train.eval_episodes,
-                      core::derive_seed(seed, kEvalEnvStream));
+                      core::derive_seed(seed, kEvalEnvStream), *envs);
   auto agent = make_agent(options, envs->spec());
 
   const int n = envs->num_envs();

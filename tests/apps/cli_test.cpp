@@ -150,6 +150,42 @@ TEST_F(CliTest, EnvsListsCartPoleWithItsSpaces) {
   EXPECT_NE(r.output.find("Discrete(2)"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, CheckEnvPassesCartPole) {
+  const auto r = run("check-env CartPole-v1 --steps 300 --seed 7");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"PASS  spec is valid\n", "PASS  observations inside the space\n",
+                           "PASS  episodes respect the time limit\n",
+                           "PASS  same seed, same trajectory\n",
+                           "PASS  invalid actions are refused\n"}) {
+    EXPECT_NE(r.output.find(line), std::string::npos) << "missing '" << line << "' in: " << r.output;
+  }
+  EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CartPole-v1: 10 of 10 checks passed."), std::string::npos) << r.output;
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+TEST_F(CliTest, CheckEnvUnknownIdSuggestsAndExitsTwo) {
+  const auto r = run("check-env CartPol-v1");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("unknown environment 'CartPol-v1'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("did you mean 'CartPole-v1'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("PASS"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, CheckEnvRejectsBadArguments) {
+  for (const char* arguments : {"CartPole-v1 --steps 0", "CartPole-v1 --steps -5",
+                                "CartPole-v1 --steps=-5", "CartPole-v1 --steps many",
+                                "CartPole-v1 --seed -1", ""}) {
+    const auto r = run(std::string("check-env ") + arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
+    EXPECT_NE(r.output.find("mnrl check-env"), std::string::npos) << arguments << ": " << r.output;
+    EXPECT_EQ(r.output.find("PASS"), std::string::npos) << arguments << ": " << r.output;
+  }
+  const auto zero = run("check-env CartPole-v1 --steps 0");
+  EXPECT_NE(zero.output.find("--steps: must be at least 1, got 0"), std::string::npos)
+      << zero.output;
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path);
   std::stringstream s;

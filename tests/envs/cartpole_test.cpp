@@ -4,13 +4,12 @@
 
 #include <array>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <map>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "reference_csv.h"
 
 namespace mnrl::envs {
 namespace {
@@ -31,44 +30,18 @@ struct Transition {
   std::array<float, 4> next_obs{};
 };
 
-// Fields of one line; a trailing '\r' (the file has CRLF line ends) is dropped.
-std::vector<std::string> split_csv_line(std::string line) {
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  std::vector<std::string> fields;
-  std::stringstream stream(line);
-  std::string field;
-  while (std::getline(stream, field, ',')) fields.push_back(field);
-  return fields;
-}
-
 std::vector<Transition> load_reference() {
-  const std::string path = std::string(MNRL_TEST_DATA_DIR) + "/CartPole-v1.csv";
-  std::ifstream file(path);
-  if (!file) throw std::runtime_error("cannot open " + path);
-  std::string line;
-  std::getline(file, line);
-  std::map<std::string, std::size_t> column;
-  const auto header = split_csv_line(line);
-  for (std::size_t i = 0; i < header.size(); ++i) column[header[i]] = i;
-
+  const auto csv = test_envs::ReferenceCsv::load("CartPole-v1.csv");
   std::vector<Transition> rows;
-  while (std::getline(file, line)) {
-    if (line.empty() || line == "\r") continue;
-    const auto fields = split_csv_line(line);
-    // strtod reads Python's shortest repr back to the exact double.
-    const auto number = [&](const std::string& name) {
-      return std::strtod(fields.at(column.at(name)).c_str(), nullptr);
-    };
+  for (std::size_t r = 0; r < csv.size(); ++r) {
     Transition t;
-    for (int i = 0; i < 4; ++i) {
-      const std::string k = std::to_string(i);
-      t.state[i] = number("state" + k);
-      t.next_state[i] = number("next_state" + k);
-      t.next_obs[i] = static_cast<float>(number("next_obs" + k));
-    }
-    t.action = static_cast<std::int64_t>(number("action0"));
-    t.reward = number("reward");
-    t.terminated = number("terminated") != 0.0;
+    t.state = csv.get<4>(r, "state");
+    t.next_state = csv.get<4>(r, "next_state");
+    const auto next_obs = csv.get<4>(r, "next_obs");
+    for (int i = 0; i < 4; ++i) t.next_obs[i] = static_cast<float>(next_obs[i]);
+    t.action = static_cast<std::int64_t>(csv.get(r, "action0"));
+    t.reward = csv.get(r, "reward");
+    t.terminated = csv.get(r, "terminated") != 0.0;
     rows.push_back(t);
   }
   return rows;

@@ -1,0 +1,54 @@
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "apps/commands.h"
+#include "envs/env_checker.h"
+
+namespace mnrl::apps {
+
+int check_env_command(const CheckEnvArguments& args) {
+  envs::EnvCheckOptions options;
+  options.steps = args.steps;
+  options.seed = args.seed;
+  envs::EnvCheckReport report;
+  try {
+    report = envs::check_registered_env(args.id, options);
+  } catch (const std::invalid_argument& e) {  // unknown id
+    std::fprintf(stderr, "mnrl check-env: %s\n", e.what());
+    return kExitUsage;
+  }
+
+  std::printf("Checking %s: %lld random steps per rollout, seed %llu\n", args.id.c_str(),
+              static_cast<long long>(args.steps), static_cast<unsigned long long>(args.seed));
+  int failed = 0;
+  int skipped = 0;
+  for (const auto& r : report.results) {
+    switch (r.status) {
+      case envs::EnvCheckStatus::kPassed:
+        std::printf("PASS  %s\n", r.check.c_str());
+        break;
+      case envs::EnvCheckStatus::kFailed:
+        ++failed;
+        std::printf("FAIL  %s: %s\n", r.check.c_str(), r.detail.c_str());
+        break;
+      case envs::EnvCheckStatus::kSkipped:
+        ++skipped;
+        std::printf("SKIP  %s: %s\n", r.check.c_str(), r.detail.c_str());
+        break;
+    }
+  }
+  const int total = static_cast<int>(report.results.size());
+  const std::string skip_note =
+      skipped > 0 ? ", " + std::to_string(skipped) + " not fully checked" : std::string();
+  if (failed > 0) {
+    std::printf("%s breaks the environment contract: %d of %d checks failed%s.\n", args.id.c_str(),
+                failed, total, skip_note.c_str());
+    return kExitFailure;
+  }
+  std::printf("%s: %d of %d checks passed%s.\n", args.id.c_str(), total - skipped, total,
+              skip_note.c_str());
+  return kExitOk;
+}
+
+}  // namespace mnrl::apps

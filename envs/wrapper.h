@@ -1,0 +1,46 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "envs/env.h"
+
+namespace mnrl::envs {
+
+// Base of env-level wrappers (Gymnasium's gymnasium.Wrapper): owns the inner env and a copy of
+// its spec that a wrapper may change (spaces, time limit). reset() and step() forward to the
+// inner env unless overridden. Wrappers run wherever their env runs, worker threads included,
+// so they keep state per env only.
+class Wrapper : public Env {
+ public:
+  // Throws std::invalid_argument for a null env; `name` is the wrapper's, for the message.
+  Wrapper(std::unique_ptr<Env> env, const char* name)
+      : spec_(checked(env, name).spec()), env_(std::move(env)) {}
+
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+    env_->reset(observation, seed);
+  }
+  StepResult step(const ActionRef& action, float* observation) override {
+    return env_->step(action, observation);
+  }
+
+  const Env& inner() const { return *env_; }
+
+ protected:
+  Env& inner_env() { return *env_; }
+
+  EnvSpec spec_;  // this wrapper's view: the inner spec with the wrapper's changes
+
+ private:
+  static const Env& checked(const std::unique_ptr<Env>& env, const char* name) {
+    if (!env) throw std::invalid_argument(std::string(name) + ": the wrapped environment is null");
+    return *env;
+  }
+
+  std::unique_ptr<Env> env_;
+};
+
+}  // namespace mnrl::envs

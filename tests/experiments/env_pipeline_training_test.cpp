@@ -1,0 +1,64 @@
+// Training through the whole env pipeline: wrappers from the config, a threaded vector env,
+// and evaluation envs that share the observation statistics.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "experiments/experiment_options.h"
+#include "experiments/on_policy_training.h"
+
+namespace mnrl::experiments {
+namespace {
+
+class LastMetrics final : public MetricsSink {
+ public:
+  void scalar(std::int64_t, const std::string& name, double value) override { last[name] = value; }
+  std::map<std::string, double> last;
+};
+
+std::map<std::string, double> train(const std::vector<std::string>& extra) {
+  std::vector<std::string> overrides = {
+      "env.id=Acrobot-v1",
+      "env.wrappers=[{type: frame_stack, num_frames: 2}, normalize_observation, normalize_reward]",
+      "train.total_steps=2048", "train.eval_interval=0", "train.eval_episodes=2"};
+  overrides.insert(overrides.end(), extra.begin(), extra.end());
+  const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml", overrides);
+  LastMetrics metrics;
+  const TrainingResult result = train_on_policy(options, metrics);
+  EXPECT_EQ(result.steps, 2048);
+  return metrics.last;
+}
+
+TEST(EnvPipelineTrainingTest, WrappedThreadedTrainingMatchesSerialExactly) {
+  const auto serial = train({"env.num_threads=1"});
+  const auto threaded = train({"env.num_threads=2"});
+  ASSERT_TRUE(serial.count("losses/value_loss"));
+  EXPECT_TRUE(std::isfinite(serial.at("losses/value_loss")));
+  EXPECT_EQ(serial.at("losses/value_loss"), threaded.at("losses/value_loss"));
+  EXPECT_EQ(serial.at("losses/policy_loss"), threaded.at("losses/policy_loss"));
+  // Evaluation reports Acrobot's own returns: -1 per step, 0 on a terminating step.
+  EXPECT_EQ(serial.at("eval/mean_return"), threaded.at("eval/mean_return"));
+  const double length = serial.at("eval/mean_length");
+  EXPECT_GE(serial.at("eval/mean_return"), -length);
+  EXPECT_LE(serial.at("eval/mean_return"), -length + 1.0);
+}
+
+TEST(EnvPipelineTrainingTest, AWrapperThatDoesNotFitTheEnvIsAConfigError) {
+  try {
+    load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
+                    {"env.wrappers=[clip_action]"});
+    FAIL() << "expected a ConfigError";
+  } catch (const core::ConfigError& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("--set env.wrappers=[clip_action]"), std::string::npos) << message;
+    EXPECT_NE(message.find("env.wrappers: ClipAction(CartPole-v1): action space must be a Box"),
+              std::string::npos)
+        << message;
+  }
+}
+
+}  // namespace
+}  // namespace mnrl::experiments
