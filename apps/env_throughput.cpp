@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <vector>
 
 #include "core/rng.h"
+#include "envs/action_sampler.h"
 
 namespace mnrl::apps {
 namespace {
@@ -14,31 +14,26 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Random actions drawn before timing and cycled, so the RNG is not part of the measurement:
-// indices for a Discrete space, values uniform within the bounds for a Box (within [-1, 1]
-// where a bound is infinite). Row r of the table is one env's action.
+// Random actions drawn before timing and cycled, so the RNG is not part of the measurement.
+// Row r of the table is one env's action.
 class RandomActionTable {
  public:
   static constexpr std::size_t kRows = 1 << 16;
 
   RandomActionTable(const envs::Space& space, std::size_t extra_rows) {
+    envs::ActionSampler sampler(space);
     core::Rng rng(1);
     const std::size_t rows = kRows + extra_rows;
-    if (const auto* discrete = std::get_if<envs::Discrete>(&space)) {
+    if (envs::is_discrete(space)) {
       indices_.resize(rows);
-      for (auto& index : indices_) {
-        index = static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(discrete->n)));
-      }
+      for (auto& index : indices_) index = sampler.sample(rng).index;
       return;
     }
-    const auto& box = std::get<envs::Box>(space);
-    width_ = box.low.size();
-    values_.resize(rows * width_);
-    for (std::size_t i = 0; i < values_.size(); ++i) {
-      const std::size_t j = i % width_;
-      const double low = std::isfinite(box.low[j]) ? box.low[j] : -1.0;
-      const double high = std::isfinite(box.high[j]) ? box.high[j] : 1.0;
-      values_[i] = static_cast<float>(rng.uniform(low, high));
+    width_ = static_cast<std::size_t>(envs::flat_size(space));
+    values_.reserve(rows * width_);
+    for (std::size_t r = 0; r < rows; ++r) {
+      const envs::ActionRef action = sampler.sample(rng);
+      values_.insert(values_.end(), action.values, action.values + action.size);
     }
   }
 

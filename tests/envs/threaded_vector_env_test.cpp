@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "envs/action_sampler.h"
 #include "envs/env_options.h"
 #include "envs/registry.h"
 #include "scripted_env.h"
@@ -16,29 +17,32 @@
 namespace mnrl::envs {
 namespace {
 
-// Random actions for every env of `envs`: uniform indices, or Box values uniform over 1.5x the
-// bounds (so clipping is exercised), drawn from `rng`.
-struct RandomActions {
-  std::vector<std::int64_t> indices;
-  std::vector<float> values;
+// Random actions for each of `num_envs` envs, drawn from `rng`. Box values are scaled by 1.5,
+// so some fall outside the bounds and clipping is exercised.
+class RandomActions {
+ public:
+  RandomActions(const Space& space, std::size_t num_envs) : sampler_(space), num_envs_(num_envs) {}
 
-  ActionBatch draw(const VectorEnv& envs, core::Rng& rng) {
-    const auto n = static_cast<std::size_t>(envs.num_envs());
-    if (const auto* discrete = std::get_if<Discrete>(&envs.spec().action_space)) {
-      indices.resize(n);
-      for (auto& index : indices) {
-        index = static_cast<std::int64_t>(rng.uniform(0.0, static_cast<double>(discrete->n)));
+  ActionBatch draw(core::Rng& rng) {
+    indices_.clear();
+    values_.clear();
+    for (std::size_t i = 0; i < num_envs_; ++i) {
+      const ActionRef action = sampler_.sample(rng);
+      if (action.values == nullptr) {
+        indices_.push_back(action.index);
+        continue;
       }
-      return {indices.data(), nullptr, n};
+      for (std::int64_t j = 0; j < action.size; ++j) values_.push_back(1.5f * action.values[j]);
     }
-    const Box& box = std::get<Box>(envs.spec().action_space);
-    values.resize(n * box.low.size());
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      const std::size_t j = i % box.low.size();
-      values[i] = static_cast<float>(rng.uniform(1.5 * box.low[j], 1.5 * box.high[j]));
-    }
-    return {nullptr, values.data(), values.size()};
+    if (values_.empty()) return {indices_.data(), nullptr, num_envs_};
+    return {nullptr, values_.data(), values_.size()};
   }
+
+ private:
+  ActionSampler sampler_;
+  std::size_t num_envs_;
+  std::vector<std::int64_t> indices_;
+  std::vector<float> values_;
 };
 
 template <class T>
@@ -56,13 +60,13 @@ void expect_identical(EnvOptions options, int num_threads, int steps) {
   const auto n = static_cast<std::size_t>(serial->num_envs());
   const auto rows = n * static_cast<std::size_t>(serial->observation_size());
   core::Rng rng(7);
-  RandomActions actions;
+  RandomActions actions(serial->spec().action_space, n);
   serial->reset();
   threaded->reset();
   ASSERT_TRUE(same_bits(serial->observations(), threaded->observations(), rows));
   int episodes = 0;
   for (int t = 0; t < steps; ++t) {
-    const ActionBatch batch = actions.draw(*serial, rng);
+    const ActionBatch batch = actions.draw(rng);
     serial->step(batch);
     threaded->step(batch);
     ASSERT_TRUE(same_bits(serial->observations(), threaded->observations(), rows)) << "step " << t;
@@ -132,7 +136,8 @@ class FailingEnv final : public Env {
     inner_.reset(observation, seed);
   }
   StepResult step(const ActionRef& action, float* observation) override {
-    if (++steps_ == fail_at_) throw std::runtime_error("env broke at step " + std::to_string(steps_));
+    if (++steps_ == fail_at_)
+      throw std::runtime_error("env broke at step " + std::to_string(steps_));
     return inner_.step(action, observation);
   }
 
@@ -170,7 +175,8 @@ TEST(ThreadedVectorEnvTest, AnEnvFailureOnAWorkerReachesTheCallerAndRequiresRese
 
 TEST(ThreadedVectorEnvTest, AnInvalidActionIsRejectedBeforeAnyEnvSteps) {
   std::vector<std::unique_ptr<Env>> envs;
-  for (int i = 0; i < 4; ++i) envs.push_back(std::make_unique<test_envs::ScriptedEnv>(0, "Scripted-v0", 2));
+  for (int i = 0; i < 4; ++i)
+    envs.push_back(std::make_unique<test_envs::ScriptedEnv>(0, "Scripted-v0", 2));
   VectorEnv vec(std::move(envs), 0, 2);
   vec.reset();
   const std::vector<float> before(vec.observations(), vec.observations() + 12);
@@ -180,8 +186,9 @@ TEST(ThreadedVectorEnvTest, AnInvalidActionIsRejectedBeforeAnyEnvSteps) {
     vec.step({nullptr, values.data(), values.size()});
     FAIL() << "expected std::invalid_argument";
   } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("VectorEnv env 2: Scripted-v0: invalid action: value 1 is NaN"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("VectorEnv env 2: Scripted-v0: invalid action: value 1 is NaN"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_EQ(std::vector<float>(vec.observations(), vec.observations() + 12), before);
