@@ -108,11 +108,9 @@ EnvSpec make_spec() {
   // Gymnasium builds `high` as a float32 array: 4pi and 9pi round to float here too.
   const std::vector<float> high = {
       1.0f, 1.0f, 1.0f, 1.0f, static_cast<float>(kMaxVel1), static_cast<float>(kMaxVel2)};
-  std::vector<float> low(high.size());
-  for (std::size_t i = 0; i < high.size(); ++i) low[i] = -high[i];
   EnvSpec spec;
   spec.id = "Acrobot-v1";
-  spec.observation_space = Box{{6}, low, high};
+  spec.observation_space = symmetric_box(high);
   spec.action_space = Discrete{3};
   spec.max_episode_steps = 500;
   spec.reward_threshold = -100.0;
@@ -129,17 +127,17 @@ const EnvSpec& Acrobot::spec() const {
 void Acrobot::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   for (double& value : state_) value = static_cast<float>(rng_.uniform(-0.1, 0.1));
-  phase_ = Phase::kRunning;
+  phase_.start();
   write_observation(observation);
 }
 
 void Acrobot::set_state(const std::array<double, 4>& state) {
   state_ = state;
-  phase_ = Phase::kRunning;
+  phase_.start();
 }
 
 StepResult Acrobot::step(const ActionRef& action, float* observation) {
-  if (phase_ != Phase::kRunning) throw_not_running();
+  phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 2) check_action(spec(), action);  // throws
 
   const Augmented s_augmented = {state_[0], state_[1], state_[2], state_[3],
@@ -151,7 +149,7 @@ StepResult Acrobot::step(const ActionRef& action, float* observation) {
   state_[3] = bound(ns[3], -kMaxVel2, kMaxVel2);
 
   const bool terminated = -std::cos(state_[0]) - std::cos(state_[1] + state_[0]) > 1.0;
-  phase_ = terminated ? Phase::kTerminated : Phase::kRunning;
+  phase_.finish_step(terminated);
   write_observation(observation);
   return {terminated ? 0.0 : -1.0, terminated, false};
 }
@@ -163,13 +161,6 @@ void Acrobot::write_observation(float* observation) const {
   observation[3] = static_cast<float>(std::sin(state_[1]));
   observation[4] = static_cast<float>(state_[2]);
   observation[5] = static_cast<float>(state_[3]);
-}
-
-void Acrobot::throw_not_running() const {
-  throw std::logic_error(spec().id + ": step() called " +
-                         (phase_ == Phase::kNeedsReset
-                              ? "before reset()"
-                              : "after the episode terminated; call reset() first"));
 }
 
 MNRL_REGISTER_ENV("Acrobot-v1", Acrobot);

@@ -6,6 +6,7 @@
 
 #include "core/rng.h"
 #include "envs/env.h"
+#include "envs/episode_phase.h"
 
 namespace mnrl::envs {
 
@@ -33,14 +34,11 @@ class Acrobot final : public Env {
   const std::array<double, 4>& state() const { return state_; }
 
  private:
-  enum class Phase : std::uint8_t { kNeedsReset, kRunning, kTerminated };
-
-  [[noreturn]] void throw_not_running() const;
   void write_observation(float* observation) const;
 
   core::Rng rng_;
   std::array<double, 4> state_{};
-  Phase phase_ = Phase::kNeedsReset;
+  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

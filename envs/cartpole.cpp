@@ -29,11 +29,9 @@ EnvSpec make_spec() {
   constexpr float kFloatMax = std::numeric_limits<float>::max();
   const std::vector<float> high = {static_cast<float>(kXThreshold * 2), kFloatMax,
                                    static_cast<float>(kThetaThreshold * 2), kFloatMax};
-  std::vector<float> low(high.size());
-  for (std::size_t i = 0; i < high.size(); ++i) low[i] = -high[i];
   EnvSpec spec;
   spec.id = "CartPole-v1";
-  spec.observation_space = Box{{4}, low, high};
+  spec.observation_space = symmetric_box(high);
   spec.action_space = Discrete{2};
   spec.max_episode_steps = 500;
   spec.reward_threshold = 475.0;
@@ -51,18 +49,18 @@ void CartPole::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   for (double& value : state_) value = rng_.uniform(-0.05, 0.05);
   set_theta_trig();
-  phase_ = Phase::kRunning;
+  phase_.start();
   write_observation(observation);
 }
 
 void CartPole::set_state(const std::array<double, 4>& state) {
   state_ = state;
   set_theta_trig();
-  phase_ = Phase::kRunning;
+  phase_.start();
 }
 
 StepResult CartPole::step(const ActionRef& action, float* observation) {
-  if (phase_ != Phase::kRunning) throw_not_running();
+  phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 1) check_action(spec(), action);  // throws
 
   // The formulas and their evaluation order are Gymnasium's; do not simplify them.
@@ -86,7 +84,7 @@ StepResult CartPole::step(const ActionRef& action, float* observation) {
   // Non-short-circuit ors: no data-dependent branches in the hot path.
   const bool terminated = (x < -kXThreshold) | (x > kXThreshold) | (theta < -kThetaThreshold) |
                           (theta > kThetaThreshold);
-  phase_ = terminated ? Phase::kTerminated : Phase::kRunning;
+  phase_.finish_step(terminated);
   write_observation(observation);
   return {1.0, terminated, false};
 }
@@ -99,13 +97,6 @@ void CartPole::set_theta_trig() {
 
 void CartPole::write_observation(float* observation) const {
   for (std::size_t i = 0; i < 4; ++i) observation[i] = static_cast<float>(state_[i]);
-}
-
-void CartPole::throw_not_running() const {
-  throw std::logic_error(spec().id + ": step() called " +
-                         (phase_ == Phase::kNeedsReset
-                              ? "before reset()"
-                              : "after the episode terminated; call reset() first"));
 }
 
 MNRL_REGISTER_ENV("CartPole-v1", CartPole);

@@ -6,6 +6,7 @@
 
 #include "core/rng.h"
 #include "envs/env.h"
+#include "envs/episode_phase.h"
 
 namespace mnrl::envs {
 
@@ -30,9 +31,6 @@ class CartPole final : public Env {
   const std::array<double, 4>& state() const { return state_; }
 
  private:
-  enum class Phase : std::uint8_t { kNeedsReset, kRunning, kTerminated };
-
-  [[noreturn]] void throw_not_running() const;
   void set_theta_trig();
   void write_observation(float* observation) const;
 
@@ -42,7 +40,7 @@ class CartPole final : public Env {
   // step overlaps the library call with the step's divisions instead of chaining them.
   double cos_theta_ = 1.0;
   double sin_theta_ = 0.0;
-  Phase phase_ = Phase::kNeedsReset;
+  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

@@ -43,17 +43,17 @@ const EnvSpec& MountainCar::spec() const {
 void MountainCar::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   state_ = {rng_.uniform(-0.6, -0.4), 0.0};
-  phase_ = Phase::kRunning;
+  phase_.start();
   write_observation(observation);
 }
 
 void MountainCar::set_state(const std::array<double, 2>& state) {
   state_ = state;
-  phase_ = Phase::kRunning;
+  phase_.start();
 }
 
 StepResult MountainCar::step(const ActionRef& action, float* observation) {
-  if (phase_ != Phase::kRunning) throw_not_running();
+  phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 2) check_action(spec(), action);  // throws
 
   // Gymnasium's formulas and order: `velocity += a + b` adds a + b to velocity.
@@ -67,7 +67,7 @@ StepResult MountainCar::step(const ActionRef& action, float* observation) {
   if (position == kMinPosition && velocity < 0) velocity = 0.0;
 
   const bool terminated = position >= kGoalPosition && velocity >= kGoalVelocity;
-  phase_ = terminated ? Phase::kTerminated : Phase::kRunning;
+  phase_.finish_step(terminated);
   write_observation(observation);
   return {-1.0, terminated, false};
 }
@@ -75,13 +75,6 @@ StepResult MountainCar::step(const ActionRef& action, float* observation) {
 void MountainCar::write_observation(float* observation) const {
   observation[0] = static_cast<float>(state_[0]);
   observation[1] = static_cast<float>(state_[1]);
-}
-
-void MountainCar::throw_not_running() const {
-  throw std::logic_error(spec().id + ": step() called " +
-                         (phase_ == Phase::kNeedsReset
-                              ? "before reset()"
-                              : "after the episode terminated; call reset() first"));
 }
 
 MNRL_REGISTER_ENV("MountainCar-v0", MountainCar);

@@ -43,17 +43,17 @@ const EnvSpec& MountainCarContinuous::spec() const {
 void MountainCarContinuous::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   state_ = {rng_.uniform(-0.6, -0.4), 0.0};
-  phase_ = Phase::kRunning;
+  phase_.start();
   write_observation(observation);
 }
 
 void MountainCarContinuous::set_state(const std::array<double, 2>& state) {
   state_ = state;
-  phase_ = Phase::kRunning;
+  phase_.start();
 }
 
 StepResult MountainCarContinuous::step(const ActionRef& action, float* observation) {
-  if (phase_ != Phase::kRunning) throw_not_running();
+  phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {
     check_action(spec(), action);  // throws
   }
@@ -83,7 +83,7 @@ StepResult MountainCarContinuous::step(const ActionRef& action, float* observati
   const double reward = (terminated ? 100.0 : 0.0) - a * a * 0.1;
 
   state_ = {static_cast<float>(position), static_cast<float>(velocity)};
-  phase_ = terminated ? Phase::kTerminated : Phase::kRunning;
+  phase_.finish_step(terminated);
   write_observation(observation);
   return {reward, terminated, false};
 }
@@ -91,13 +91,6 @@ StepResult MountainCarContinuous::step(const ActionRef& action, float* observati
 void MountainCarContinuous::write_observation(float* observation) const {
   observation[0] = static_cast<float>(state_[0]);
   observation[1] = static_cast<float>(state_[1]);
-}
-
-void MountainCarContinuous::throw_not_running() const {
-  throw std::logic_error(spec().id + ": step() called " +
-                         (phase_ == Phase::kNeedsReset
-                              ? "before reset()"
-                              : "after the episode terminated; call reset() first"));
 }
 
 MNRL_REGISTER_ENV("MountainCarContinuous-v0", MountainCarContinuous);

@@ -47,11 +47,9 @@ double angle_normalize(double x) { return floor_mod(x + kPi, 2 * kPi) - kPi; }
 EnvSpec make_spec() {
   // Gymnasium builds `high` as a float32 array.
   const std::vector<float> high = {1.0f, 1.0f, static_cast<float>(kMaxSpeed)};
-  std::vector<float> low(high.size());
-  for (std::size_t i = 0; i < high.size(); ++i) low[i] = -high[i];
   EnvSpec spec;
   spec.id = "Pendulum-v1";
-  spec.observation_space = Box{{3}, low, high};
+  spec.observation_space = symmetric_box(high);
   spec.action_space = Box{{1}, {static_cast<float>(-kMaxTorque)}, {static_cast<float>(kMaxTorque)}};
   spec.max_episode_steps = 200;
   return spec;
@@ -70,19 +68,17 @@ void Pendulum::reset(float* observation, std::optional<std::uint64_t> seed) {
   const double theta = rng_.uniform(-kPi, kPi);
   const double theta_dot = rng_.uniform(-1.0, 1.0);
   state_ = {theta, theta_dot};
-  phase_ = Phase::kRunning;
+  phase_.start();
   write_observation(observation);
 }
 
 void Pendulum::set_state(const std::array<double, 2>& state) {
   state_ = state;
-  phase_ = Phase::kRunning;
+  phase_.start();
 }
 
 StepResult Pendulum::step(const ActionRef& action, float* observation) {
-  if (phase_ != Phase::kRunning) {
-    throw std::logic_error(spec().id + ": step() called before reset()");
-  }
+  phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {
     check_action(spec(), action);  // throws
   }

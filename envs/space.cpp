@@ -91,6 +91,12 @@ std::int64_t flat_size(const Space& space) {
 
 bool is_discrete(const Space& space) { return std::holds_alternative<Discrete>(space); }
 
+Box symmetric_box(const std::vector<float>& high) {
+  Box box{{static_cast<std::int64_t>(high.size())}, high, high};
+  for (float& low : box.low) low = -low;
+  return box;
+}
+
 const Box& expect_box(const Space& space, const std::string& what) {
   if (const auto* box = std::get_if<Box>(&space)) return *box;
   throw std::invalid_argument(what + " must be a Box, not " + describe(space));

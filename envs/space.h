@@ -34,6 +34,8 @@ inline bool operator!=(const Discrete& a, const Discrete& b) { return !(a == b);
 // Number of floats one element of the space takes in a flat buffer (1 for Discrete).
 std::int64_t flat_size(const Space& space);
 bool is_discrete(const Space& space);
+// A one-dimensional Box with low = -high, as Gymnasium's classic-control envs declare theirs.
+Box symmetric_box(const std::vector<float>& high);
 // The Box `space` holds; throws std::invalid_argument "<what> must be a Box, not Discrete(2)"
 // otherwise (`what` names the space for the user, e.g. "FrameStack(Taxi-v3): observation space").
 const Box& expect_box(const Space& space, const std::string& what);
