@@ -4,32 +4,76 @@
 
 #include <ATen/Parallel.h>
 #include <torch/optim/adam.h>
+#include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
 
+#include "agents/a2c/a2c.h"
 #include "agents/ppo/ppo.h"
 #include "core/rng.h"
 
 namespace mnrl::experiments {
 
+namespace {
+
+nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec) {
+  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
+  const bool continuous = !envs::is_discrete(spec.action_space);
+  const std::int64_t action_size = continuous
+                                       ? envs::flat_size(spec.action_space)
+                                       : std::get<envs::Discrete>(spec.action_space).n;
+  return nn::ActorCritic(nn::ActorCriticOptions(observation_size, action_size)
+                             .hidden_sizes(network.hidden_sizes)
+                             .activation(nn::activation_from_name(network.activation))
+                             .shared_trunk(network.shared_trunk)
+                             .orthogonal_init(network.orthogonal_init)
+                             .continuous(continuous)
+                             .log_std_init(network.log_std_init)
+                             .squash(continuous && network.squash_output));
+}
+
+agents::ActionBounds action_bounds(const envs::EnvSpec& spec) {
+  const auto* box = std::get_if<envs::Box>(&spec.action_space);
+  return box ? agents::ActionBounds{box->low, box->high} : agents::ActionBounds{};
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ExperimentOptions& options,
+                                                        const nn::FlatParameters& parameters) {
+  const std::vector<at::Tensor> values{parameters.values()};
+  if (options.algo == "a2c" && options.a2c.optimizer == "rmsprop") {
+    return std::make_unique<torch::optim::RMSprop>(
+        values, torch::optim::RMSpropOptions(options.a2c.learning_rate)
+                    .alpha(options.a2c.rms_prop_alpha)
+                    .eps(options.a2c.optimizer_eps));
+  }
+  const bool a2c = options.algo == "a2c";
+  return std::make_unique<torch::optim::Adam>(
+      values, torch::optim::AdamOptions(a2c ? options.a2c.learning_rate
+                                            : options.ppo.learning_rate)
+                  .eps(a2c ? options.a2c.optimizer_eps : options.ppo.adam_eps));
+}
+
+}  // namespace
+
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
-  const auto& actions = std::get<envs::Discrete>(spec.action_space);
-  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
-
-  nn::ActorCritic model(nn::ActorCriticOptions(observation_size, actions.n)
-                            .hidden_sizes(options.network.hidden_sizes)
-                            .activation(nn::activation_from_name(options.network.activation))
-                            .shared_trunk(options.network.shared_trunk)
-                            .orthogonal_init(options.network.orthogonal_init));
+  nn::ActorCritic model = make_actor_critic(options.network, spec);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
-  auto optimizer = std::make_unique<torch::optim::Adam>(
-      std::vector<at::Tensor>{parameters->values()},
-      torch::optim::AdamOptions(options.ppo.learning_rate).eps(options.ppo.adam_eps));
-  replay::RolloutBuffer buffer(options.ppo.n_steps, options.env.num_envs, observation_size,
-                               /*action_size=*/1);
+  auto optimizer = make_optimizer(options, *parameters);
+  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
+  const std::int64_t stored_action_size =
+      envs::is_discrete(spec.action_space) ? 1 : envs::flat_size(spec.action_space);
+  const std::int64_t n_steps = options.algo == "a2c" ? options.a2c.n_steps : options.ppo.n_steps;
+  replay::RolloutBuffer buffer(n_steps, options.env.num_envs, observation_size,
+                               stored_action_size);
+  if (options.algo == "a2c") {
+    return std::make_unique<agents::A2c>(options.a2c, std::move(model), std::move(parameters),
+                                         std::move(optimizer), std::move(buffer),
+                                         action_bounds(spec));
+  }
   return std::make_unique<agents::Ppo>(options.ppo, std::move(model), std::move(parameters),
-                                       std::move(optimizer), std::move(buffer));
+                                       std::move(optimizer), std::move(buffer),
+                                       action_bounds(spec));
 }
 
 void set_compute_threads(int threads) {

@@ -15,7 +15,7 @@ constexpr std::int64_t kMaxEvaluationSteps = 1'000'000;
 Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed,
                      const envs::VectorEnv& training)
     : envs_(envs::make_evaluation_vector_env(env, episodes, seed, training)),
-      actions_(static_cast<std::size_t>(episodes)) {}
+      actions_(envs_->spec().action_space, episodes) {}
 
 EvaluationResult Evaluator::run(agents::Agent& agent) {
   const int n = envs_->num_envs();
@@ -32,8 +32,8 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
                                " steps; set env.max_episode_steps");
     }
     // Finished envs keep stepping (their next episodes are ignored): one batch, one forward.
-    agent.act_greedy(envs_->observations(), n, {actions_.data(), nullptr});
-    envs_->step({actions_.data(), nullptr, actions_.size()});
+    agent.act_greedy(envs_->observations(), n, actions_.out());
+    envs_->step(actions_.batch());
     for (int i = 0; i < n; ++i) {
       if (done[i] || !(envs_->terminated()[i] || envs_->truncated()[i])) continue;
       done[i] = true;

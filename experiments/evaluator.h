@@ -7,6 +7,7 @@
 #include "agents/agent.h"
 #include "envs/env_options.h"
 #include "envs/vector_env.h"
+#include "experiments/action_buffers.h"
 
 namespace mnrl::experiments {
 
@@ -30,7 +31,7 @@ class Evaluator {
 
  private:
   std::unique_ptr<envs::VectorEnv> envs_;
-  std::vector<std::int64_t> actions_;
+  ActionBuffers actions_;
 };
 
 }  // namespace mnrl::experiments

@@ -1,5 +1,6 @@
 #include "experiments/experiment_options.h"
 
+#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -28,7 +29,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                                           "; registered: " + core::join(registry.ids()));
   }
   const std::int64_t rollout = options.ppo.n_steps * options.env.num_envs;
-  if (options.ppo.batch_size > rollout) {
+  if (options.algo == "ppo" && options.ppo.batch_size > rollout) {
     throw document.error_at(
         "ppo.batch_size", "ppo.batch_size = " + std::to_string(options.ppo.batch_size) +
                               " is larger than a rollout (ppo.n_steps x env.num_envs = " +
@@ -45,10 +46,16 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
-  if (!envs::is_discrete(env->spec().action_space)) {
-    throw document.error_at("env.id", "env.id: environment '" + options.env.id +
-                                          "' has continuous actions; PPO here supports "
-                                          "Discrete action spaces only");
+  const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
+  if (box && options.network.squash_output) {
+    for (std::size_t k = 0; k < box->low.size(); ++k) {
+      if (!std::isfinite(box->low[k]) || !std::isfinite(box->high[k])) {
+        throw document.error_at("network.squash_output",
+                                "network.squash_output: the action space " + envs::describe(*box) +
+                                    " of '" + options.env.id +
+                                    "' is unbounded; squashing needs finite bounds");
+      }
+    }
   }
 }
 

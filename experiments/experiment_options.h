@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/a2c/a2c_options.h"
 #include "agents/ppo/ppo_options.h"
 #include "core/config.h"
 #include "envs/env_options.h"
@@ -16,12 +17,17 @@ struct NetworkOptions {
   std::string activation = "tanh";                 // tanh | relu
   bool shared_trunk = false;     // one trunk for policy and value, or one each
   bool orthogonal_init = true;   // SB3/CleanRL initialization
+  double log_std_init = 0.0;     // Box actions: initial log-std of the Gaussian policy
+  bool squash_output = false;    // Box actions: tanh-squash samples onto the bounds
 
   void visit(core::ConfigVisitor& v) {
     v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::at_least(1));
     v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
     v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");
     v.field("orthogonal_init", orthogonal_init, "orthogonal initialization");
+    v.field("log_std_init", log_std_init, "Box actions: initial log-std of the Gaussian");
+    v.field("squash_output", squash_output,
+            "Box actions: squash samples with tanh and map them onto the bounds");
   }
 };
 
@@ -48,19 +54,21 @@ struct TrainOptions {
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
-  std::string algo = "ppo";         // ppo
+  std::string algo = "ppo";         // ppo | a2c
   envs::EnvOptions env;
   NetworkOptions network;
   agents::PpoOptions ppo;
+  agents::A2cOptions a2c;
   TrainOptions train;
 
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
     v.field("seed", seed, "experiment seed", core::at_least(0));
-    v.field("algo", algo, "algorithm", core::one_of({"ppo"}));
+    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c"}));
     v.section("env", env, "environment");
     v.section("network", network, "actor-critic network");
-    v.section("ppo", ppo, "PPO hyperparameters");
+    v.section("ppo", ppo, "PPO hyperparameters (algo: ppo)");
+    v.section("a2c", a2c, "A2C hyperparameters (algo: a2c)");
     v.section("train", train, "training schedule");
   }
 };

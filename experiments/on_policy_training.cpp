@@ -4,6 +4,7 @@
 
 #include "core/rng.h"
 #include "core/stop_signal.h"
+#include "experiments/action_buffers.h"
 #include "experiments/agent_factory.h"
 
 namespace mnrl::experiments {
@@ -30,7 +31,7 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
   auto agent = make_agent(options, envs->spec());
 
   const int n = envs->num_envs();
-  std::vector<std::int64_t> actions(static_cast<std::size_t>(n));
+  ActionBuffers actions(envs->spec().action_space, n);
   const std::int64_t total_steps = options.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
   std::int64_t next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
@@ -48,8 +49,8 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
       result.interrupted = true;
       break;
     }
-    agent->act(envs->observations(), {actions.data(), nullptr});
-    envs->step({actions.data(), nullptr, static_cast<std::size_t>(envs->num_envs())});
+    agent->act(envs->observations(), actions.out());
+    envs->step(actions.batch());
     agent->observe({envs->observations(), envs->rewards(), envs->terminated(), envs->truncated(),
                     envs->final_observations()});
     step += n;

@@ -2,6 +2,12 @@
 
 #include <cmath>
 
+#include <ATen/ops/full.h>
+
+#include "nn/categorical.h"
+#include "nn/diag_gaussian.h"
+#include "nn/squashed_diag_gaussian.h"
+
 namespace mnrl::nn {
 
 ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::move(options_)) {
@@ -10,7 +16,7 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
   policy_trunk_ = register_module("policy_trunk", Mlp(trunk_options));
   if (!options.shared_trunk()) value_trunk_ = register_module("value_trunk", Mlp(trunk_options));
   const std::int64_t features = policy_trunk_->out_features();
-  policy_head_ = register_module("policy_head", torch::nn::Linear(features, options.num_actions()));
+  policy_head_ = register_module("policy_head", torch::nn::Linear(features, options.action_size()));
   value_head_ = register_module("value_head", torch::nn::Linear(features, 1));
 
   if (options.orthogonal_init()) {
@@ -22,6 +28,16 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
     orthogonal_init(policy_head_, 0.01);
     orthogonal_init(value_head_, 1.0);
   }
+  if (options.continuous()) {
+    log_std_ = register_parameter(
+        "log_std", at::full({options.action_size()}, options.log_std_init(), at::kFloat));
+  }
+}
+
+std::unique_ptr<ActionDistribution> ActorCriticImpl::distribution(const at::Tensor& policy) const {
+  if (!options.continuous()) return std::make_unique<Categorical>(policy);
+  if (options.squash()) return std::make_unique<SquashedDiagGaussian>(policy, log_std_);
+  return std::make_unique<DiagGaussian>(policy, log_std_);
 }
 
 PolicyValue ActorCriticImpl::forward(const at::Tensor& observations) {

@@ -22,7 +22,7 @@ TEST(ActorCriticTest, OutputsLogitsPerActionAndOneValuePerRow) {
   for (const bool shared : {false, true}) {
     ActorCritic model(ActorCriticOptions(4, 3).hidden_sizes({16, 8}).shared_trunk(shared));
     const auto out = model->forward(at::randn({5, 4}));
-    EXPECT_EQ(out.logits.sizes(), (std::vector<std::int64_t>{5, 3}));
+    EXPECT_EQ(out.policy.sizes(), (std::vector<std::int64_t>{5, 3}));
     EXPECT_EQ(out.value.sizes(), (std::vector<std::int64_t>{5}));
     EXPECT_TRUE(at::allclose(model->value(at::ones({5, 4})), model->forward(at::ones({5, 4})).value));
   }
@@ -69,10 +69,10 @@ TEST(CategoricalTest, SamplesFollowTheProbabilities) {
 TEST(FlatParametersTest, ParametersAndGradientsAliasTheFlatBuffers) {
   torch::manual_seed(0);
   ActorCritic model(ActorCriticOptions(4, 2).hidden_sizes({8}));
-  const at::Tensor before = model->forward(at::ones({2, 4})).logits.detach().clone();
+  const at::Tensor before = model->forward(at::ones({2, 4})).policy.detach().clone();
   FlatParameters flat(*model);
   // Flattening keeps the values.
-  EXPECT_TRUE(at::allclose(model->forward(at::ones({2, 4})).logits, before));
+  EXPECT_TRUE(at::allclose(model->forward(at::ones({2, 4})).policy, before));
 
   std::int64_t total = 0;
   for (const auto& p : model->parameters()) total += p.numel();
@@ -83,7 +83,7 @@ TEST(FlatParametersTest, ParametersAndGradientsAliasTheFlatBuffers) {
     torch::NoGradGuard no_grad;
     flat.values().zero_();
   }
-  EXPECT_EQ(model->forward(at::ones({2, 4})).logits.abs().sum().item<double>(), 0.0);
+  EXPECT_EQ(model->forward(at::ones({2, 4})).policy.abs().sum().item<double>(), 0.0);
 
   // Backward accumulates into the flat gradient buffer, twice -> doubled; zero_grad clears it.
   {
@@ -114,10 +114,10 @@ TEST(FlatParametersTest, AdamOnTheFlatBufferEqualsAdamPerParameter) {
   for (int step = 0; step < 5; ++step) {
     const at::Tensor x = at::randn({4, 3});
     reference_adam.zero_grad();
-    reference->forward(x).logits.pow(2).sum().backward();
+    reference->forward(x).policy.pow(2).sum().backward();
     reference_adam.step();
     flat.zero_grad();
-    flattened->forward(x).logits.pow(2).sum().backward();
+    flattened->forward(x).policy.pow(2).sum().backward();
     flat_adam.step();
   }
   const auto a = reference->parameters();

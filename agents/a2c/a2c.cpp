@@ -1,0 +1,34 @@
+#include "agents/a2c/a2c.h"
+
+#include "agents/actor_critic_loss.h"
+#include "agents/schedule.h"
+
+namespace mnrl::agents {
+
+A2c::A2c(A2cOptions options, nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
+         std::unique_ptr<torch::optim::Optimizer> optimizer, replay::RolloutBuffer buffer,
+         ActionBounds bounds)
+    : ActorCriticAgent(std::move(model), std::move(parameters), std::move(optimizer),
+                       std::move(buffer), std::move(bounds)),
+      options_(std::move(options)) {}
+
+Statistics A2c::update(const TrainingProgress& progress) {
+  const RolloutBatch rollout = finish_rollout(options_.gamma, options_.gae_lambda);
+  const double learning_rate =
+      scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
+  set_learning_rate(learning_rate);
+  const ActorCriticLoss loss = actor_critic_loss(
+      *model_, rollout,
+      {std::nullopt, std::nullopt, options_.vf_coef, options_.ent_coef,
+       options_.normalize_advantage});
+  gradient_step(loss.total, options_.max_grad_norm);
+  const double explained = explained_variance(rollout.returns, rollout.values);
+  clear_rollout();
+  return {{"losses/policy_loss", loss.policy_loss.item<double>()},
+          {"losses/value_loss", loss.value_loss.item<double>()},
+          {"losses/entropy", loss.entropy.item<double>()},
+          {"losses/explained_variance", explained},
+          {"charts/learning_rate", learning_rate}};
+}
+
+}  // namespace mnrl::agents

@@ -1,0 +1,75 @@
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "agents/agent.h"
+#include "nn/actor_critic.h"
+#include "nn/flat_parameters.h"
+#include "replay/rollout_buffer.h"
+
+namespace mnrl::agents {
+
+// Bounds of a Box action space: Gaussian samples are clipped into them before the env sees
+// them (the rollout keeps the unclipped sample and its log-prob, as SB3), and squashed samples
+// in (-1, 1) are mapped linearly onto them. Empty for Discrete actions.
+struct ActionBounds {
+  std::vector<float> low, high;
+};
+
+// A whole rollout as tensors over the buffer's memory, for an update.
+struct RolloutBatch {
+  at::Tensor observations;  // [n, observation_size]
+  at::Tensor actions;       // [n] int64 (Discrete) or [n, action_size] float (Box)
+  at::Tensor log_probs;     // [n] at collection time
+  at::Tensor values;        // [n] at collection time
+  at::Tensor advantages;    // [n] GAE
+  at::Tensor returns;       // [n] advantages + values
+
+  // Rows `rows` (int64 indices) of every tensor.
+  RolloutBatch select(const at::Tensor& rows) const;
+};
+
+// What PPO and A2C share: acting with the actor-critic's action distribution, filling the
+// rollout buffer, bootstrapping truncated episodes from V(final observation), GAE, gradient
+// steps over the flat parameters, and greedy actions. Subclasses implement update().
+class ActorCriticAgent : public Agent {
+ public:
+  ActorCriticAgent(nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
+                   std::unique_ptr<torch::optim::Optimizer> optimizer,
+                   replay::RolloutBuffer buffer, ActionBounds bounds);
+
+  void act(const float* observations, const ActionsOut& out) override;
+  void observe(const StepOutcome& outcome) override;
+  bool update_ready() const override { return buffer_.full(); }
+  void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
+
+  nn::ActorCritic& model() { return model_; }
+
+ protected:
+  // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).
+  RolloutBatch finish_rollout(double gamma, double gae_lambda);
+  void clear_rollout() { buffer_.clear(); }
+  void set_learning_rate(double learning_rate);
+  // zero grad, backward, clip the global gradient norm, optimizer step.
+  void gradient_step(const at::Tensor& loss, double max_grad_norm);
+
+  nn::ActorCritic model_;
+
+ private:
+  // Writes `actions` (a distribution's sample or mode) as the env takes them.
+  void write_env_actions(const at::Tensor& actions, const ActionsOut& out) const;
+
+  std::shared_ptr<nn::FlatParameters> parameters_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  replay::RolloutBuffer buffer_;
+  ActionBounds bounds_;
+  std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
+};
+
+// Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.
+double explained_variance(const at::Tensor& returns, const at::Tensor& values);
+
+}  // namespace mnrl::agents

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <optional>
+
+#include <ATen/core/Tensor.h>
+
+#include "agents/actor_critic_agent.h"
+
+namespace mnrl::agents {
+
+struct ActorCriticLossOptions {
+  std::optional<double> clip_range;     // PPO's ratio clip; none = A2C's policy gradient
+  std::optional<double> clip_range_vf;  // value clip around the collected values; none = off
+  double vf_coef = 0.5;
+  double ent_coef = 0.0;
+  bool normalize_advantage = false;     // over this batch
+};
+
+// The loss and its parts on one (mini)batch.
+struct ActorCriticLoss {
+  at::Tensor total;
+  at::Tensor policy_loss;
+  at::Tensor value_loss;
+  at::Tensor entropy;    // mean; in the graph only when ent_coef > 0
+  at::Tensor log_ratio;  // log pi(a|s) - log pi_old(a|s), per row, no gradient
+};
+
+// The actor-critic loss of PPO (clipped surrogate) and A2C (policy gradient -A log pi):
+// policy_loss + vf_coef * value_loss - ent_coef * entropy, with value_loss the mean squared
+// error to the returns.
+ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch& batch,
+                                  const ActorCriticLossOptions& options);
+
+}  // namespace mnrl::agents
