@@ -1,0 +1,127 @@
+// Actor-critic agents with Box actions: what reaches the env, and the shared loss.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/tensor.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include "agents/a2c/a2c.h"
+#include "agents/actor_critic_loss.h"
+
+namespace mnrl::agents {
+namespace {
+
+constexpr std::int64_t kEnvs = 64;
+constexpr std::int64_t kObservationSize = 3;
+
+std::unique_ptr<A2c> make_a2c(bool squash, double log_std_init, const ActionBounds& bounds) {
+  torch::manual_seed(3);
+  nn::ActorCritic model(nn::ActorCriticOptions(kObservationSize, 2)
+                            .hidden_sizes({8})
+                            .continuous(true)
+                            .squash(squash)
+                            .log_std_init(log_std_init));
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  auto optimizer = std::make_unique<torch::optim::Adam>(
+      std::vector<at::Tensor>{parameters->values()}, torch::optim::AdamOptions(1e-3));
+  return std::make_unique<A2c>(A2cOptions{}, std::move(model), std::move(parameters),
+                               std::move(optimizer),
+                               replay::RolloutBuffer(2, kEnvs, kObservationSize, 2), bounds);
+}
+
+std::vector<float> observations() {
+  std::vector<float> values(kEnvs * kObservationSize);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = std::sin(0.7f * i);
+  return values;
+}
+
+// The greedy action before bounds: the policy head's mean for each row, [kEnvs, 2].
+std::vector<float> means(A2c& agent, const std::vector<float>& obs) {
+  torch::NoGradGuard no_grad;
+  const at::Tensor x =
+      at::from_blob(const_cast<float*>(obs.data()), {kEnvs, kObservationSize}, at::kFloat);
+  const at::Tensor mean = agent.model()->forward(x).policy.contiguous();
+  return {mean.data_ptr<float>(), mean.data_ptr<float>() + mean.numel()};
+}
+
+const ActionBounds kBounds{{-1.0f, 0.0f}, {1.0f, 4.0f}};
+
+TEST(ActorCriticAgentTest, GaussianSamplesAreClippedIntoTheBoundsBeforeTheEnv) {
+  auto agent = make_a2c(false, 2.0, kBounds);  // std ~7.4: most samples fall outside
+  const auto obs = observations();
+  std::vector<float> actions(kEnvs * 2);
+  agent->act(obs.data(), {nullptr, actions.data()});
+  int at_a_bound = 0;
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const std::size_t j = i % 2;
+    EXPECT_GE(actions[i], kBounds.low[j]);
+    EXPECT_LE(actions[i], kBounds.high[j]);
+    at_a_bound += actions[i] == kBounds.low[j] || actions[i] == kBounds.high[j];
+  }
+  EXPECT_GT(at_a_bound, kEnvs / 2);  // the clipping really happened
+
+  agent->act_greedy(obs.data(), kEnvs, {nullptr, actions.data()});
+  const auto mean = means(*agent, obs);
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const std::size_t j = i % 2;
+    EXPECT_EQ(actions[i], std::clamp(mean[i], kBounds.low[j], kBounds.high[j]));
+  }
+}
+
+TEST(ActorCriticAgentTest, SquashedSamplesAreMappedOntoTheBounds) {
+  auto agent = make_a2c(true, -30.0, kBounds);  // std ~1e-13: samples are tanh(mean)
+  const auto obs = observations();
+  std::vector<float> actions(kEnvs * 2);
+  agent->act(obs.data(), {nullptr, actions.data()});
+  const auto mean = means(*agent, obs);
+  for (std::size_t i = 0; i < actions.size(); ++i) {
+    const std::size_t j = i % 2;
+    const float expected =
+        kBounds.low[j] + 0.5f * (std::tanh(mean[i]) + 1.0f) * (kBounds.high[j] - kBounds.low[j]);
+    EXPECT_NEAR(actions[i], expected, 1e-5f);
+  }
+}
+
+// A batch whose losses are computed by hand from the model's own outputs.
+TEST(ActorCriticLossTest, PolicyGradientAndClippedSurrogateMatchTheirFormulas) {
+  torch::manual_seed(5);
+  nn::ActorCritic model(nn::ActorCriticOptions(2, 3).hidden_sizes({4}));
+  const at::Tensor observations = at::tensor({0.5f, -1.0f, 2.0f, 0.25f, -0.5f, 1.5f}).view({3, 2});
+  const at::Tensor actions = at::tensor(std::vector<std::int64_t>{0, 2, 1});
+  const at::Tensor old_log_probs = at::tensor({-1.0f, -1.3f, -0.9f});
+  const at::Tensor old_values = at::tensor({0.1f, -0.2f, 0.3f});
+  const at::Tensor advantages = at::tensor({1.0f, -2.0f, 0.5f});
+  const at::Tensor returns = at::tensor({1.5f, 0.0f, -1.0f});
+  const RolloutBatch batch{observations, actions, old_log_probs, old_values, advantages, returns};
+
+  torch::NoGradGuard no_grad;
+  const auto [policy, values] = model->forward(observations);
+  const at::Tensor log_prob = model->distribution(policy)->log_prob(actions);
+  const double value_loss = (values - returns).pow(2).mean().item<double>();
+
+  const ActorCriticLoss a2c = actor_critic_loss(*model, batch, {std::nullopt, std::nullopt, 0.5, 0.0, false});
+  EXPECT_NEAR(a2c.policy_loss.item<double>(), -(advantages * log_prob).mean().item<double>(), 1e-6);
+  EXPECT_NEAR(a2c.value_loss.item<double>(), value_loss, 1e-6);
+  EXPECT_NEAR(a2c.total.item<double>(), a2c.policy_loss.item<double>() + 0.5 * value_loss, 1e-6);
+
+  const double clip = 0.1;
+  const ActorCriticLoss ppo = actor_critic_loss(*model, batch, {clip, std::nullopt, 0.5, 0.0, false});
+  const at::Tensor ratio = (log_prob - old_log_probs).exp();
+  double expected = 0;
+  for (int i = 0; i < 3; ++i) {
+    const double r = ratio[i].item<double>();
+    const double a = advantages[i].item<double>();
+    expected -= std::min(a * r, a * std::clamp(r, 1 - clip, 1 + clip)) / 3;
+  }
+  EXPECT_NEAR(ppo.policy_loss.item<double>(), expected, 1e-6);
+  EXPECT_TRUE(at::allclose(ppo.log_ratio, log_prob - old_log_probs));
+}
+
+}  // namespace
+}  // namespace mnrl::agents
