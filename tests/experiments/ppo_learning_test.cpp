@@ -64,7 +64,10 @@ class PpoPendulumLearningTest : public ::testing::TestWithParam<int> {};
 TEST_P(PpoPendulumLearningTest, ReachesMinus250WithAGaussianPolicy) {
   const auto options =
       load_experiment(MNRL_SOURCE_DIR "/configs/pendulum_ppo.yaml",
-                      {"seed=" + std::to_string(GetParam()), "train.eval_interval=0"});
+                      // Pendulum's returns vary by ~100 with the start state: 30 episodes
+                      // keep the mean's standard error near 25.
+                      {"seed=" + std::to_string(GetParam()), "train.eval_interval=0",
+                       "train.eval_episodes=30"});
   ASSERT_EQ(options.train.total_steps, 300000);
   RecordingMetrics metrics;
   const TrainingResult result = train_on_policy(options, metrics);
