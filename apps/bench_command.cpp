@@ -5,7 +5,7 @@
 #include "apps/env_throughput.h"
 #include "core/config.h"
 #include "experiments/experiment_options.h"
-#include "experiments/on_policy_training.h"
+#include "experiments/training.h"
 
 namespace mnrl::apps {
 namespace {
@@ -35,7 +35,7 @@ int bench_command(const BenchArguments& args) {
     if (args.skip_training) return kExitOk;
 
     NoMetrics metrics;
-    const auto result = experiments::train_on_policy(options, metrics);
+    const auto result = experiments::train(options, metrics);
     std::printf("%-44s %14.0f steps/s  (%lld steps in %.2f s, final eval %.1f ± %.1f)\n",
                 (options.algo + " end to end, " + args.config).c_str(),
                 static_cast<double>(result.steps) / result.seconds,

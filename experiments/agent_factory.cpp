@@ -31,6 +31,11 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
                              .squash(continuous && network.squash_output));
 }
 
+// Floats per action in a rollout buffer: the index of a Discrete action, or the Box values.
+std::int64_t stored_action_size(const envs::EnvSpec& spec) {
+  return envs::is_discrete(spec.action_space) ? 1 : envs::flat_size(spec.action_space);
+}
+
 agents::ActionBounds action_bounds(const envs::EnvSpec& spec) {
   const auto* box = std::get_if<envs::Box>(&spec.action_space);
   return box ? agents::ActionBounds{box->low, box->high} : agents::ActionBounds{};
@@ -61,17 +66,40 @@ std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(options, *parameters);
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
-  const std::int64_t stored_action_size =
-      envs::is_discrete(spec.action_space) ? 1 : envs::flat_size(spec.action_space);
   const std::int64_t n_steps = options.algo == "a2c" ? options.a2c.n_steps : options.ppo.n_steps;
   replay::RolloutBuffer buffer(n_steps, options.env.num_envs, observation_size,
-                               stored_action_size);
+                               stored_action_size(spec));
   if (options.algo == "a2c") {
     return std::make_unique<agents::A2c>(options.a2c, std::move(model), std::move(parameters),
                                          std::move(optimizer), std::move(buffer),
                                          action_bounds(spec));
   }
   return std::make_unique<agents::Ppo>(options.ppo, std::move(model), std::move(parameters),
+                                       std::move(optimizer), std::move(buffer),
+                                       action_bounds(spec));
+}
+
+std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
+                                                           const envs::EnvSpec& spec) {
+  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
+  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  const nn::FlatParameters parameters(*model);
+  return std::make_shared<agents::SharedModel>(parameters.values());
+}
+
+std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
+                                               const envs::EnvSpec& spec,
+                                               std::shared_ptr<agents::SharedModel> shared) {
+  const agents::A3cOptions& a3c = options.a3c;
+  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  shared->copy_to(parameters->values());
+  auto optimizer = std::make_unique<agents::SharedRmsprop>(
+      parameters->values(), std::move(shared),
+      torch::optim::RMSpropOptions(a3c.learning_rate).alpha(a3c.rms_prop_alpha).eps(a3c.optimizer_eps));
+  replay::RolloutBuffer buffer(a3c.n_steps, options.env.num_envs,
+                               envs::flat_size(spec.observation_space), stored_action_size(spec));
+  return std::make_unique<agents::A2c>(a3c, std::move(model), std::move(parameters),
                                        std::move(optimizer), std::move(buffer),
                                        action_bounds(spec));
 }

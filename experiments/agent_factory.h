@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "agents/a3c/shared_rmsprop.h"
 #include "agents/agent.h"
 #include "envs/space.h"
 #include "experiments/experiment_options.h"
@@ -13,6 +14,17 @@ namespace mnrl::experiments {
 // torch objects; the training loop itself stays torch-free.
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec);
+
+// An A3C worker: an A2C agent over a local copy of `shared` (copied in now) whose optimizer
+// applies its gradients to `shared` (agents::SharedRmsprop). Seeds nothing.
+std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
+                                               const envs::EnvSpec& spec,
+                                               std::shared_ptr<agents::SharedModel> shared);
+
+// The model every A3C worker learns into, initialized as make_agent() would initialize its
+// network (seeding LibTorch's generator from options.seed).
+std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
+                                                           const envs::EnvSpec& spec);
 
 // Intra-op threads for LibTorch and for OpenBLAS (which Debian's LibTorch calls for matrix
 // products and which otherwise starts one thread per core on its own).

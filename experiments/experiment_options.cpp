@@ -35,6 +35,21 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                               " is larger than a rollout (ppo.n_steps x env.num_envs = " +
                               std::to_string(rollout) + ")");
   }
+  if (options.algo == "a3c" && options.a3c.optimizer != "rmsprop") {
+    throw document.error_at("a3c.optimizer",
+                            "a3c.optimizer = '" + options.a3c.optimizer +
+                                "': A3C workers share one RMSprop; only rmsprop is supported");
+  }
+  if (options.algo == "a3c") {
+    for (const auto& wrapper : options.env.wrappers) {
+      if (wrapper.type == "normalize_observation" || wrapper.type == "normalize_reward") {
+        throw document.error_at(
+            "env.wrappers", "env.wrappers: " + wrapper.type +
+                                " is not supported with algo: a3c yet (each worker would keep "
+                                "its own statistics)");
+      }
+    }
+  }
   std::unique_ptr<envs::Env> env;
   try {
     envs::check_wrappers(options.env.wrappers);  // its messages name the entry

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "agents/a2c/a2c_options.h"
+#include "agents/a3c/a3c_options.h"
 #include "agents/ppo/ppo_options.h"
 #include "core/config.h"
 #include "envs/env_options.h"
@@ -54,21 +55,23 @@ struct TrainOptions {
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
-  std::string algo = "ppo";         // ppo | a2c
+  std::string algo = "ppo";         // ppo | a2c | a3c
   envs::EnvOptions env;
   NetworkOptions network;
   agents::PpoOptions ppo;
   agents::A2cOptions a2c;
+  agents::A3cOptions a3c;
   TrainOptions train;
 
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
     v.field("seed", seed, "experiment seed", core::at_least(0));
-    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c"}));
+    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c", "a3c"}));
     v.section("env", env, "environment");
     v.section("network", network, "actor-critic network");
     v.section("ppo", ppo, "PPO hyperparameters (algo: ppo)");
     v.section("a2c", a2c, "A2C hyperparameters (algo: a2c)");
+    v.section("a3c", a3c, "A3C hyperparameters (algo: a3c)");
     v.section("train", train, "training schedule");
   }
 };

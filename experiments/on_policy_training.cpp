@@ -4,7 +4,7 @@
 
 #include "core/rng.h"
 #include "core/stop_signal.h"
-#include "experiments/action_buffers.h"
+#include "experiments/on_policy_actor.h"
 #include "experiments/agent_factory.h"
 
 namespace mnrl::experiments {
@@ -30,8 +30,7 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
                       core::derive_seed(seed, kEvalEnvStream), *envs);
   auto agent = make_agent(options, envs->spec());
 
-  const int n = envs->num_envs();
-  ActionBuffers actions(envs->spec().action_space, n);
+  OnPolicyActor actor(*agent, *envs);
   const std::int64_t total_steps = options.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
   std::int64_t next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
@@ -49,22 +48,10 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
       result.interrupted = true;
       break;
     }
-    agent->act(envs->observations(), actions.out());
-    envs->step(actions.batch());
-    agent->observe({envs->observations(), envs->rewards(), envs->terminated(), envs->truncated(),
-                    envs->final_observations()});
-    step += n;
-
-    for (int i = 0; i < n; ++i) {
-      if (!envs->terminated()[i] && !envs->truncated()[i]) continue;
-      metrics.scalar(step, "charts/episodic_return", envs->episode_returns()[i]);
-      metrics.scalar(step, "charts/episodic_length",
-                     static_cast<double>(envs->episode_lengths()[i]));
-    }
-    if (agent->update_ready()) {
-      for (const auto& [name, value] : agent->update({step, total_steps})) {
-        metrics.scalar(step, name, value);
-      }
+    actor.step();
+    step += actor.num_envs();
+    actor.report_episodes(metrics, step);
+    if (actor.update_if_ready(metrics, {step, total_steps})) {
       metrics.scalar(step, "charts/SPS", static_cast<double>(step) / elapsed());
     }
     if (step >= next_eval && step < total_steps) {

@@ -63,7 +63,7 @@ TrainingRunResult run_training(const ExperimentOptions& options,
   std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs), run directory %s\n",
                core::version(), options.algo.c_str(), options.env.id.c_str(),
                options.env.num_envs, result.run_dir.c_str());
-  result.training = train_on_policy(options, metrics);
+  result.training = train(options, metrics);
   core::write_file_atomically(result.run_dir / "summary.yaml", summary_yaml(result.training));
   return result;
 }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "experiments/experiment_options.h"
-#include "experiments/on_policy_training.h"
+#include "experiments/training.h"
 
 namespace mnrl::experiments {
 

@@ -1,0 +1,153 @@
+#include "experiments/a3c_training.h"
+
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <ATen/ops/empty_like.h>
+
+#include "core/rng.h"
+#include "core/stop_signal.h"
+#include "experiments/agent_factory.h"
+#include "experiments/on_policy_actor.h"
+
+namespace mnrl::experiments {
+namespace {
+
+constexpr std::uint64_t kEvalEnvStream = 2;
+constexpr std::uint64_t kWorkerEnvStream = 16;  // worker k's envs: stream 16 + k
+
+// Serializes the workers' reports into one sink.
+class LockedMetrics final : public MetricsSink {
+ public:
+  explicit LockedMetrics(MetricsSink& sink) : sink_(sink) {}
+  void scalar(std::int64_t step, const std::string& name, double value) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.scalar(step, name, value);
+  }
+  void progress(std::int64_t step) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.progress(step);
+  }
+  void flush() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.flush();
+  }
+
+ private:
+  MetricsSink& sink_;
+  std::mutex mutex_;
+};
+
+void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& r) {
+  metrics.scalar(step, "eval/std_return", r.std_return);
+  metrics.scalar(step, "eval/mean_length", r.mean_length);
+  metrics.scalar(step, "eval/mean_return", r.mean_return);
+}
+
+// What the workers share besides the model.
+struct Coordination {
+  std::int64_t total_steps = 0;
+  std::atomic<std::int64_t> steps{0};    // env steps taken by all workers
+  std::atomic<bool> stop{false};          // an error, Ctrl-C, or the budget reached
+  std::chrono::steady_clock::time_point start;
+  std::mutex error_mutex;
+  std::exception_ptr error;               // the first worker error
+
+  bool running() const {
+    return !stop.load(std::memory_order_relaxed) &&
+           steps.load(std::memory_order_relaxed) < total_steps;
+  }
+  double elapsed() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+};
+
+void run_worker(agents::Agent& agent, envs::VectorEnv& envs, Coordination& shared,
+                MetricsSink& metrics) {
+  OnPolicyActor actor(agent, envs);
+  envs.reset();
+  while (shared.running() && !core::stop_requested()) {
+    actor.step();
+    const std::int64_t step =
+        shared.steps.fetch_add(actor.num_envs(), std::memory_order_relaxed) + actor.num_envs();
+    actor.report_episodes(metrics, step);
+    if (actor.update_if_ready(metrics, {std::min(step, shared.total_steps), shared.total_steps})) {
+      metrics.scalar(step, "charts/SPS", static_cast<double>(step) / shared.elapsed());
+    }
+    metrics.progress(step);
+  }
+}
+
+}  // namespace
+
+TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink) {
+  const auto seed = static_cast<std::uint64_t>(options.seed);
+  set_compute_threads(options.train.threads);
+  LockedMetrics metrics(sink);
+  const int workers = options.a3c.workers;
+
+  std::vector<std::unique_ptr<envs::VectorEnv>> worker_envs;
+  for (int k = 0; k < workers; ++k) {
+    worker_envs.push_back(envs::make_vector_env(
+        options.env, core::derive_seed(seed, kWorkerEnvStream + static_cast<std::uint64_t>(k))));
+  }
+  const envs::EnvSpec& spec = worker_envs.front()->spec();
+  auto shared_model = make_a3c_shared_model(options, spec);
+  std::vector<std::unique_ptr<agents::Agent>> agents;
+  for (int k = 0; k < workers; ++k) agents.push_back(make_a3c_worker(options, spec, shared_model));
+  Evaluator evaluator(options.env, options.train.eval_episodes,
+                      core::derive_seed(seed, kEvalEnvStream), *worker_envs.front());
+  // Evaluation plays a consistent snapshot of the shared model through an agent of its own.
+  const auto evaluate = [&] {
+    at::Tensor snapshot = at::empty_like(shared_model->parameters);
+    shared_model->copy_to(snapshot);
+    auto agent = make_a3c_worker(options, spec, std::make_shared<agents::SharedModel>(snapshot));
+    return evaluator.run(*agent);
+  };
+
+  Coordination shared;
+  shared.total_steps = options.train.total_steps;
+  shared.start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int k = 0; k < workers; ++k) {
+    threads.emplace_back([&, k] {
+      try {
+        run_worker(*agents[static_cast<std::size_t>(k)], *worker_envs[static_cast<std::size_t>(k)],
+                   shared, metrics);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(shared.error_mutex);
+        if (!shared.error) shared.error = std::current_exception();
+        shared.stop = true;
+      }
+    });
+  }
+
+  // Evaluations on schedule while the workers run.
+  const std::int64_t eval_interval = options.train.eval_interval;
+  std::int64_t next_eval = eval_interval > 0 ? eval_interval : shared.total_steps + 1;
+  while (shared.running() && !core::stop_requested()) {
+    const std::int64_t step = shared.steps.load(std::memory_order_relaxed);
+    if (step >= next_eval && step < shared.total_steps) {
+      record_evaluation(metrics, step, evaluate());
+      next_eval += eval_interval;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  for (auto& thread : threads) thread.join();
+  if (shared.error) std::rethrow_exception(shared.error);
+
+  TrainingResult result;
+  result.steps = shared.steps.load();
+  result.interrupted = result.steps < shared.total_steps;
+  result.final_evaluation = evaluate();
+  record_evaluation(metrics, result.steps, result.final_evaluation);
+  result.seconds = shared.elapsed();
+  metrics.flush();
+  return result;
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,17 @@
+#pragma once
+
+#include "experiments/experiment_options.h"
+#include "experiments/metrics.h"
+#include "experiments/on_policy_training.h"
+
+namespace mnrl::experiments {
+
+// A3C: options.a3c.workers threads, each an A2C learner on its own envs (seeded apart) and its
+// own copy of the model, all applying their updates to one shared model (agents::SharedModel).
+// The calling thread evaluates a snapshot of the shared model on schedule and at the end.
+// Episode statistics and update statistics of every worker go to `metrics` (serialized), at
+// the global step count. Stops on core::stop_requested(); an error in one worker stops all and
+// is rethrown here. Not deterministic across runs: workers interleave freely.
+TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& metrics);
+
+}  // namespace mnrl::experiments

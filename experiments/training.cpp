@@ -1,0 +1,11 @@
+#include "experiments/training.h"
+
+#include "experiments/a3c_training.h"
+
+namespace mnrl::experiments {
+
+TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics) {
+  return options.algo == "a3c" ? train_a3c(options, metrics) : train_on_policy(options, metrics);
+}
+
+}  // namespace mnrl::experiments
