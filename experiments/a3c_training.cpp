@@ -13,12 +13,10 @@
 #include "core/stop_signal.h"
 #include "experiments/agent_factory.h"
 #include "experiments/on_policy_actor.h"
+#include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
 namespace {
-
-constexpr std::uint64_t kEvalEnvStream = 2;
-constexpr std::uint64_t kWorkerEnvStream = 16;  // worker k's envs: stream 16 + k
 
 // Serializes the workers' reports into one sink.
 class LockedMetrics final : public MetricsSink {
@@ -41,12 +39,6 @@ class LockedMetrics final : public MetricsSink {
   MetricsSink& sink_;
   std::mutex mutex_;
 };
-
-void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& r) {
-  metrics.scalar(step, "eval/std_return", r.std_return);
-  metrics.scalar(step, "eval/mean_length", r.mean_length);
-  metrics.scalar(step, "eval/mean_return", r.mean_return);
-}
 
 // What the workers share besides the model.
 struct Coordination {

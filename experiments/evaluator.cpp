@@ -56,4 +56,10 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
   return result;
 }
 
+void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& result) {
+  metrics.scalar(step, "eval/std_return", result.std_return);
+  metrics.scalar(step, "eval/mean_length", result.mean_length);
+  metrics.scalar(step, "eval/mean_return", result.mean_return);
+}
+
 }  // namespace mnrl::experiments

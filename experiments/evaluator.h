@@ -8,6 +8,7 @@
 #include "envs/env_options.h"
 #include "envs/vector_env.h"
 #include "experiments/action_buffers.h"
+#include "experiments/metrics.h"
 
 namespace mnrl::experiments {
 
@@ -33,5 +34,8 @@ class Evaluator {
   std::unique_ptr<envs::VectorEnv> envs_;
   ActionBuffers actions_;
 };
+
+// Reports an evaluation as eval/mean_return, eval/std_return and eval/mean_length at `step`.
+void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& result);
 
 }  // namespace mnrl::experiments

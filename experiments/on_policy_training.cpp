@@ -4,23 +4,11 @@
 
 #include "core/rng.h"
 #include "core/stop_signal.h"
-#include "experiments/on_policy_actor.h"
 #include "experiments/agent_factory.h"
+#include "experiments/on_policy_actor.h"
+#include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
-namespace {
-
-// Independent seed streams derived from the experiment seed.
-constexpr std::uint64_t kTrainEnvStream = 1;
-constexpr std::uint64_t kEvalEnvStream = 2;
-
-void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& r) {
-  metrics.scalar(step, "eval/std_return", r.std_return);
-  metrics.scalar(step, "eval/mean_length", r.mean_length);
-  metrics.scalar(step, "eval/mean_return", r.mean_return);
-}
-
-}  // namespace
 
 TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& metrics) {
   const auto seed = static_cast<std::uint64_t>(options.seed);
