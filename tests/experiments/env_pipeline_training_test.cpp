@@ -62,3 +62,41 @@ TEST(EnvPipelineTrainingTest, AWrapperThatDoesNotFitTheEnvIsAConfigError) {
 
 }  // namespace
 }  // namespace mnrl::experiments
+
+namespace mnrl::experiments {
+namespace {
+
+std::string config_error(const std::vector<std::string>& overrides) {
+  try {
+    load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml", overrides);
+  } catch (const core::ConfigError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
+  EXPECT_NE(config_error({"a3c.optimizer=adam"})
+                .find("--set a3c.optimizer=adam: a3c.optimizer = 'adam': A3C workers share one "
+                      "RMSprop"),
+            std::string::npos);
+  EXPECT_NE(config_error({"env.wrappers=[normalize_observation]"})
+                .find("env.wrappers: normalize_observation is not supported with algo: a3c"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=a2d"}).find("algo = 'a2d' is not one of: ppo, a2c, a3c"),
+            std::string::npos);
+  EXPECT_NE(config_error({"a3c.workers=0"}).find("a3c.workers = 0 is out of range"),
+            std::string::npos);
+  // MountainCarContinuous's actions are bounded; a clip_action wrapper makes them unbounded,
+  // which squashing cannot map onto.
+  EXPECT_NE(config_error({"algo=ppo", "env.id=MountainCarContinuous-v0",
+                          "env.wrappers=[clip_action]", "network.squash_output=true"})
+                .find("network.squash_output: the action space Box(1)"),
+            std::string::npos);
+  EXPECT_EQ(config_error({"algo=ppo", "env.id=MountainCarContinuous-v0",
+                          "network.squash_output=true"}),
+            "(no error)");
+}
+
+}  // namespace
+}  // namespace mnrl::experiments
