@@ -12,7 +12,7 @@
 #include "core/rng.h"
 #include "core/stop_signal.h"
 #include "experiments/agent_factory.h"
-#include "experiments/on_policy_actor.h"
+#include "experiments/learner_actor.h"
 #include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
@@ -60,7 +60,7 @@ struct Coordination {
 
 void run_worker(agents::Agent& agent, envs::VectorEnv& envs, Coordination& shared,
                 MetricsSink& metrics) {
-  OnPolicyActor actor(agent, envs);
+  LearnerActor actor(agent, envs);
   envs.reset();
   while (shared.running() && !core::stop_requested()) {
     actor.step();

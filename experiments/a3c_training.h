@@ -2,7 +2,7 @@
 
 #include "experiments/experiment_options.h"
 #include "experiments/metrics.h"
-#include "experiments/on_policy_training.h"
+#include "experiments/single_learner_training.h"
 
 namespace mnrl::experiments {
 

@@ -5,7 +5,7 @@
 namespace mnrl::experiments {
 
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics) {
-  return options.algo == "a3c" ? train_a3c(options, metrics) : train_on_policy(options, metrics);
+  return options.algo == "a3c" ? train_a3c(options, metrics) : train_single_learner(options, metrics);
 }
 
 }  // namespace mnrl::experiments

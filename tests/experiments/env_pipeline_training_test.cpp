@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "experiments/experiment_options.h"
-#include "experiments/on_policy_training.h"
+#include "experiments/single_learner_training.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -27,7 +27,7 @@ std::map<std::string, double> train(const std::vector<std::string>& extra) {
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml", overrides);
   LastMetrics metrics;
-  const TrainingResult result = train_on_policy(options, metrics);
+  const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.steps, 2048);
   return metrics.last;
 }

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "experiments/experiment_options.h"
-#include "experiments/on_policy_training.h"
+#include "experiments/single_learner_training.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -28,7 +28,7 @@ TEST_P(PpoCartPoleLearningTest, SolvesWithinBudget) {
                                        {"seed=" + std::to_string(GetParam())});
   ASSERT_EQ(options.train.total_steps, 100000);
   RecordingMetrics metrics;
-  const TrainingResult result = train_on_policy(options, metrics);
+  const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.steps, 100000);
   EXPECT_FALSE(result.interrupted);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
@@ -50,7 +50,7 @@ TEST_P(PpoAcrobotLearningTest, SolvesWithNormalizationWrappers) {
       {"seed=" + std::to_string(GetParam()), "train.total_steps=150000", "train.eval_interval=0"});
   ASSERT_EQ(options.env.wrappers.size(), 2u);
   RecordingMetrics metrics;
-  const TrainingResult result = train_on_policy(options, metrics);
+  const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
   EXPECT_GE(result.final_evaluation.mean_return, -100.0);
 }
@@ -70,7 +70,7 @@ TEST_P(PpoPendulumLearningTest, ReachesMinus250WithAGaussianPolicy) {
                        "train.eval_episodes=30"});
   ASSERT_EQ(options.train.total_steps, 300000);
   RecordingMetrics metrics;
-  const TrainingResult result = train_on_policy(options, metrics);
+  const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_GE(result.final_evaluation.mean_return, -250.0);
 }
 
@@ -81,8 +81,8 @@ TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
                                        {"train.total_steps=2048", "train.eval_episodes=2"});
   RecordingMetrics a, b;
-  train_on_policy(options, a);
-  train_on_policy(options, b);
+  train_single_learner(options, a);
+  train_single_learner(options, b);
   EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
   EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
   EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
@@ -97,7 +97,7 @@ TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
        "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
        "ppo.clip_range_schedule=constant"});
   RecordingMetrics metrics;
-  const TrainingResult result = train_on_policy(options, metrics);
+  const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.steps, 4096);
   EXPECT_EQ(metrics.count["losses/policy_loss"], 4096 / 256);
   EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);

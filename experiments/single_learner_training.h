@@ -15,9 +15,10 @@ struct TrainingResult {
   bool interrupted = false;  // stopped by Ctrl-C / SIGTERM before total_steps
 };
 
-// The on-policy loop: act on the training envs, step them, observe, update when the rollout
-// is full, evaluate on schedule and at the end. Stops early, after a final evaluation, when
+// The loop of one learner, on-policy (PPO, A2C) or off-policy (DQN): act on the training
+// envs, step them, observe, update whenever the agent is ready, evaluate on schedule and at the
+// end. Stops early, after a final evaluation, when
 // core::stop_requested(). Everything it measures goes to `metrics`.
-TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& metrics);
+TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics);
 
 }  // namespace mnrl::experiments

@@ -11,9 +11,9 @@ namespace mnrl::experiments {
 
 // An agent acting on its own vector env: the body of the single-learner loop and of each A3C
 // worker.
-class OnPolicyActor {
+class LearnerActor {
  public:
-  OnPolicyActor(agents::Agent& agent, envs::VectorEnv& envs)
+  LearnerActor(agents::Agent& agent, envs::VectorEnv& envs)
       : agent_(agent), envs_(envs), actions_(envs.spec().action_space, envs.num_envs()) {}
 
   int num_envs() const { return envs_.num_envs(); }
@@ -36,8 +36,8 @@ class OnPolicyActor {
     }
   }
 
-  // When the agent's rollout is full, updates it and reports the update's statistics at the
-  // progress' step. Returns whether it updated.
+  // When the agent is ready (a full rollout, or a replay agent's training step), updates it
+  // and reports the update's statistics at the progress' step. Returns whether it updated.
   bool update_if_ready(MetricsSink& metrics, const agents::TrainingProgress& progress) {
     if (!agent_.update_ready()) return false;
     for (const auto& [name, value] : agent_.update(progress)) {

@@ -1,16 +1,16 @@
-#include "experiments/on_policy_training.h"
+#include "experiments/single_learner_training.h"
 
 #include <chrono>
 
 #include "core/rng.h"
 #include "core/stop_signal.h"
 #include "experiments/agent_factory.h"
-#include "experiments/on_policy_actor.h"
+#include "experiments/learner_actor.h"
 #include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
 
-TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& metrics) {
+TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics) {
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
   auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
@@ -18,7 +18,7 @@ TrainingResult train_on_policy(const ExperimentOptions& options, MetricsSink& me
                       core::derive_seed(seed, kEvalEnvStream), *envs);
   auto agent = make_agent(options, envs->spec());
 
-  OnPolicyActor actor(*agent, *envs);
+  LearnerActor actor(*agent, *envs);
   const std::int64_t total_steps = options.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
   std::int64_t next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
