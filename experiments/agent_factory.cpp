@@ -8,8 +8,10 @@
 #include <torch/utils.h>
 
 #include "agents/a2c/a2c.h"
+#include "agents/dqn/dqn.h"
 #include "agents/ppo/ppo.h"
 #include "core/rng.h"
+#include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
 
@@ -57,11 +59,32 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ExperimentOptions&
                   .eps(a2c ? options.a2c.optimizer_eps : options.ppo.adam_eps));
 }
 
+std::unique_ptr<agents::Agent> make_dqn(const ExperimentOptions& options,
+                                        const envs::EnvSpec& spec) {
+  const auto q_options =
+      nn::QNetworkOptions(envs::flat_size(spec.observation_space),
+                          std::get<envs::Discrete>(spec.action_space).n)
+          .hidden_sizes(options.network.hidden_sizes)
+          .activation(nn::activation_from_name(options.network.activation))
+          .dueling(options.network.dueling);
+  nn::QNetwork online(q_options);
+  nn::QNetwork target(q_options);
+  auto parameters = std::make_shared<nn::FlatParameters>(*online);
+  auto optimizer = std::make_unique<torch::optim::Adam>(
+      std::vector<at::Tensor>{parameters->values()},
+      torch::optim::AdamOptions(options.dqn.learning_rate));
+  return std::make_unique<agents::Dqn>(
+      options.dqn, std::move(online), std::move(target), std::move(parameters),
+      std::move(optimizer), options.env.num_envs, options.train.total_steps,
+      core::derive_seed(static_cast<std::uint64_t>(options.seed), kExplorationStream));
+}
+
 }  // namespace
 
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
+  if (options.algo == "dqn") return make_dqn(options, spec);
   nn::ActorCritic model = make_actor_critic(options.network, spec);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(options, *parameters);

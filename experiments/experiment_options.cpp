@@ -61,6 +61,18 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
+  if (options.algo == "dqn") {
+    if (!envs::is_discrete(env->spec().action_space)) {
+      throw document.error_at("algo", "algo: dqn needs Discrete actions; '" + options.env.id +
+                                          "' has " + envs::describe(env->spec().action_space));
+    }
+    if (options.dqn.batch_size > options.dqn.buffer_size) {
+      throw document.error_at("dqn.batch_size",
+                              "dqn.batch_size = " + std::to_string(options.dqn.batch_size) +
+                                  " is larger than dqn.buffer_size = " +
+                                  std::to_string(options.dqn.buffer_size));
+    }
+  }
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (box && options.network.squash_output) {
     for (std::size_t k = 0; k < box->low.size(); ++k) {

@@ -6,6 +6,7 @@
 
 #include "agents/a2c/a2c_options.h"
 #include "agents/a3c/a3c_options.h"
+#include "agents/dqn/dqn_options.h"
 #include "agents/ppo/ppo_options.h"
 #include "core/config.h"
 #include "envs/env_options.h"
@@ -20,6 +21,7 @@ struct NetworkOptions {
   bool orthogonal_init = true;   // SB3/CleanRL initialization
   double log_std_init = 0.0;     // Box actions: initial log-std of the Gaussian policy
   bool squash_output = false;    // Box actions: tanh-squash samples onto the bounds
+  bool dueling = false;          // DQN: dueling Q head
 
   void visit(core::ConfigVisitor& v) {
     v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::at_least(1));
@@ -29,6 +31,7 @@ struct NetworkOptions {
     v.field("log_std_init", log_std_init, "Box actions: initial log-std of the Gaussian");
     v.field("squash_output", squash_output,
             "Box actions: squash samples with tanh and map them onto the bounds");
+    v.field("dueling", dueling, "DQN: dueling Q head (V + A - mean A)");
   }
 };
 
@@ -55,23 +58,25 @@ struct TrainOptions {
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
-  std::string algo = "ppo";         // ppo | a2c | a3c
+  std::string algo = "ppo";         // ppo | a2c | a3c | dqn
   envs::EnvOptions env;
   NetworkOptions network;
   agents::PpoOptions ppo;
   agents::A2cOptions a2c;
   agents::A3cOptions a3c;
+  agents::DqnOptions dqn;
   TrainOptions train;
 
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
     v.field("seed", seed, "experiment seed", core::at_least(0));
-    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c", "a3c"}));
+    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c", "a3c", "dqn"}));
     v.section("env", env, "environment");
     v.section("network", network, "actor-critic network");
     v.section("ppo", ppo, "PPO hyperparameters (algo: ppo)");
     v.section("a2c", a2c, "A2C hyperparameters (algo: a2c)");
     v.section("a3c", a3c, "A3C hyperparameters (algo: a3c)");
+    v.section("dqn", dqn, "DQN hyperparameters (algo: dqn)");
     v.section("train", train, "training schedule");
   }
 };

@@ -96,6 +96,15 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
   EXPECT_EQ(config_error({"algo=ppo", "env.id=MountainCarContinuous-v0",
                           "network.squash_output=true"}),
             "(no error)");
+  EXPECT_NE(config_error({"algo=dqn", "env.id=Pendulum-v1"})
+                .find("algo: dqn needs Discrete actions; 'Pendulum-v1' has Box(1)"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=dqn", "dqn.buffer_size=100", "dqn.batch_size=128"})
+                .find("dqn.batch_size = 128 is larger than dqn.buffer_size = 100"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=dqn", "dqn.per_alpha=1.5"})
+                .find("dqn.per_alpha = 1.5 is out of range: must be in [0, 1]"),
+            std::string::npos);
 }
 
 }  // namespace

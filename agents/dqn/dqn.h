@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <torch/optim/optimizer.h>
+
+#include "agents/agent.h"
+#include "agents/dqn/dqn_options.h"
+#include "core/rng.h"
+#include "nn/flat_parameters.h"
+#include "nn/q_network.h"
+#include "replay/n_step.h"
+#include "replay/prioritized_replay_buffer.h"
+#include "replay/replay_buffer.h"
+
+namespace mnrl::agents {
+
+// DQN for Discrete actions with optional Double-DQN targets, n-step returns and prioritized
+// replay (a dueling head comes with the Q-network). Epsilon-greedy exploration decays linearly
+// over exploration_fraction of `total_steps`; exploration draws come from their own RNG.
+class Dqn final : public Agent {
+ public:
+  // `online` is trained through `parameters` (its flat parameters) and `optimizer`; `target`
+  // has the same architecture and starts as a copy of `online`.
+  Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
+      std::shared_ptr<nn::FlatParameters> parameters,
+      std::unique_ptr<torch::optim::Optimizer> optimizer, std::int64_t num_envs,
+      std::int64_t total_steps, std::uint64_t exploration_seed);
+
+  void act(const float* observations, const ActionsOut& out) override;
+  void observe(const StepOutcome& outcome) override;
+  bool update_ready() const override;
+  Statistics update(const TrainingProgress& progress) override;
+  void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
+
+  double epsilon() const;
+
+ private:
+  void add_transition(const replay::Transition& transition);
+  void update_target();
+
+  DqnOptions options_;
+  nn::QNetwork online_;
+  nn::QNetwork target_;
+  std::shared_ptr<nn::FlatParameters> parameters_;
+  std::unique_ptr<nn::FlatParameters> target_parameters_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::int64_t num_envs_, observation_size_, total_steps_;
+  core::Rng exploration_rng_, replay_rng_;
+  // Exactly one of the two holds the transitions.
+  std::unique_ptr<replay::ReplayBuffer> uniform_;
+  std::unique_ptr<replay::PrioritizedReplayBuffer> prioritized_;
+  replay::NStepAccumulator n_step_;
+  replay::TransitionBatch batch_;
+  std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
+  std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
+};
+
+}  // namespace mnrl::agents

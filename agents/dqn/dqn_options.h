@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/config.h"
+
+namespace mnrl::agents {
+
+// DQN (Mnih et al. 2015) and the extensions PFRL/ChainerRL ship, each switched on in YAML:
+// Double DQN targets, a dueling head (network side), n-step returns and prioritized replay.
+// The keys of the `dqn:` section are these field names; defaults are SB3's DQN where SB3 has
+// the key, and the papers' otherwise.
+struct DqnOptions {
+  double learning_rate = 1e-4;              // Adam step size
+  std::int64_t buffer_size = 1'000'000;     // replay capacity in transitions
+  std::int64_t learning_starts = 100;       // env steps before the first update
+  std::int64_t batch_size = 32;             // transitions per gradient step
+  double tau = 1.0;                         // target update: 1 = hard copy, < 1 = Polyak
+  double gamma = 0.99;                      // discount
+  std::int64_t train_freq = 4;              // vector-env steps between updates
+  std::int64_t gradient_steps = 1;          // gradient steps per update
+  std::int64_t target_update_interval = 10000;  // env steps between target updates
+  double exploration_fraction = 0.1;        // share of training over which epsilon decays
+  double exploration_initial_eps = 1.0;
+  double exploration_final_eps = 0.05;
+  double max_grad_norm = 10.0;              // global gradient-norm clip
+  std::string loss = "huber";               // huber (SB3's smooth L1) | mse
+  bool double_q = false;                    // Double DQN targets (van Hasselt et al. 2016)
+  int n_step = 1;                           // n-step returns
+  bool prioritized = false;                 // proportional prioritized replay
+  double per_alpha = 0.6;                   // priority exponent
+  double per_beta0 = 0.4;                   // importance-sampling exponent, annealed to 1
+  double per_eps = 1e-6;                    // added to |TD error|
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
+    v.field("buffer_size", buffer_size, "replay capacity (transitions)", core::at_least(1));
+    v.field("learning_starts", learning_starts, "env steps before learning", core::at_least(0));
+    v.field("batch_size", batch_size, "transitions per gradient step", core::at_least(1));
+    v.field("tau", tau, "target update rate; 1 = hard copy", core::between(0, 1));
+    v.field("gamma", gamma, "discount factor", core::between(0, 1));
+    v.field("train_freq", train_freq, "vector-env steps between updates", core::at_least(1));
+    v.field("gradient_steps", gradient_steps, "gradient steps per update", core::at_least(1));
+    v.field("target_update_interval", target_update_interval,
+            "env steps between target network updates", core::at_least(1));
+    v.field("exploration_fraction", exploration_fraction,
+            "fraction of training over which epsilon decays", core::between(0, 1));
+    v.field("exploration_initial_eps", exploration_initial_eps, "epsilon at the start",
+            core::between(0, 1));
+    v.field("exploration_final_eps", exploration_final_eps, "epsilon after the decay",
+            core::between(0, 1));
+    v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));
+    v.field("loss", loss, "TD loss", core::one_of({"huber", "mse"}));
+    v.field("double_q", double_q, "Double DQN targets");
+    v.field("n_step", n_step, "n-step returns", core::at_least(1));
+    v.field("prioritized", prioritized, "prioritized experience replay");
+    v.field("per_alpha", per_alpha, "priority exponent", core::between(0, 1));
+    v.field("per_beta0", per_beta0, "initial importance-sampling exponent", core::between(0, 1));
+    v.field("per_eps", per_eps, "added to |TD error| for priorities", core::greater_than(0));
+  }
+};
+
+}  // namespace mnrl::agents

@@ -1,0 +1,110 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "replay/replay_buffer.h"
+#include "replay/segment_tree.h"
+
+namespace mnrl::core {
+class Rng;
+}
+
+namespace mnrl::replay {
+
+// Proportional prioritized replay (Schaul et al. 2016), as in OpenAI baselines and PFRL. Config
+// keys are the field names prefixed with "per_" (per_alpha, ...).
+struct PrioritizedReplayOptions {
+  double alpha = 0.6;     // how strongly priorities shape sampling, in [0, 1] (0: uniform)
+  double beta0 = 0.4;     // importance-sampling exponent at the start, in [0, 1]; annealed to 1
+  double epsilon = 1e-6;  // added to |TD error| so that no transition gets priority 0, > 0
+};
+
+// Throws std::invalid_argument naming the key (per_alpha, per_beta0, per_epsilon) of the first
+// option out of range.
+void validate(const PrioritizedReplayOptions& options);
+
+// beta0 + (1 - beta0) * progress: linear from beta0 at progress 0 to 1 at progress 1; progress
+// outside [0, 1] is clamped. Throws std::invalid_argument for beta0 outside [0, 1] or a NaN
+// progress.
+double annealed_beta(double beta0, double progress);
+
+// A ReplayBuffer plus a SumTree and a MinTree over its slots holding each slot's sampling
+// weight p^alpha, where p = |TD error| + epsilon (the priority). A new transition gets the
+// largest priority seen so far (1 at first), so it is likely drawn at least once before its TD
+// error is known. The largest priority never decreases (as in baselines). Slots not yet filled
+// weigh 0 and are never drawn.
+class PrioritizedReplayBuffer {
+ public:
+  // Throws std::invalid_argument for invalid options (see validate) or sizes (see ReplayBuffer).
+  PrioritizedReplayBuffer(std::int64_t capacity, std::int64_t observation_size,
+                          std::int64_t action_size, const PrioritizedReplayOptions& options = {});
+
+  const PrioritizedReplayOptions& options() const { return options_; }
+  const ReplayBuffer& buffer() const { return buffer_; }
+  std::int64_t capacity() const { return buffer_.capacity(); }
+  std::int64_t size() const { return buffer_.size(); }
+  std::int64_t next_slot() const { return buffer_.next_slot(); }
+  std::int64_t observation_size() const { return buffer_.observation_size(); }
+  std::int64_t action_size() const { return buffer_.action_size(); }
+
+  // The largest priority p seen so far (before the ^alpha), initially 1.
+  double max_priority() const { return max_priority_; }
+  // The sampling weight p^alpha of `slot`. Throws std::out_of_range for a slot outside
+  // [0, size()).
+  double priority(std::int64_t slot) const;
+  // Sum of the sampling weights of all stored transitions.
+  double total_priority() const { return sums_.total(); }
+
+  // Copies the transition into next_slot() (overwriting the oldest once full) with sampling
+  // weight max_priority()^alpha, and returns the slot.
+  std::int64_t add(const Transition& transition);
+
+  // Draws `batch_size` slots (with replacement) with probability P(i) = p_i^alpha / sum_k
+  // p_k^alpha, stratified as in baselines: the total is cut into batch_size equal segments and
+  // one uniform draw falls in each. Rows come in segment order. Fills out.indices with the
+  // slots and out.weights with the importance weights w_i = (N * P(i))^-beta / max_k (N *
+  // P(k))^-beta, N = size(), the maximum taken over the stored transitions (from the MinTree);
+  // that is w_i = (q_i / q_min)^-beta for sampling weights q = p^alpha, in (0, 1], as floats.
+  // Not const: uses an internal slot array, so nothing allocates once `out` and that array
+  // have reached batch_size.
+  // Throws std::logic_error when empty, std::invalid_argument for a negative batch_size or a
+  // beta outside [0, 1].
+  void sample(core::Rng& rng, std::int64_t batch_size, double beta, TransitionBatch& out);
+
+  // Sets the priority of each slots[k] to |td_errors[k]| + epsilon (sampling weight its
+  // ^alpha) and raises max_priority() to the largest of them. A slot listed twice keeps the
+  // last value. Checks everything first and throws std::invalid_argument, changing nothing,
+  // for a negative count, a slot outside [0, size()) or a non-finite TD error.
+  void update_priorities(const std::int64_t* slots, const float* td_errors, std::int64_t count);
+
+  // Two files: the transitions through ReplayBuffer::save at `path`, and the priorities at
+  // priorities_path(path) (binary: magic "MNRLPRIO", version, capacity, size, next_slot,
+  // alpha, max priority, then the size() sampling weights as doubles), each written
+  // atomically. load() restores both exactly and throws std::runtime_error naming the file if
+  // either is missing, malformed or truncated, if the two do not belong together (capacity,
+  // size or next slot differ) or if the priorities were saved under another alpha.
+  void save(const std::string& path) const;
+  static PrioritizedReplayBuffer load(const std::string& path, std::int64_t capacity,
+                                      std::int64_t observation_size, std::int64_t action_size,
+                                      const PrioritizedReplayOptions& options = {});
+  // `path` + ".priorities".
+  static std::string priorities_path(const std::string& path);
+
+ private:
+  // Takes validated options; every slot starts at weight 0 (not stored).
+  PrioritizedReplayBuffer(ReplayBuffer buffer, const PrioritizedReplayOptions& options);
+
+  // Sets the sampling weight of `slot` in both trees.
+  void set_weight(std::int64_t slot, double weight);
+
+  PrioritizedReplayOptions options_;
+  ReplayBuffer buffer_;
+  SumTree sums_;
+  MinTree mins_;
+  double max_priority_ = 1.0;
+  std::vector<std::int64_t> slots_;  // sample()'s draws
+};
+
+}  // namespace mnrl::replay

@@ -1,0 +1,88 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mnrl::core {
+class Rng;
+}
+
+namespace mnrl::replay {
+
+// One transition as plain memory. With n-step returns (see NStepAccumulator) `reward` is the
+// discounted sum of up to n rewards and `discount` is gamma^k for the k steps summed, so the
+// learner's target is reward + discount * (1 - terminated) * max_a Q(next_observation, a).
+struct Transition {
+  const float* observation = nullptr;  // observation_size floats
+  const float* action = nullptr;       // action_size floats (a Discrete index as a float)
+  float reward = 0.0f;
+  const float* next_observation = nullptr;  // observation_size floats
+  bool terminated = false;                  // a true end: no bootstrap
+  float discount = 1.0f;                    // applied to the bootstrap value
+};
+
+// A batch drawn from a buffer, rows in draw order; reused between draws (no reallocation once
+// it has reached the batch size).
+struct TransitionBatch {
+  std::vector<float> observations;       // [batch, observation_size]
+  std::vector<float> actions;            // [batch, action_size]
+  std::vector<float> rewards;            // [batch]
+  std::vector<float> next_observations;  // [batch, observation_size]
+  std::vector<std::uint8_t> terminated;  // [batch]
+  std::vector<float> discounts;          // [batch]
+  std::vector<std::int64_t> indices;     // [batch] buffer slots, for priority updates
+  std::vector<float> weights;            // [batch] importance weights (1 for uniform sampling)
+};
+
+// Uniform experience replay: a circular buffer preallocated at `capacity` transitions, stored
+// as flat float arrays; adding overwrites the oldest transition once full. No allocation per
+// add or per sample.
+class ReplayBuffer {
+ public:
+  // Throws std::invalid_argument for a capacity, observation_size or action_size < 1.
+  ReplayBuffer(std::int64_t capacity, std::int64_t observation_size, std::int64_t action_size);
+
+  std::int64_t capacity() const { return capacity_; }
+  std::int64_t size() const { return size_; }            // transitions held, <= capacity
+  std::int64_t next_slot() const { return next_slot_; }  // where the next add() goes
+  std::int64_t observation_size() const { return observation_size_; }
+  std::int64_t action_size() const { return action_size_; }
+
+  // Copies the transition into next_slot() and returns that slot.
+  std::int64_t add(const Transition& transition);
+
+  // Copies the transitions at `slots` (each < size()) into `out` (weights set to 1); the
+  // batch's vectors are resized to `count` rows. Throws std::out_of_range for another slot.
+  void gather(const std::int64_t* slots, std::int64_t count, TransitionBatch& out) const;
+  // `batch_size` slots drawn uniformly with replacement from `rng`, gathered into `out`.
+  // Throws std::logic_error when empty.
+  void sample(core::Rng& rng, std::int64_t batch_size, TransitionBatch& out) const;
+
+  // Writes the whole buffer (contents and position) atomically to `path`; load() reads it back
+  // and throws std::runtime_error naming the file if it is not a replay buffer, is truncated,
+  // or has other sizes than expected.
+  //
+  // File format (version 1, host byte order): the 8 bytes "MNRLRPLB", a uint32 version, int64
+  // capacity, observation_size, action_size, size and next_slot, then for the `size` stored
+  // slots in slot order: observations, actions, rewards, next_observations (float32),
+  // terminated (uint8, 0 or 1), discounts (float32). load() also rejects a position that
+  // cannot occur (next_slot != size while not full), non-finite floats, a discount outside
+  // [0, 1], and bytes after the contents.
+  void save(const std::string& path) const;
+  static ReplayBuffer load(const std::string& path, std::int64_t capacity,
+                           std::int64_t observation_size, std::int64_t action_size);
+
+ private:
+  // Fills every row of `out` from the slots already in out.indices[0, count).
+  void gather_rows(std::int64_t count, TransitionBatch& out) const;
+
+  std::int64_t capacity_, observation_size_, action_size_;
+  std::int64_t size_ = 0;
+  std::int64_t next_slot_ = 0;
+  // [capacity * observation_size], [capacity * action_size], [capacity] ...
+  std::vector<float> observations_, actions_, rewards_, next_observations_, discounts_;
+  std::vector<std::uint8_t> terminated_;
+};
+
+}  // namespace mnrl::replay
