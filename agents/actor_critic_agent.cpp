@@ -4,27 +4,15 @@
 #include <cstring>
 
 #include <ATen/TensorOperators.h>
-#include <ATen/ops/from_blob.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/utils/clip_grad.h>
 
+#include "nn/memory_views.h"
+
 namespace mnrl::agents {
-namespace {
 
-// A [rows] or [rows, cols] float tensor over memory owned elsewhere (no copy).
-at::Tensor view_floats(const float* data, std::int64_t rows, std::int64_t cols = 0) {
-  auto* p = const_cast<float*>(data);
-  return cols == 0 ? at::from_blob(p, {rows}, at::kFloat)
-                   : at::from_blob(p, {rows, cols}, at::kFloat);
-}
-
-template <class T>
-void copy_out(const at::Tensor& t, T* out) {
-  const at::Tensor c = t.contiguous();
-  std::memcpy(out, c.data_ptr<T>(), static_cast<std::size_t>(c.numel()) * sizeof(T));
-}
-
-}  // namespace
+using nn::copy_out;
+using nn::view_floats;
 
 RolloutBatch RolloutBatch::select(const at::Tensor& rows) const {
   return {observations.index_select(0, rows), actions.index_select(0, rows),

@@ -11,12 +11,14 @@
 
 #include "core/rng.h"
 #include "core/run_directory.h"
+#include "replay/binary_io.h"
 
 namespace mnrl::replay {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'R', 'L', 'P', 'R', 'I', 'O'};
 constexpr std::uint32_t kVersion = 1;
+constexpr const char* kWhat = "priorities file";  // in truncation errors
 // Magic, version, capacity, size, next_slot, alpha, max priority.
 constexpr std::uint64_t kHeaderBytes = sizeof(kMagic) + sizeof(std::uint32_t) + 3 * 8 + 2 * 8;
 
@@ -25,24 +27,6 @@ std::string format(double value) {
   out.precision(15);
   out << value;
   return out.str();
-}
-
-template <typename T>
-void append(std::string& out, const T* values, std::size_t count) {
-  out.append(reinterpret_cast<const char*>(values), count * sizeof(T));
-}
-
-template <typename T>
-void append_value(std::string& out, T value) {
-  append(out, &value, 1);
-}
-
-template <typename T>
-void read_exact(std::ifstream& in, T* values, std::size_t count, const std::string& path) {
-  in.read(reinterpret_cast<char*>(values), static_cast<std::streamsize>(count * sizeof(T)));
-  if (static_cast<std::size_t>(in.gcount()) != count * sizeof(T)) {
-    throw std::runtime_error(path + ": truncated priorities file");
-  }
 }
 
 }  // namespace
@@ -198,7 +182,7 @@ PrioritizedReplayBuffer PrioritizedReplayBuffer::load(const std::string& path,
                              std::string(kMagic, sizeof(kMagic)) + "')");
   }
   std::uint32_t version = 0;
-  read_exact(in, &version, 1, file);
+  read_exact(in, &version, 1, file, kWhat);
   if (version != kVersion) {
     throw std::runtime_error(file + ": priorities format version " + std::to_string(version) +
                              ", expected " + std::to_string(kVersion));
@@ -206,9 +190,9 @@ PrioritizedReplayBuffer PrioritizedReplayBuffer::load(const std::string& path,
   std::int64_t position[3] = {};
   double alpha = 0.0;
   double max_priority = 0.0;
-  read_exact(in, position, 3, file);
-  read_exact(in, &alpha, 1, file);
-  read_exact(in, &max_priority, 1, file);
+  read_exact(in, position, 3, file, kWhat);
+  read_exact(in, &alpha, 1, file, kWhat);
+  read_exact(in, &max_priority, 1, file, kWhat);
 
   const char* names[3] = {"capacity", "size", "next_slot"};
   const std::int64_t expected[3] = {loaded.capacity(), loaded.size(), loaded.next_slot()};
@@ -240,7 +224,7 @@ PrioritizedReplayBuffer PrioritizedReplayBuffer::load(const std::string& path,
                              " priorities");
   }
   std::vector<double> weights(n);
-  read_exact(in, weights.data(), n, file);
+  read_exact(in, weights.data(), n, file, kWhat);
   for (std::size_t s = 0; s < n; ++s) {
     if (!(weights[s] > 0.0) || !std::isfinite(weights[s])) {
       throw std::runtime_error(file + ": slot " + std::to_string(s) + ": priority " +

@@ -10,12 +10,14 @@
 
 #include "core/rng.h"
 #include "core/run_directory.h"
+#include "replay/binary_io.h"
 
 namespace mnrl::replay {
 namespace {
 
 constexpr char kMagic[8] = {'M', 'N', 'R', 'L', 'R', 'P', 'L', 'B'};
 constexpr std::uint32_t kVersion = 1;
+constexpr const char* kWhat = "replay buffer file";  // in truncation errors
 // Magic, version, then capacity, observation_size, action_size, size, next_slot.
 constexpr std::uint64_t kHeaderBytes = sizeof(kMagic) + sizeof(std::uint32_t) + 5 * 8;
 
@@ -25,26 +27,6 @@ std::size_t to_size(std::int64_t n) { return static_cast<std::size_t>(n); }
 std::uint64_t slot_bytes(std::int64_t observation_size, std::int64_t action_size) {
   return static_cast<std::uint64_t>(2 * observation_size + action_size + 2) * sizeof(float) +
          sizeof(std::uint8_t);
-}
-
-template <typename T>
-void append(std::string& out, const T* values, std::size_t count) {
-  out.append(reinterpret_cast<const char*>(values), count * sizeof(T));
-}
-
-template <typename T>
-void append_value(std::string& out, T value) {
-  append(out, &value, 1);
-}
-
-// Reads exactly `count` values or throws "truncated": the size was checked up front, so this
-// only fails if the file changed while being read.
-template <typename T>
-void read_exact(std::ifstream& in, T* values, std::size_t count, const std::string& path) {
-  in.read(reinterpret_cast<char*>(values), static_cast<std::streamsize>(count * sizeof(T)));
-  if (static_cast<std::size_t>(in.gcount()) != count * sizeof(T)) {
-    throw std::runtime_error(path + ": truncated replay buffer file");
-  }
 }
 
 // Throws naming the first slot of `values` ([slots, width]) holding a non-finite float.
@@ -229,12 +211,12 @@ ReplayBuffer ReplayBuffer::load(const std::string& path, std::int64_t capacity,
   const std::size_t n = to_size(size);
   const std::size_t obs = to_size(observation_size);
   const std::size_t act = to_size(action_size);
-  read_exact(in, buffer.observations_.data(), n * obs, path);
-  read_exact(in, buffer.actions_.data(), n * act, path);
-  read_exact(in, buffer.rewards_.data(), n, path);
-  read_exact(in, buffer.next_observations_.data(), n * obs, path);
-  read_exact(in, buffer.terminated_.data(), n, path);
-  read_exact(in, buffer.discounts_.data(), n, path);
+  read_exact(in, buffer.observations_.data(), n * obs, path, kWhat);
+  read_exact(in, buffer.actions_.data(), n * act, path, kWhat);
+  read_exact(in, buffer.rewards_.data(), n, path, kWhat);
+  read_exact(in, buffer.next_observations_.data(), n * obs, path, kWhat);
+  read_exact(in, buffer.terminated_.data(), n, path, kWhat);
+  read_exact(in, buffer.discounts_.data(), n, path, kWhat);
 
   check_finite(buffer.observations_, size, observation_size, "observation", path);
   check_finite(buffer.actions_, size, action_size, "action", path);

@@ -10,16 +10,12 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
+#include "nn/memory_views.h"
+
 namespace mnrl::agents {
-namespace {
 
-at::Tensor view(const float* data, std::int64_t rows, std::int64_t cols = 0) {
-  auto* p = const_cast<float*>(data);
-  return cols == 0 ? at::from_blob(p, {rows}, at::kFloat)
-                   : at::from_blob(p, {rows, cols}, at::kFloat);
-}
-
-}  // namespace
+using nn::copy_out;
+using nn::view_floats;
 
 Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
          std::shared_ptr<nn::FlatParameters> parameters,
@@ -112,10 +108,10 @@ Statistics Dqn::update(const TrainingProgress& progress) {
     } else {
       uniform_->sample(replay_rng_, b, batch_);
     }
-    const at::Tensor observations = view(batch_.observations.data(), b, observation_size_);
+    const at::Tensor observations = view_floats(batch_.observations.data(), b, observation_size_);
     const at::Tensor next_observations =
-        view(batch_.next_observations.data(), b, observation_size_);
-    const at::Tensor actions = view(batch_.actions.data(), b).to(at::kLong).unsqueeze(1);
+        view_floats(batch_.next_observations.data(), b, observation_size_);
+    const at::Tensor actions = view_floats(batch_.actions.data(), b).to(at::kLong).unsqueeze(1);
     at::Tensor targets;
     {
       torch::NoGradGuard no_grad;
@@ -127,14 +123,14 @@ Statistics Dqn::update(const TrainingProgress& progress) {
               : std::get<0>(next_q.max(1));
       const at::Tensor not_terminated =
           1 - at::from_blob(batch_.terminated.data(), {b}, at::kByte).to(at::kFloat);
-      targets = view(batch_.rewards.data(), b) +
-                view(batch_.discounts.data(), b) * not_terminated * next_value;
+      targets = view_floats(batch_.rewards.data(), b) +
+                view_floats(batch_.discounts.data(), b) * not_terminated * next_value;
     }
     const at::Tensor q = online_->forward(observations).gather(1, actions).squeeze(1);
     const at::Tensor elementwise = options_.loss == "huber"
                                        ? at::smooth_l1_loss(q, targets, at::Reduction::None)
                                        : (q - targets).pow(2);
-    const at::Tensor loss = (view(batch_.weights.data(), b) * elementwise).mean();
+    const at::Tensor loss = (view_floats(batch_.weights.data(), b) * elementwise).mean();
 
     parameters_->zero_grad();
     loss.backward();
@@ -159,10 +155,8 @@ Statistics Dqn::update(const TrainingProgress& progress) {
 
 void Dqn::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {
   c10::InferenceMode inference;
-  const at::Tensor actions =
-      online_->forward(view(observations, batch, observation_size_)).argmax(1).contiguous();
-  std::memcpy(out.indices, actions.data_ptr<std::int64_t>(),
-              static_cast<std::size_t>(batch) * sizeof(std::int64_t));
+  copy_out(online_->forward(view_floats(observations, batch, observation_size_)).argmax(1),
+           out.indices);
 }
 
 void Dqn::update_target() {

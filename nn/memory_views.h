@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/from_blob.h>
+
+namespace mnrl::nn {
+
+// Tensors over the plain float arrays agents share with envs and buffers, and back.
+
+// A [rows] (cols == 0) or [rows, cols] float tensor over memory owned elsewhere: no copy, so
+// the memory must outlive the tensor.
+inline at::Tensor view_floats(const float* data, std::int64_t rows, std::int64_t cols = 0) {
+  auto* p = const_cast<float*>(data);
+  return cols == 0 ? at::from_blob(p, {rows}, at::kFloat)
+                   : at::from_blob(p, {rows, cols}, at::kFloat);
+}
+
+// Copies every element of `t` (of element type T) to `out`.
+template <class T>
+void copy_out(const at::Tensor& t, T* out) {
+  const at::Tensor c = t.contiguous();
+  std::memcpy(out, c.data_ptr<T>(), static_cast<std::size_t>(c.numel()) * sizeof(T));
+}
+
+}  // namespace mnrl::nn
