@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <ATen/Parallel.h>
-#include <torch/optim/adam.h>
 #include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
 
@@ -11,6 +10,7 @@
 #include "agents/dqn/dqn.h"
 #include "agents/ppo/ppo.h"
 #include "core/rng.h"
+#include "nn/fused_adam.h"
 #include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
@@ -53,7 +53,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ExperimentOptions&
                     .eps(options.a2c.optimizer_eps));
   }
   const bool a2c = options.algo == "a2c";
-  return std::make_unique<torch::optim::Adam>(
+  return std::make_unique<nn::FusedAdam>(
       values, torch::optim::AdamOptions(a2c ? options.a2c.learning_rate
                                             : options.ppo.learning_rate)
                   .eps(a2c ? options.a2c.optimizer_eps : options.ppo.adam_eps));
@@ -70,7 +70,7 @@ std::unique_ptr<agents::Agent> make_dqn(const ExperimentOptions& options,
   nn::QNetwork online(q_options);
   nn::QNetwork target(q_options);
   auto parameters = std::make_shared<nn::FlatParameters>(*online);
-  auto optimizer = std::make_unique<torch::optim::Adam>(
+  auto optimizer = std::make_unique<nn::FusedAdam>(
       std::vector<at::Tensor>{parameters->values()},
       torch::optim::AdamOptions(options.dqn.learning_rate));
   return std::make_unique<agents::Dqn>(

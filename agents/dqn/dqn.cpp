@@ -1,21 +1,13 @@
 #include "agents/dqn/dqn.h"
 
-#include <algorithm>
 #include <cstring>
 
-#include <ATen/TensorOperators.h>
-#include <ATen/ops/from_blob.h>
-#include <ATen/ops/smooth_l1_loss.h>
-#include <c10/core/InferenceMode.h>
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
-#include "nn/memory_views.h"
+#include "agents/dqn/q_learning.h"
 
 namespace mnrl::agents {
-
-using nn::copy_out;
-using nn::view_floats;
 
 Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
          std::shared_ptr<nn::FlatParameters> parameters,
@@ -33,6 +25,11 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       exploration_rng_(exploration_seed),
       replay_rng_(core::derive_seed(exploration_seed, 1)),
       n_step_(num_envs, options_.n_step, static_cast<float>(options_.gamma), observation_size_, 1),
+      train_kernel_(online_, options_.batch_size),
+      target_kernel_(target_, options_.batch_size),
+      targets_(static_cast<std::size_t>(options_.batch_size)),
+      td_errors_(static_cast<std::size_t>(options_.batch_size)),
+      q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
       last_observations_(static_cast<std::size_t>(num_envs * observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs)) {
   if (options_.prioritized) {
@@ -98,9 +95,17 @@ bool Dqn::update_ready() const {
          size >= options_.batch_size;
 }
 
+void Dqn::compute_targets() {
+  const std::int64_t b = options_.batch_size, n = train_kernel_.num_actions();
+  const float* next_q = target_kernel_.forward(batch_.next_observations.data());
+  const float* chooser =
+      options_.double_q ? train_kernel_.forward(batch_.next_observations.data()) : next_q;
+  bootstrapped_targets(batch_, next_q, chooser, b, n, targets_.data());
+}
+
 Statistics Dqn::update(const TrainingProgress& progress) {
   double loss_sum = 0.0, q_sum = 0.0;
-  const std::int64_t b = options_.batch_size;
+  const std::int64_t b = options_.batch_size, n = train_kernel_.num_actions();
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     if (prioritized_) {
       const double beta = replay::annealed_beta(options_.per_beta0, 1.0 - progress.remaining());
@@ -108,55 +113,34 @@ Statistics Dqn::update(const TrainingProgress& progress) {
     } else {
       uniform_->sample(replay_rng_, b, batch_);
     }
-    const at::Tensor observations = view_floats(batch_.observations.data(), b, observation_size_);
-    const at::Tensor next_observations =
-        view_floats(batch_.next_observations.data(), b, observation_size_);
-    const at::Tensor actions = view_floats(batch_.actions.data(), b).to(at::kLong).unsqueeze(1);
-    at::Tensor targets;
-    {
-      torch::NoGradGuard no_grad;
-      const at::Tensor next_q = target_->forward(next_observations);
-      // Double DQN: the online network picks the action, the target network values it.
-      const at::Tensor next_value =
-          options_.double_q
-              ? next_q.gather(1, online_->forward(next_observations).argmax(1, true)).squeeze(1)
-              : std::get<0>(next_q.max(1));
-      const at::Tensor not_terminated =
-          1 - at::from_blob(batch_.terminated.data(), {b}, at::kByte).to(at::kFloat);
-      targets = view_floats(batch_.rewards.data(), b) +
-                view_floats(batch_.discounts.data(), b) * not_terminated * next_value;
+    compute_targets();
+    const float* q = train_kernel_.forward(batch_.observations.data());
+    loss_sum += td_loss(batch_, q, targets_.data(), b, n,
+                        options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
+                        q_gradients_.data(), td_errors_.data());
+    for (std::int64_t i = 0; i < b; ++i) {
+      q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
     }
-    const at::Tensor q = online_->forward(observations).gather(1, actions).squeeze(1);
-    const at::Tensor elementwise = options_.loss == "huber"
-                                       ? at::smooth_l1_loss(q, targets, at::Reduction::None)
-                                       : (q - targets).pow(2);
-    const at::Tensor loss = (view_floats(batch_.weights.data(), b) * elementwise).mean();
-
-    parameters_->zero_grad();
-    loss.backward();
+    train_kernel_.backward(q_gradients_.data());
     torch::nn::utils::clip_grad_norm_(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
-
-    torch::NoGradGuard no_grad;
-    if (prioritized_) {
-      const at::Tensor td = (q - targets).abs().contiguous();
-      prioritized_->update_priorities(batch_.indices.data(), td.data_ptr<float>(), b);
-    }
-    loss_sum += loss.item<double>();
-    q_sum += q.mean().item<double>();
+    if (prioritized_) prioritized_->update_priorities(batch_.indices.data(), td_errors_.data(), b);
   }
-  const auto n = static_cast<double>(options_.gradient_steps);
+  const auto steps = static_cast<double>(options_.gradient_steps);
   const std::int64_t size = prioritized_ ? prioritized_->size() : uniform_->size();
-  return {{"losses/td_loss", loss_sum / n},
-          {"losses/q_values", q_sum / n},
+  return {{"losses/td_loss", loss_sum / steps},
+          {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
           {"charts/epsilon", epsilon()},
           {"charts/buffer_size", static_cast<double>(size)}};
 }
 
 void Dqn::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {
-  c10::InferenceMode inference;
-  copy_out(online_->forward(view_floats(observations, batch, observation_size_)).argmax(1),
-           out.indices);
+  if (!greedy_kernel_ || greedy_kernel_->batch_size() != batch) {
+    greedy_kernel_ = std::make_unique<nn::QNetworkKernel>(online_, batch);
+  }
+  const std::int64_t n = greedy_kernel_->num_actions();
+  const float* q = greedy_kernel_->forward(observations);
+  for (std::int64_t i = 0; i < batch; ++i) out.indices[i] = argmax(q + i * n, n);
 }
 
 void Dqn::update_target() {

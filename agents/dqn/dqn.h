@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "nn/flat_parameters.h"
 #include "nn/q_network.h"
+#include "nn/q_network_kernel.h"
 #include "replay/n_step.h"
 #include "replay/prioritized_replay_buffer.h"
 #include "replay/replay_buffer.h"
@@ -39,6 +40,8 @@ class Dqn final : public Agent {
 
  private:
   void add_transition(const replay::Transition& transition);
+  // Fills targets_ for batch_ (see bootstrapped_targets).
+  void compute_targets();
   void update_target();
 
   DqnOptions options_;
@@ -53,7 +56,11 @@ class Dqn final : public Agent {
   std::unique_ptr<replay::ReplayBuffer> uniform_;
   std::unique_ptr<replay::PrioritizedReplayBuffer> prioritized_;
   replay::NStepAccumulator n_step_;
+  // Hand-written passes over online_ (training batches; acting) and target_ (see QNetworkKernel).
+  nn::QNetworkKernel train_kernel_, target_kernel_;
+  std::unique_ptr<nn::QNetworkKernel> greedy_kernel_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
+  std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q
   std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
   std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
 };

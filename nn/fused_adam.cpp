@@ -1,0 +1,99 @@
+#include "nn/fused_adam.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#include <ATen/ops/zeros_like.h>
+#include <torch/utils.h>
+
+namespace mnrl::nn {
+namespace {
+
+// Optimizer::state_ is keyed by the parameter's TensorImpl: its address printed as a string in
+// LibTorch 1.x, the address itself in 2.x.
+template <class Key>
+Key state_key(const at::Tensor& parameter) {
+  void* impl = parameter.unsafeGetTensorImpl();
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream out;
+    out << impl;
+    return out.str();
+  } else {
+    return impl;
+  }
+}
+
+// One Adam step over n floats, the per-element arithmetic of Adam::step in its order.
+// Vectorized by the compiler (this file is built with -fno-math-errno, so sqrt vectorizes),
+// with AVX2 where the CPU has it.
+__attribute__((target_clones("avx2", "default")))
+void adam_update(float* value, const float* gradient, float* m, float* v, std::int64_t n,
+                 float decay1, float rate1, float decay2, float rate2, float step_size,
+                 float sqrt_correction2, float eps) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float g = gradient[i];
+    m[i] = m[i] * decay1 + rate1 * g;
+    v[i] = v[i] * decay2 + rate2 * g * g;
+    value[i] -= step_size * (m[i] / (std::sqrt(v[i]) / sqrt_correction2 + eps));
+  }
+}
+
+bool contiguous_float(const at::Tensor& t) {
+  return t.scalar_type() == at::kFloat && t.is_contiguous();
+}
+
+}  // namespace
+
+bool FusedAdam::fusable() const {
+  for (const auto& group : param_groups_) {
+    const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+    if (options.weight_decay() != 0.0 || options.amsgrad()) return false;
+    for (const auto& p : group.params()) {
+      if (p.grad().defined() && !(contiguous_float(p) && contiguous_float(p.grad()))) return false;
+    }
+  }
+  return true;
+}
+
+torch::Tensor FusedAdam::step(LossClosure closure) {
+  if (!fusable()) return Adam::step(std::move(closure));
+  torch::NoGradGuard no_grad;
+  torch::Tensor loss;
+  if (closure) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  using Key = typename std::decay_t<decltype(state_)>::key_type;
+  for (auto& group : param_groups_) {
+    const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
+    const auto [beta1, beta2] = options.betas();
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      auto& slot = state_[state_key<Key>(p)];
+      if (!slot) {
+        auto fresh = std::make_unique<torch::optim::AdamParamState>();
+        fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Contiguous));
+        fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Contiguous));
+        slot = std::move(fresh);
+      }
+      auto& state = static_cast<torch::optim::AdamParamState&>(*slot);
+      state.step(state.step() + 1);
+      // Scalars rounded to float as LibTorch rounds them for float tensors.
+      const auto decay1 = static_cast<float>(beta1), decay2 = static_cast<float>(beta2);
+      const auto rate1 = static_cast<float>(1.0 - beta1), rate2 = static_cast<float>(1.0 - beta2);
+      const double bias_correction1 = 1.0 - std::pow(beta1, state.step());
+      const double bias_correction2 = 1.0 - std::pow(beta2, state.step());
+      const auto step_size = static_cast<float>(options.lr() / bias_correction1);
+      const auto sqrt_correction2 = static_cast<float>(std::sqrt(bias_correction2));
+      const auto eps = static_cast<float>(options.eps());
+      adam_update(p.data_ptr<float>(), p.grad().data_ptr<float>(),
+                  state.exp_avg().data_ptr<float>(), state.exp_avg_sq().data_ptr<float>(),
+                  p.numel(), decay1, rate1, decay2, rate2, step_size, sqrt_correction2, eps);
+    }
+  }
+  return loss;
+}
+
+}  // namespace mnrl::nn

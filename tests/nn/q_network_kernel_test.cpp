@@ -1,0 +1,80 @@
+#include "nn/q_network_kernel.h"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/randn.h>
+#include <torch/utils.h>
+
+#include "nn/flat_parameters.h"
+#include "nn/memory_views.h"
+
+namespace mnrl::nn {
+namespace {
+
+// (activation, dueling, hidden sizes)
+using Shape = std::tuple<Activation, bool, std::vector<std::int64_t>>;
+
+class QNetworkKernelTest : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(QNetworkKernelTest, MatchesAutogradValuesAndGradients) {
+  const auto& [activation, dueling, hidden] = GetParam();
+  torch::manual_seed(3);
+  QNetwork network(
+      QNetworkOptions(5, 3).hidden_sizes(hidden).activation(activation).dueling(dueling));
+  FlatParameters parameters(*network);
+  const std::int64_t batch = 7;
+  const at::Tensor observations = at::randn({batch, 5});
+  const at::Tensor q_gradients = at::randn({batch, 3});
+
+  // Autograd's values and gradients of loss = sum(Q * q_gradients).
+  const at::Tensor q = network->forward(observations);
+  (q * q_gradients).sum().backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);  // backward() must overwrite, not add
+
+  QNetworkKernel kernel(network, batch);
+  const at::Tensor kernel_q =
+      view_floats(kernel.forward(observations.data_ptr<float>()), batch, 3).clone();
+  kernel.backward(q_gradients.data_ptr<float>());
+
+  EXPECT_TRUE(at::allclose(kernel_q, q.detach(), 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-4, 1e-5))
+      << "max difference "
+      << (parameters.gradients() - autograd_gradients).abs().max().item<float>();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, QNetworkKernelTest,
+    ::testing::Values(Shape{Activation::relu, false, {16, 16}},
+                      Shape{Activation::relu, true, {16, 8}},
+                      Shape{Activation::tanh, false, {16}},
+                      Shape{Activation::tanh, true, {8, 8, 8}},
+                      Shape{Activation::relu, true, {}}));
+
+TEST(QNetworkKernelTest, FollowsInPlaceParameterUpdates) {
+  torch::manual_seed(4);
+  QNetwork network(QNetworkOptions(3, 2).hidden_sizes({8}));
+  FlatParameters parameters(*network);
+  QNetworkKernel kernel(network, 2);
+  const at::Tensor observations = at::randn({2, 3});
+  {
+    torch::NoGradGuard no_grad;
+    parameters.values().mul_(0.5f);  // as an optimizer step does
+  }
+  const at::Tensor expected = network->forward(observations).detach();
+  EXPECT_TRUE(at::allclose(view_floats(kernel.forward(observations.data_ptr<float>()), 2, 2),
+                           expected, 1e-5, 1e-6));
+}
+
+TEST(QNetworkKernelTest, RefusesAnEmptyBatch) {
+  QNetwork network(QNetworkOptions(3, 2));
+  EXPECT_THROW(QNetworkKernel(network, 0), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mnrl::nn
