@@ -7,19 +7,10 @@
 
 #include "experiments/experiment_options.h"
 #include "experiments/training.h"
+#include "recording_metrics.h"
 
 namespace mnrl::experiments {
 namespace {
-
-class CountingMetrics final : public MetricsSink {
- public:
-  void scalar(std::int64_t, const std::string& name, double value) override {
-    ++count[name];
-    best[name] = count[name] == 1 ? value : std::max(best[name], value);
-  }
-  std::map<std::string, int> count;
-  std::map<std::string, double> best;
-};
 
 class A2cCartPoleLearningTest : public ::testing::TestWithParam<int> {};
 
@@ -28,7 +19,7 @@ TEST_P(A2cCartPoleLearningTest, SolvesWithinBudget) {
       load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a2c.yaml",
                       {"seed=" + std::to_string(GetParam()), "train.eval_interval=0"});
   ASSERT_EQ(options.train.total_steps, 500000);
-  CountingMetrics metrics;
+  RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 500000);
   EXPECT_GE(result.final_evaluation.mean_return, 475.0);
@@ -49,7 +40,7 @@ TEST_P(A3cCartPoleLearningTest, TwoWorkersSolveWithinBudget) {
                       {"seed=" + std::to_string(GetParam()), "train.eval_interval=50000"});
   ASSERT_EQ(options.a3c.workers, 2);
   ASSERT_EQ(options.train.total_steps, 500000);
-  CountingMetrics metrics;
+  RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);
   EXPECT_GE(result.steps, 500000);
   EXPECT_FALSE(result.interrupted);

@@ -9,15 +9,10 @@
 
 #include "experiments/experiment_options.h"
 #include "experiments/single_learner_training.h"
+#include "recording_metrics.h"
 
 namespace mnrl::experiments {
 namespace {
-
-class LastMetrics final : public MetricsSink {
- public:
-  void scalar(std::int64_t, const std::string& name, double value) override { last[name] = value; }
-  std::map<std::string, double> last;
-};
 
 std::map<std::string, double> train(const std::vector<std::string>& extra) {
   std::vector<std::string> overrides = {
@@ -26,7 +21,7 @@ std::map<std::string, double> train(const std::vector<std::string>& extra) {
       "train.total_steps=2048", "train.eval_interval=0", "train.eval_episodes=2"};
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml", overrides);
-  LastMetrics metrics;
+  RecordingMetrics metrics;
   const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.steps, 2048);
   return metrics.last;

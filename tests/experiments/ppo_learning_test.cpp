@@ -7,19 +7,10 @@
 
 #include "experiments/experiment_options.h"
 #include "experiments/single_learner_training.h"
+#include "recording_metrics.h"
 
 namespace mnrl::experiments {
 namespace {
-
-class RecordingMetrics final : public MetricsSink {
- public:
-  void scalar(std::int64_t, const std::string& name, double value) override {
-    last[name] = value;
-    ++count[name];
-  }
-  std::map<std::string, double> last;
-  std::map<std::string, int> count;
-};
 
 class PpoCartPoleLearningTest : public ::testing::TestWithParam<int> {};
 
