@@ -11,8 +11,8 @@
 #include "agents/dqn/dqn.h"
 #include "agents/ppo/ppo.h"
 #include "core/rng.h"
-#include "nn/fused_adam.h"
 #include "experiments/seed_streams.h"
+#include "nn/fused_adam.h"
 
 namespace mnrl::experiments {
 

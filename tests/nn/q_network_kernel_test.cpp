@@ -71,6 +71,18 @@ TEST(QNetworkKernelTest, FollowsInPlaceParameterUpdates) {
                            expected, 1e-5, 1e-6));
 }
 
+// One row takes another path (a matrix-vector product); both heads go through it.
+TEST(QNetworkKernelTest, OneRowMatchesTheModule) {
+  torch::manual_seed(5);
+  QNetwork network(QNetworkOptions(4, 3).hidden_sizes({16, 16}).dueling(true));
+  FlatParameters parameters(*network);
+  QNetworkKernel kernel(network, 1);
+  const at::Tensor observation = at::randn({1, 4});
+  const at::Tensor expected = network->forward(observation).detach();
+  EXPECT_TRUE(at::allclose(view_floats(kernel.forward(observation.data_ptr<float>()), 1, 3),
+                           expected, 1e-5, 1e-6));
+}
+
 TEST(QNetworkKernelTest, RefusesAnEmptyBatch) {
   QNetwork network(QNetworkOptions(3, 2));
   EXPECT_THROW(QNetworkKernel(network, 0), std::invalid_argument);
