@@ -3,8 +3,10 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "apps/env_arguments.h"
 #include "apps/env_throughput.h"
 #include "core/text.h"
+#include "envs/env_options.h"
 #include "envs/registry.h"
 
 namespace mnrl::apps {
@@ -17,10 +19,19 @@ int bench_env_command(const BenchEnvArguments& args) {
                  core::join(registry.ids()).c_str());
     return kExitUsage;
   }
+  const auto kwargs = parse_kwargs(args.kwargs, "bench env");
+  if (!kwargs) return kExitUsage;
+  envs::EnvOptions options;
+  options.id = args.id;
+  options.kwargs = *kwargs;
+  options.num_envs = args.num_envs;
   try {
-    envs::EnvOptions options;
-    options.id = args.id;
-    options.num_envs = args.num_envs;
+    registry.make(options.id, options.kwargs);
+  } catch (const core::KwargError& e) {
+    std::fprintf(stderr, "mnrl bench env: %s\n", e.what());
+    return kExitUsage;
+  }
+  try {
     const auto env = envs::make_env(options);
     std::printf("%s: observations %s, actions %s; random actions, %lld steps per measurement\n",
                 args.id.c_str(), envs::describe(env->spec().observation_space).c_str(),

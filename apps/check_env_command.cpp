@@ -3,6 +3,7 @@
 #include <string>
 
 #include "apps/commands.h"
+#include "apps/env_arguments.h"
 #include "envs/env_checker.h"
 
 namespace mnrl::apps {
@@ -11,10 +12,12 @@ int check_env_command(const CheckEnvArguments& args) {
   envs::EnvCheckOptions options;
   options.steps = args.steps;
   options.seed = args.seed;
+  const auto kwargs = parse_kwargs(args.kwargs, "check-env");
+  if (!kwargs) return kExitUsage;
   envs::EnvCheckReport report;
   try {
-    report = envs::check_registered_env(args.id, options);
-  } catch (const std::invalid_argument& e) {  // unknown id
+    report = envs::check_registered_env(args.id, options, *kwargs);
+  } catch (const std::invalid_argument& e) {  // unknown id or unusable kwargs
     std::fprintf(stderr, "mnrl check-env: %s\n", e.what());
     return kExitUsage;
   }

@@ -27,6 +27,7 @@ struct CheckEnvArguments {
   std::string id;
   std::int64_t steps = 1000;  // random-action steps per rollout
   std::uint64_t seed = 0;
+  std::vector<std::string> kwargs;  // --kwarg KEY=VALUE
 };
 // Exit 0 when the env keeps the Env contract, 1 when a check fails, 2 for an unknown id.
 int check_env_command(const CheckEnvArguments& args);
@@ -44,6 +45,7 @@ struct BenchEnvArguments {
   int num_envs = 8;
   int threads = 2;
   std::int64_t steps = 5'000'000;
+  std::vector<std::string> kwargs;  // --kwarg KEY=VALUE
 };
 // Prints steps/s of one env, a serial vector env and (threads > 1) a threaded one.
 int bench_env_command(const BenchEnvArguments& args);

@@ -1,4 +1,7 @@
 #include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
 
 #include "apps/commands.h"
 #include "envs/registry.h"
@@ -8,9 +11,19 @@ namespace mnrl::apps {
 int envs_command() {
   const auto& registry = envs::Registry::global();
   for (const auto& id : registry.ids()) {
-    const auto env = registry.make(id);
+    std::printf("%s\n", id.c_str());
+    if (const std::string& plugin = registry.origin(id); !plugin.empty()) {
+      std::printf("  plugin:      %s\n", plugin.c_str());
+    }
+    std::unique_ptr<envs::Env> env;
+    try {
+      env = registry.make(id);
+    } catch (const std::exception& e) {  // e.g. an env with kwargs that have no default
+      std::printf("  (cannot be made without kwargs: %s)\n", e.what());
+      continue;
+    }
     const auto& spec = env->spec();
-    std::printf("%s\n  observation: %s\n  action:      %s\n", id.c_str(),
+    std::printf("  observation: %s\n  action:      %s\n",
                 envs::describe(spec.observation_space).c_str(),
                 envs::describe(spec.action_space).c_str());
     if (spec.max_episode_steps > 0) std::printf("  time limit:  %d steps\n", spec.max_episode_steps);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "apps/env_arguments.h"
 #include "core/build_info.h"
 #include "core/text.h"
 
@@ -81,7 +82,18 @@ int main(int argc, char** argv) {
   train_app->add_option("--run-dir", train.run_dir,
                         "Directory for this run (default: runs/<name>-<timestamp>)");
 
+  // --plugin on every command that makes envs; loaded before the command runs.
+  std::vector<std::string> plugins;
+  const auto add_plugin_option = [&plugins](CLI::App* command) {
+    command->add_option("--plugin", plugins,
+                        "Env plugin (.so) to load first, a path taken as given (repeatable)")
+        ->type_name("PATH")
+        ->allow_extra_args(false);
+  };
+  add_plugin_option(train_app);
+
   auto* envs_app = app.add_subcommand("envs", "List the registered environments and their spaces");
+  add_plugin_option(envs_app);
 
   CheckEnvArguments check_env;
   auto* check_env_app = app.add_subcommand(
@@ -95,6 +107,11 @@ int main(int argc, char** argv) {
   check_env_app->add_option("--seed", check_env.seed, "Seed of the env resets and the actions")
       ->capture_default_str()
       ->check(at_least(0));
+  check_env_app->add_option("--kwarg", check_env.kwargs,
+                            "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_plugin_option(check_env_app);
 
   BenchArguments bench;
   auto* bench_app = app.add_subcommand(
@@ -108,6 +125,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   bench_app->add_flag("--env-only", bench.skip_training, "Skip the end-to-end training run");
+  add_plugin_option(bench_app);
 
   BenchEnvArguments bench_env;
   auto* bench_env_app = bench_app->add_subcommand(
@@ -124,6 +142,11 @@ int main(int argc, char** argv) {
   bench_env_app->add_option("--steps", bench_env.steps, "Env steps per measurement")
       ->capture_default_str()
       ->check(at_least(1));
+  bench_env_app->add_option("--kwarg", bench_env.kwargs,
+                            "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_plugin_option(bench_env_app);
 
   try {
     app.parse(argc, argv);
@@ -141,6 +164,9 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
+  const std::string command = bench_env_app->parsed() ? std::string("bench env")
+                                                      : app.get_subcommands().front()->get_name();
+  if (!load_plugins(plugins, command)) return kExitUsage;
   if (train_app->parsed()) return train_command(train);
   if (envs_app->parsed()) return envs_command();
   if (check_env_app->parsed()) return check_env_command(check_env);

@@ -12,6 +12,8 @@
 #include <map>
 #include <utility>
 
+#include "core/kwargs.h"
+#include "core/scalar_text.h"
 #include "core/text.h"
 
 namespace mnrl::core {
@@ -21,76 +23,10 @@ namespace {
 // Scalars
 // ---------------------------------------------------------------------------------------------
 
-// Shortest text that reads back as exactly `value`, laid out like Python's repr ("0.0003",
-// "1e-05", "3", "1e+16"), with YAML's spelling for the non-finite values.
-std::string format_number(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value > 0 ? ".inf" : "-.inf";
-  const double magnitude = std::fabs(value);
-  const bool fixed = magnitude == 0 || (magnitude >= 1e-4 && magnitude < 1e16);
-  char buffer[64];
-  const auto format = fixed ? std::chars_format::fixed : std::chars_format::scientific;
-  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value, format);
-  return std::string(buffer, result.ptr);
-}
-
-// Removes a leading '+' or '-' from `text`; returns true for '-'.
-bool strip_sign(std::string_view& text) {
-  const bool negative = !text.empty() && text.front() == '-';
-  if (!text.empty() && (text.front() == '+' || text.front() == '-')) text.remove_prefix(1);
-  return negative;
-}
-
-// YAML 1.2 core integers: decimal, 0x hex and 0o octal, with an optional sign.
-std::optional<std::int64_t> parse_integer(std::string_view text) {
-  const bool negative = strip_sign(text);
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'o')) {
-    base = text[1] == 'x' ? 16 : 8;
-    text.remove_prefix(2);
-  }
-  std::uint64_t magnitude = 0;
-  const char* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, magnitude, base);
-  if (text.empty() || result.ec != std::errc() || result.ptr != end) return std::nullopt;
-  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  if (magnitude > kMax + (negative ? 1 : 0)) return std::nullopt;
-  // Negating in unsigned arithmetic keeps -2^63 representable.
-  return static_cast<std::int64_t>(negative ? 0 - magnitude : magnitude);
-}
-
-// Any YAML 1.2 core number: an integer, a decimal float, .inf or .nan in their YAML spellings.
-std::optional<double> parse_number(std::string_view text) {
-  if (const auto integer = parse_integer(text)) return static_cast<double>(*integer);
-  if (text == ".nan" || text == ".NaN" || text == ".NAN") {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  const bool negative = strip_sign(text);
-  const double sign = negative ? -1.0 : 1.0;
-  if (text == ".inf" || text == ".Inf" || text == ".INF") {
-    return sign * std::numeric_limits<double>::infinity();
-  }
-  // from_chars would also take "inf", "nan" and "infinity", which YAML reads as strings.
-  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.')) {
-    return std::nullopt;
-  }
-  double value = 0;
-  const char* end = text.data() + text.size();
-  const auto result = std::from_chars(text.data(), end, value);
-  if (result.ec != std::errc() || result.ptr != end) return std::nullopt;
-  return sign * value;
-}
-
-std::optional<bool> parse_bool(const YAML::Node& node) {
-  bool value = false;
-  if (!node.IsScalar() || !YAML::convert<bool>::decode(node, value)) return std::nullopt;
-  return value;
-}
-
 // True if a YAML reader would take the plain scalar `text` for something other than a string.
 bool reads_as_non_string(const std::string& text) {
   return text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL" ||
-         parse_number(text) || parse_bool(YAML::Node(text));
+         parse_number(text) || parse_bool(text);
 }
 
 // "'abc'", "null", "a sequence": what the user wrote, for "expected X, got Y" messages.
@@ -388,7 +324,8 @@ class Reader final : public ConfigVisitor {
   void field(std::string_view key, bool& value, std::string_view) override {
     const auto entry = take(key);
     if (!entry) return;
-    const auto parsed = parse_bool(entry->node);
+    const auto parsed =
+        entry->node.IsScalar() ? parse_bool(entry->node.Scalar()) : std::nullopt;
     if (!parsed) throw type_error(*entry, "true or false");
     value = *parsed;
   }
@@ -450,6 +387,39 @@ class Reader final : public ConfigVisitor {
                                     std::numeric_limits<std::int64_t>::max(), limits));
     }
     value = std::move(values);
+  }
+
+  void field(std::string_view key, Kwargs& value, std::string_view) override {
+    const auto entry = take(key);
+    if (!entry) return;
+    Kwargs kwargs(entry->path, doc_.location(entry->path, entry->mark));
+    if (entry->node.IsNull()) {
+      value = std::move(kwargs);
+      return;
+    }
+    if (!entry->node.IsMap()) throw type_error(*entry, "a mapping of keyword arguments");
+    for (const auto& pair : entry->node) {
+      const std::string name = pair.first.Scalar();  // check_keys made every key a scalar
+      const KeyValue item{pair.first, pair.second};
+      const Entry element{child_path(entry->path, name), item.value, item.value_mark()};
+      const std::string where = doc_.location(element.path, element.mark);
+      if (element.node.IsScalar()) {
+        kwargs.set(name, element.node.Scalar(), where);
+        continue;
+      }
+      std::vector<std::string> texts;
+      if (element.node.IsSequence()) {
+        for (const auto& item_node : element.node) {
+          if (!item_node.IsScalar()) break;
+          texts.push_back(item_node.Scalar());
+        }
+      }
+      if (!element.node.IsSequence() || texts.size() != element.node.size()) {
+        throw type_error(element, "a scalar or a sequence of scalars");
+      }
+      kwargs.set_list(name, std::move(texts), where);
+    }
+    value = std::move(kwargs);
   }
 
  protected:
@@ -661,6 +631,22 @@ class Writer final : public ConfigVisitor {
     write_key(key) << YAML::Flow << YAML::BeginSeq;
     for (const auto element : value) out_ << element;
     out_ << YAML::EndSeq;
+  }
+
+  void field(std::string_view key, Kwargs& value, std::string_view) override {
+    write_key(key) << YAML::BeginMap;
+    for (const std::string& name : value.keys()) {
+      out_ << YAML::Key << name << YAML::Value;
+      const auto& texts = value.texts(name);
+      if (!value.is_list(name)) {
+        out_ << texts.front();
+        continue;
+      }
+      out_ << YAML::Flow << YAML::BeginSeq;
+      for (const auto& text : texts) out_ << text;
+      out_ << YAML::EndSeq;
+    }
+    out_ << YAML::EndMap;
   }
 
  protected:

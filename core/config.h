@@ -30,6 +30,8 @@
 
 namespace mnrl::core {
 
+class Kwargs;
+
 class ConfigError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -75,6 +77,9 @@ class ConfigVisitor {
                      const Limits& limits = {}) = 0;
   virtual void field(std::string_view key, std::vector<std::int64_t>& value,
                      std::string_view help, const Limits& limits = {}) = 0;
+  // A free mapping of scalars or sequences of scalars, typed later by whoever reads it (an
+  // env's kwargs); null means empty. Values keep their text and where they were written.
+  virtual void field(std::string_view key, Kwargs& value, std::string_view help) = 0;
 
   // A nested mapping read by `options.visit(*this)`.
   template <class Options>
@@ -117,7 +122,8 @@ using VisitFunction = std::function<void(ConfigVisitor&)>;
 //
 // Types: a bool takes true/false (also yes/no, on/off); an integer also takes a float that is a
 // whole number ("1e5"); a number takes integers, floats and +-.inf (see Limits); a string takes
-// any scalar; a list of integers takes a sequence ([] included). A section that is missing or
+// any scalar; a list of integers takes a sequence ([] included); Kwargs take a mapping whose
+// values are scalars or sequences of scalars. A section that is missing or
 // null ("ppo:" with every key commented out) keeps its defaults.
 class ConfigDocument {
  public:

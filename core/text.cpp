@@ -1,7 +1,12 @@
 #include "core/text.h"
 
+#include <cxxabi.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <memory>
 #include <numeric>
+#include <typeinfo>
 
 namespace mnrl::core {
 
@@ -48,5 +53,14 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   }
   return out;
 }
+
+std::string demangle(const char* symbol) {
+  int status = 0;
+  const std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(symbol, nullptr, nullptr, &status), std::free);
+  return status == 0 && demangled ? std::string(demangled.get()) : std::string(symbol);
+}
+
+std::string type_name(const std::exception& e) { return demangle(typeid(e).name()); }
 
 }  // namespace mnrl::core

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <exception>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,5 +18,11 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 
 // "a, b, c" for messages that list the allowed values.
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+// A C++ symbol name in source form ("_Z4stepv" -> "step()"); other names come back as given.
+std::string demangle(const char* symbol);
+
+// The demangled dynamic type of `e` ("std::runtime_error").
+std::string type_name(const std::exception& e);
 
 }  // namespace mnrl::core

@@ -15,7 +15,7 @@ namespace {
 constexpr std::int64_t kMaxFlatSize = std::int64_t{1} << 24;
 
 // Builds one env and checks its spec; the spec, when valid, is what the other checks use.
-EnvCheckResult check_spec(const EnvFactory& make_env, std::optional<EnvSpec>& spec_out,
+EnvCheckResult check_spec(const EnvMaker& make_env, std::optional<EnvSpec>& spec_out,
                           std::string& env_id) {
   const Built built = build(make_env);
   if (!built.env) return failed(names::kSpec, built.error);
@@ -57,7 +57,7 @@ const EnvCheckResult* EnvCheckReport::find(const std::string& check) const {
   return nullptr;
 }
 
-EnvCheckReport check_env(const EnvFactory& make_env, const EnvCheckOptions& options) {
+EnvCheckReport check_env(const EnvMaker& make_env, const EnvCheckOptions& options) {
   if (options.steps < 1) {
     throw std::invalid_argument("check_env: steps is " + std::to_string(options.steps) +
                                 ", must be >= 1");
@@ -80,9 +80,16 @@ EnvCheckReport check_env(const EnvFactory& make_env, const EnvCheckOptions& opti
 }
 
 EnvCheckReport check_registered_env(const std::string& id, const EnvCheckOptions& options,
-                                    const Registry& registry) {
+                                    const core::Kwargs& kwargs, const Registry& registry) {
   if (!registry.contains(id)) registry.make(id);  // throws the "unknown environment" message
-  EnvCheckReport report = check_env([&] { return registry.make(id); }, options);
+  try {
+    registry.make(id, kwargs);
+  } catch (const core::KwargError&) {
+    throw;  // a usage error, not a broken env
+  } catch (const std::exception&) {
+    // the spec check reports it
+  }
+  EnvCheckReport report = check_env([&] { return registry.make(id, kwargs); }, options);
   if (report.env_id.empty()) report.env_id = id;
   return report;
 }

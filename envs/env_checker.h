@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,9 @@ inline constexpr const char* kDeterminism = "same seed, same trajectory";
 inline constexpr const char* kInvalidActions = "invalid actions are refused";
 }  // namespace env_checks
 
+// Builds a fresh env on each call.
+using EnvMaker = std::function<std::unique_ptr<Env>()>;
+
 // Checks that the envs `make_env` builds keep the Env contract (env.h), in the spirit of
 // Gymnasium's check_env:
 //  - the spec is valid and its spaces fit in memory;
@@ -76,11 +81,13 @@ inline constexpr const char* kInvalidActions = "invalid actions are refused";
 // use Registry::make, or check_registered_env). Exceptions from the env or the factory are
 // reported as failed checks, never thrown; a violation in one check does not stop the others.
 // Throws std::invalid_argument only for options.steps < 1.
-EnvCheckReport check_env(const EnvFactory& make_env, const EnvCheckOptions& options = {});
+EnvCheckReport check_env(const EnvMaker& make_env, const EnvCheckOptions& options = {});
 
-// check_env() on the env registered as `id`, built by registry.make(id). Throws
-// std::invalid_argument for an unknown id (the registry's message, with "did you mean").
+// check_env() on the env registered as `id`, built by registry.make(id, kwargs). Throws
+// std::invalid_argument for an unknown id (the registry's message, with "did you mean") and
+// core::KwargError for kwargs the env cannot read.
 EnvCheckReport check_registered_env(const std::string& id, const EnvCheckOptions& options = {},
+                                    const core::Kwargs& kwargs = {},
                                     const Registry& registry = Registry::global());
 
 }  // namespace mnrl::envs

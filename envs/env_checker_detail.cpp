@@ -1,19 +1,13 @@
 #include "envs/env_checker_detail.h"
 
-#include <cxxabi.h>
-
 #include <charconv>
-#include <cstdlib>
 #include <tuple>
-#include <typeinfo>
+
+#include "core/scalar_text.h"
 
 namespace mnrl::envs::env_check_detail {
 
-std::string format_number(float value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
+std::string format_number(float value) { return core::format_float(value); }
 
 std::string format_number(double value) {
   char buffer[32];
@@ -30,15 +24,7 @@ std::string plural(std::int64_t count, const std::string& word) {
   return std::to_string(count) + " " + word + (count == 1 ? "" : "s");
 }
 
-std::string type_name(const std::exception& e) {
-  const char* mangled = typeid(e).name();
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> demangled(
-      abi::__cxa_demangle(mangled, nullptr, nullptr, &status), std::free);
-  return status == 0 && demangled ? std::string(demangled.get()) : std::string(mangled);
-}
-
-Built build(const EnvFactory& make_env, const EnvSpec* expected) {
+Built build(const EnvMaker& make_env, const EnvSpec* expected) {
   Built built;
   const Thrown thrown = call([&] {
     built.env = make_env();

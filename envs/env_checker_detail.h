@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "core/text.h"
 #include "envs/env_checker.h"
 
 namespace mnrl::envs::env_check_detail {
@@ -62,9 +63,6 @@ struct Thrown {
   std::string describe() const { return message.empty() ? type : type + ": " + message; }
 };
 
-// The demangled dynamic type of `e` ("std::runtime_error").
-std::string type_name(const std::exception& e);
-
 // Runs `f` and returns what it threw.
 template <class F>
 Thrown call(F&& f) {
@@ -72,11 +70,11 @@ Thrown call(F&& f) {
     f();
     return {};
   } catch (const std::invalid_argument& e) {
-    return {Thrown::Kind::kInvalidArgument, type_name(e), e.what()};
+    return {Thrown::Kind::kInvalidArgument, core::type_name(e), e.what()};
   } catch (const std::logic_error& e) {
-    return {Thrown::Kind::kLogicError, type_name(e), e.what()};
+    return {Thrown::Kind::kLogicError, core::type_name(e), e.what()};
   } catch (const std::exception& e) {
-    return {Thrown::Kind::kOther, type_name(e), e.what()};
+    return {Thrown::Kind::kOther, core::type_name(e), e.what()};
   } catch (...) {
     return {Thrown::Kind::kOther, "an exception that is not a std::exception", ""};
   }
@@ -89,7 +87,7 @@ struct Built {
 };
 
 // With `expected`, the env's spaces must be those of the first env the factory built.
-Built build(const EnvFactory& make_env, const EnvSpec* expected = nullptr);
+Built build(const EnvMaker& make_env, const EnvSpec* expected = nullptr);
 
 // `size` floats followed by guard floats. arm() fills it with sentinels before each call.
 class ObservationBuffer {
@@ -167,18 +165,18 @@ inline EnvCheckResult skipped(const char* check, std::string detail) {
 // and compares their spaces with `spec`.
 
 // env_checker_refusals.cpp
-EnvCheckResult check_step_before_reset(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_step_before_reset(const EnvMaker& make_env, const EnvSpec& spec,
                                        const EnvCheckOptions& options);
 // env_checker_rollout.cpp: the five results of names::kNoErrors .. names::kTimeLimit.
-std::vector<EnvCheckResult> check_rollout(const EnvFactory& make_env, const EnvSpec& spec,
+std::vector<EnvCheckResult> check_rollout(const EnvMaker& make_env, const EnvSpec& spec,
                                           const EnvCheckOptions& options);
-EnvCheckResult check_step_after_end(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_step_after_end(const EnvMaker& make_env, const EnvSpec& spec,
                                     const EnvCheckOptions& options);
 // env_checker_determinism.cpp
-EnvCheckResult check_determinism(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
                                  const EnvCheckOptions& options);
 // env_checker_refusals.cpp
-EnvCheckResult check_invalid_actions(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& spec,
                                      const EnvCheckOptions& options);
 
 }  // namespace mnrl::envs::env_check_detail

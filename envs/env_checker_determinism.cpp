@@ -55,7 +55,7 @@ std::string difference(const Outcome& a, const Outcome& b, const char* a_name, c
 
 }  // namespace
 
-EnvCheckResult check_determinism(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
                                  const EnvCheckOptions& options) {
   const char* check = names::kDeterminism;
   const Built first = build(make_env, &spec);

@@ -7,7 +7,7 @@
 
 namespace mnrl::envs::env_check_detail {
 
-EnvCheckResult check_step_before_reset(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_step_before_reset(const EnvMaker& make_env, const EnvSpec& spec,
                                        const EnvCheckOptions& options) {
   const Built built = build(make_env, &spec);
   if (!built.env) return failed(names::kStepBeforeReset, built.error);
@@ -29,7 +29,7 @@ EnvCheckResult check_step_before_reset(const EnvFactory& make_env, const EnvSpec
   return passed(names::kStepBeforeReset, "threw " + t.describe());
 }
 
-EnvCheckResult check_invalid_actions(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& spec,
                                      const EnvCheckOptions& options) {
   const char* check = names::kInvalidActions;
   const Built built = build(make_env, &spec);

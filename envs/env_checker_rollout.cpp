@@ -17,7 +17,7 @@ constexpr std::int64_t kMaxStepsToAnEnd = 1'000'000;
 
 // One rollout of random actions feeds five checks: no errors, exact observation writes,
 // observations in the space, finite rewards, and the time limit.
-std::vector<EnvCheckResult> check_rollout(const EnvFactory& make_env, const EnvSpec& spec,
+std::vector<EnvCheckResult> check_rollout(const EnvMaker& make_env, const EnvSpec& spec,
                                           const EnvCheckOptions& options) {
   Violations errors, writes, in_space, rewards, time_limit;
   const int limit = spec.max_episode_steps;
@@ -56,35 +56,17 @@ std::vector<EnvCheckResult> check_rollout(const EnvFactory& make_env, const EnvS
                  " was overwritten");
     }
 
-    const float* values = observation.values();
-    std::string problem;
-    std::size_t bad = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!observation.written(i)) continue;  // reported above
-      const float v = values[i];
-      std::string this_problem;
-      if (const auto* discrete = std::get_if<Discrete>(&spec.observation_space)) {
-        if (!(v >= 0 && v < static_cast<float>(discrete->n) && std::floor(v) == v)) {
-          this_problem = "observation = " + format_number(v) + " is not an integer in [0, " +
-                         std::to_string(discrete->n) + ")";
-        }
-      } else {
-        const auto& box = std::get<Box>(spec.observation_space);
-        if (std::isnan(v)) {
-          this_problem = "observation[" + std::to_string(i) + "] is NaN";
-        } else if (v < box.low[i] || v > box.high[i]) {
-          this_problem = "observation[" + std::to_string(i) + "] = " + format_number(v) +
-                         " is outside [" + format_number(box.low[i]) + ", " +
-                         format_number(box.high[i]) + "]";
-        }
-      }
-      if (!this_problem.empty() && bad++ == 0) problem = std::move(this_problem);
-    }
-    if (bad > 0) {
-      in_space.add(
-          where + ": " + problem +
-          (bad > 1 ? " (and " + plural(static_cast<std::int64_t>(bad) - 1, "more element") + ")"
-                   : ""));
+    const OutsideSpace outside =
+        find_outside(spec.observation_space, observation.values(),
+                     [&](std::size_t i) { return !observation.written(i); });  // reported above
+    if (outside.count > 0) {
+      in_space.add(where + ": " + outside.first +
+                   (outside.count > 1
+                        ? " (and " +
+                              plural(static_cast<std::int64_t>(outside.count) - 1,
+                                     "more element") +
+                              ")"
+                        : ""));
     }
   };
 
@@ -181,7 +163,7 @@ std::vector<EnvCheckResult> check_rollout(const EnvFactory& make_env, const EnvS
   return results;
 }
 
-EnvCheckResult check_step_after_end(const EnvFactory& make_env, const EnvSpec& spec,
+EnvCheckResult check_step_after_end(const EnvMaker& make_env, const EnvSpec& spec,
                                     const EnvCheckOptions& options) {
   const char* check = names::kStepAfterEnd;
   const Built built = build(make_env, &spec);

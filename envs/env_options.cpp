@@ -8,6 +8,7 @@
 #include "envs/frame_stack.h"
 #include "envs/normalize_observation.h"
 #include "envs/normalize_reward.h"
+#include "envs/plugin_env_guard.h"
 #include "envs/registry.h"
 #include "envs/rescale_action.h"
 #include "envs/time_limit.h"
@@ -84,7 +85,11 @@ std::unique_ptr<VectorEnv> build(const EnvOptions& options, int num_envs, int nu
 }  // namespace
 
 std::unique_ptr<Env> make_env(const EnvOptions& options) {
-  auto env = Registry::global().make(options.id, options.max_episode_steps);
+  const Registry& registry = Registry::global();
+  auto env = registry.make(options.id, options.kwargs, options.max_episode_steps);
+  if (const std::string& plugin = registry.origin(options.id); !plugin.empty()) {
+    env = std::make_unique<PluginEnvGuard>(std::move(env), plugin);
+  }
   for (const WrapperOptions& wrapper : options.wrappers) {
     if (!wrapper.is_batch_wrapper()) env = wrap(std::move(env), wrapper);
   }

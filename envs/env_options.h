@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/config.h"
+#include "core/kwargs.h"
 #include "envs/vector_env.h"
 #include "envs/wrapper_options.h"
 
@@ -14,6 +15,8 @@ namespace mnrl::envs {
 // The `env:` section of an experiment config.
 struct EnvOptions {
   std::string id = "CartPole-v1";  // registered env id
+  std::string plugin;  // shared library to load first (envs/plugin_loader.h)
+  core::Kwargs kwargs{"env.kwargs", ""};  // arguments of the env's constructor
   int num_envs = 1;                // envs stepped together in one vector env
   int num_threads = 1;             // threads stepping them (the caller's included)
   int max_episode_steps = 0;       // time limit; 0 = the limit the env registers
@@ -21,6 +24,10 @@ struct EnvOptions {
 
   void visit(core::ConfigVisitor& v) {
     v.field("id", id, "registered environment id (see `mnrl envs`)");
+    v.field("plugin", plugin,
+            "env plugin (.so) to load before making the env; a path, relative to the working "
+            "directory, never searched for");
+    v.field("kwargs", kwargs, "keyword arguments of the env's constructor");
     v.field("num_envs", num_envs, "environments stepped together", core::at_least(1));
     v.field("num_threads", num_threads,
             "threads stepping the envs, this one included; results do not depend on it",
@@ -31,9 +38,11 @@ struct EnvOptions {
   }
 };
 
-// One env from the global registry with its registered (or overridden) time limit and the
-// env-level wrappers of options.wrappers applied. Throws std::invalid_argument for an unknown
-// id or a wrapper that does not fit the env (naming both).
+// One env from the global registry, built from options.kwargs, with its registered (or
+// overridden) time limit and the env-level wrappers of options.wrappers applied; a plugin's env
+// is wrapped in a PluginEnvGuard first. Throws std::invalid_argument for an unknown id or a
+// wrapper that does not fit the env (naming both), core::KwargError for unusable kwargs.
+// options.plugin must have been loaded already (load_plugin).
 std::unique_ptr<Env> make_env(const EnvOptions& options);
 
 // options.num_envs envs from make_env() in one VectorEnv seeded with `seed`, stepped by

@@ -1,26 +1,22 @@
 #include "envs/space.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include "core/scalar_text.h"
+
 namespace mnrl::envs {
 namespace {
+
+using core::format_float;
 
 // Product of the dimensions; validate() has checked that it fits in an int64.
 std::int64_t element_count(const std::vector<std::int64_t>& shape) {
   std::int64_t count = 1;
   for (const std::int64_t d : shape) count *= d;
   return count;
-}
-
-// Shortest text that reads back as the same float ("4.8", "3.4028235e+38", "-inf").
-std::string format_float(float value) {
-  char buffer[32];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
 }
 
 std::string format_shape(const std::vector<std::int64_t>& shape) {
@@ -129,6 +125,35 @@ void EnvSpec::validate() const {
   if (reward_threshold && !std::isfinite(*reward_threshold)) {
     fail("reward_threshold is not finite");
   }
+}
+
+OutsideSpace find_outside(const Space& space, const float* values,
+                          const std::function<bool(std::size_t)>& skip) {
+  OutsideSpace outside;
+  const auto n = static_cast<std::size_t>(flat_size(space));
+  const auto* discrete = std::get_if<Discrete>(&space);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (skip && skip(i)) continue;
+    const float v = values[i];
+    std::string problem;
+    if (discrete) {
+      if (!(v >= 0 && v < static_cast<float>(discrete->n) && std::floor(v) == v)) {
+        problem = "observation = " + format_float(v) + " is not an integer in [0, " +
+                  std::to_string(discrete->n) + ")";
+      }
+    } else {
+      const auto& box = std::get<Box>(space);
+      if (std::isnan(v)) {
+        problem = "observation[" + std::to_string(i) + "] is NaN";
+      } else if (v < box.low[i] || v > box.high[i]) {
+        problem = "observation[" + std::to_string(i) + "] = " + format_float(v) +
+                  " is outside [" + format_float(box.low[i]) + ", " + format_float(box.high[i]) +
+                  "]";
+      }
+    }
+    if (!problem.empty() && outside.count++ == 0) outside.first = std::move(problem);
+  }
+  return outside;
 }
 
 }  // namespace mnrl::envs

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <variant>
@@ -41,6 +43,18 @@ Box symmetric_box(const std::vector<float>& high);
 const Box& expect_box(const Space& space, const std::string& what);
 // "Box(4) low=[-4.8, -inf, ...] high=[...]" / "Discrete(2)".
 std::string describe(const Space& space);
+
+// The elements of a flat buffer that lie outside a space: how many, and the first described
+// ("observation[2] = 7.5 is outside [-1, 1]", "observation[0] is NaN", "observation = 3 is not
+// an integer in [0, 2)").
+struct OutsideSpace {
+  std::size_t count = 0;
+  std::string first;
+};
+// Checks flat_size(space) floats at `values` against `space`, skipping the indices `skip`
+// selects (none if empty). NaN is outside every space.
+OutsideSpace find_outside(const Space& space, const float* values,
+                          const std::function<bool(std::size_t)>& skip = {});
 
 // What an environment is, as values (EnvPool style): checked once when built.
 struct EnvSpec {

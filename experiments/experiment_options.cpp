@@ -7,6 +7,7 @@
 
 #include "core/text.h"
 #include "envs/env_options.h"
+#include "envs/plugin_loader.h"
 #include "envs/registry.h"
 
 namespace mnrl::experiments {
@@ -22,11 +23,27 @@ ExperimentOptions load_experiment(const std::string& path,
 }
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  if (!options.env.plugin.empty()) {
+    try {
+      envs::load_plugin(options.env.plugin);
+    } catch (const envs::PluginError& e) {
+      throw document.error_at("env.plugin", std::string("env.plugin: ") + e.what());
+    }
+  }
   const auto& registry = envs::Registry::global();
   if (!registry.contains(options.env.id)) {
     throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
                                           core::did_you_mean(options.env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
+  }
+  try {
+    registry.make(options.env.id, options.env.kwargs);
+  } catch (const core::KwargError& e) {
+    // Located where the argument was written, or in the file if env.kwargs is not in it.
+    const bool located = !options.env.kwargs.location().empty();
+    throw core::ConfigError(located ? e.what() : document.source_name() + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw document.error_at("env.id", std::string("env.id: ") + e.what());
   }
   const std::int64_t rollout = options.ppo.n_steps * options.env.num_envs;
   if (options.algo == "ppo" && options.ppo.batch_size > rollout) {

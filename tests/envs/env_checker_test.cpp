@@ -131,7 +131,7 @@ class TestEnv final : public Env {
   Phase phase_ = Phase::kNeedsReset;
 };
 
-EnvFactory factory(Flaw flaw, bool box_actions = false) {
+EnvMaker factory(Flaw flaw, bool box_actions = false) {
   return [flaw, box_actions] { return std::make_unique<TestEnv>(flaw, box_actions); };
 }
 

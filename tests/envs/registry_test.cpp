@@ -94,10 +94,10 @@ TEST(RegistryTest, MakeWrapsInTimeLimitOnlyWithALimit) {
   Registry registry;
   registry.add("Scripted-v0", [] { return std::make_unique<test_envs::ScriptedEnv>(); });
   EXPECT_EQ(dynamic_cast<TimeLimit*>(registry.make("Scripted-v0").get()), nullptr);
-  const auto limited = registry.make("Scripted-v0", 4);
+  const auto limited = registry.make("Scripted-v0", {}, 4);
   ASSERT_NE(dynamic_cast<TimeLimit*>(limited.get()), nullptr);
   EXPECT_EQ(limited->spec().max_episode_steps, 4);
-  EXPECT_THROW(registry.make("Scripted-v0", -1), std::invalid_argument);
+  EXPECT_THROW(registry.make("Scripted-v0", {}, -1), std::invalid_argument);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ TEST(TimeLimitTest, MakeAppliesTheRegisteredLimit) {
   const auto env = Registry::global().make("CartPole-v1");
   ASSERT_NE(dynamic_cast<const TimeLimit*>(env.get()), nullptr);
   EXPECT_EQ(env->spec().max_episode_steps, 500);
-  EXPECT_EQ(Registry::global().make("CartPole-v1", 5)->spec().max_episode_steps, 5);
+  EXPECT_EQ(Registry::global().make("CartPole-v1", {}, 5)->spec().max_episode_steps, 5);
 }
 
 TEST(TimeLimitTest, BalancedCartPoleIsTruncatedAtExactly500Steps) {

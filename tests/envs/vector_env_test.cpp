@@ -20,7 +20,7 @@ using test_envs::ScriptedEnv;
 
 std::unique_ptr<VectorEnv> make_cartpoles(int n, std::uint64_t seed, int limit = 0) {
   std::vector<std::unique_ptr<Env>> envs;
-  for (int i = 0; i < n; ++i) envs.push_back(Registry::global().make("CartPole-v1", limit));
+  for (int i = 0; i < n; ++i) envs.push_back(Registry::global().make("CartPole-v1", {}, limit));
   return std::make_unique<VectorEnv>(std::move(envs), seed);
 }
 
@@ -40,7 +40,7 @@ void expect_matches_single_envs(int limit) {
   std::vector<std::unique_ptr<Env>> singles;
   std::vector<std::array<float, 4>> obs(n);
   for (int i = 0; i < n; ++i) {
-    singles.push_back(Registry::global().make("CartPole-v1", limit));
+    singles.push_back(Registry::global().make("CartPole-v1", {}, limit));
     singles[i]->reset(obs[i].data(), core::derive_seed(seed, static_cast<std::uint64_t>(i)));
   }
   vec->reset();

@@ -1,0 +1,55 @@
+#include "envs/plugin_env_guard.h"
+
+#include <cmath>
+#include <exception>
+#include <utility>
+
+#include "core/scalar_text.h"
+#include "core/text.h"
+
+namespace mnrl::envs {
+
+PluginEnvGuard::PluginEnvGuard(std::unique_ptr<Env> env, std::string plugin_path)
+    : Wrapper(std::move(env), "PluginEnvGuard"), plugin_path_(std::move(plugin_path)) {}
+
+void PluginEnvGuard::reset(float* observation, std::optional<std::uint64_t> seed) {
+  ++episode_;
+  step_ = 0;
+  try {
+    inner_env().reset(observation, seed);
+  } catch (const std::exception& e) {
+    fail("reset() threw " + core::type_name(e) + ": " + e.what());
+  }
+  check_observation(observation, "reset()");
+}
+
+StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
+  ++step_;
+  StepResult result;
+  try {
+    result = inner_env().step(action, observation);
+  } catch (const std::exception& e) {
+    fail("step() threw " + core::type_name(e) + ": " + e.what());
+  }
+  if (!std::isfinite(result.reward)) {
+    fail("step() returned the reward " + core::format_number(result.reward) +
+         " (rewards must be finite)");
+  }
+  check_observation(observation, "step()");
+  return result;
+}
+
+void PluginEnvGuard::check_observation(const float* observation, const char* call) const {
+  const OutsideSpace outside = find_outside(spec_.observation_space, observation);
+  if (outside.count == 0) return;
+  fail(std::string(call) + " broke the declared observation space " +
+       describe(spec_.observation_space) + ": " + outside.first);
+}
+
+void PluginEnvGuard::fail(const std::string& what) const {
+  throw EnvContractError("environment '" + spec_.id + "' from plugin '" + plugin_path_ + "': " +
+                         what + " (episode " + std::to_string(episode_) + ", step " +
+                         std::to_string(step_) + ")");
+}
+
+}  // namespace mnrl::envs

@@ -1,0 +1,114 @@
+// A well-behaved test plugin with envs that misbehave on request, as users' envs do:
+//  - Walk-v0: a random walk on [0, length]: action 0 steps left, 1 right; terminated at
+//    `length`, reward 1 there and 0 elsewhere. Kwargs: length (int, default 5), start (int).
+//  - Throwing-v0: throws std::runtime_error("sensor unplugged") in `in` (reset|step), on the
+//    `after`-th call of it (default 1).
+//  - OutOfSpace-v0: declares observations in [0, 1] and writes 7.5 at step `at_step`.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "envs/plugin.h"
+
+namespace {
+
+using mnrl::core::Kwargs;
+using namespace mnrl::envs;
+
+EnvSpec walk_spec(const std::string& id, float high) {
+  EnvSpec spec;
+  spec.id = id;
+  spec.observation_space = Box{{1}, {0.0f}, {high}};
+  spec.action_space = Discrete{2};
+  spec.max_episode_steps = 50;
+  return spec;
+}
+
+class Walk final : public Env {
+ public:
+  explicit Walk(const Kwargs& kwargs)
+      : length_(kwargs.get<int>("length", 5)), start_(kwargs.get<int>("start", 0)) {
+    if (length_ < 1) throw kwargs.error("length", "must be at least 1");
+    spec_ = walk_spec("Walk-v0", static_cast<float>(length_));
+  }
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(float* observation, std::optional<std::uint64_t>) override {
+    position_ = start_;
+    running_ = true;
+    observation[0] = static_cast<float>(position_);
+  }
+  StepResult step(const ActionRef& action, float* observation) override {
+    if (!running_) throw std::logic_error("step() needs reset() first");
+    if (action.index < 0 || action.index > 1) throw std::invalid_argument("action not in {0, 1}");
+    position_ = action.index == 1 ? position_ + 1 : (position_ > 0 ? position_ - 1 : 0);
+    observation[0] = static_cast<float>(position_);
+    const bool arrived = position_ == length_;
+    running_ = !arrived;
+    return {arrived ? 1.0 : 0.0, arrived, false};
+  }
+
+ private:
+  EnvSpec spec_;
+  int length_;
+  int start_;
+  int position_ = 0;
+  bool running_ = false;
+};
+
+class Throwing final : public Env {
+ public:
+  explicit Throwing(const Kwargs& kwargs)
+      : in_(kwargs.get<std::string>("in", "step")), after_(kwargs.get<int>("after", 1)),
+        spec_(walk_spec("Throwing-v0", 1.0f)) {
+    if (in_ != "reset" && in_ != "step") throw kwargs.error("in", "must be reset or step");
+  }
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(float* observation, std::optional<std::uint64_t>) override {
+    maybe_throw("reset");
+    observation[0] = 0.0f;
+  }
+  StepResult step(const ActionRef& action, float* observation) override {
+    if (action.index < 0 || action.index > 1) throw std::invalid_argument("action not in {0, 1}");
+    maybe_throw("step");
+    observation[0] = 0.0f;
+    return {0.0, false, false};
+  }
+
+ private:
+  void maybe_throw(const std::string& call) {
+    if (call == in_ && ++calls_ >= after_) throw std::runtime_error("sensor unplugged");
+  }
+  std::string in_;
+  int after_;
+  int calls_ = 0;
+  EnvSpec spec_;
+};
+
+class OutOfSpace final : public Env {
+ public:
+  explicit OutOfSpace(const Kwargs& kwargs)
+      : at_step_(kwargs.get<int>("at_step", 3)), spec_(walk_spec("OutOfSpace-v0", 1.0f)) {}
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(float* observation, std::optional<std::uint64_t>) override {
+    steps_ = 0;
+    observation[0] = 0.0f;
+  }
+  StepResult step(const ActionRef&, float* observation) override {
+    observation[0] = ++steps_ == at_step_ ? 7.5f : 0.5f;
+    return {0.0, false, false};
+  }
+
+ private:
+  int at_step_;
+  int steps_ = 0;
+  EnvSpec spec_;
+};
+
+}  // namespace
+
+MNRL_PLUGIN(registry) {
+  registry.add<Walk>("Walk-v0");
+  registry.add<Throwing>("Throwing-v0");
+  registry.add<OutOfSpace>("OutOfSpace-v0");
+}
