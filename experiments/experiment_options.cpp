@@ -12,14 +12,27 @@
 
 namespace mnrl::experiments {
 
-ExperimentOptions load_experiment(const std::string& path,
+namespace {
+
+ExperimentOptions read_experiment(core::ConfigDocument document,
                                   const std::vector<std::string>& overrides) {
-  core::ConfigDocument document = core::ConfigDocument::parse_file(path);
   for (const auto& assignment : overrides) document.set(assignment);
   ExperimentOptions options;
   document.read_into(options);
   validate_experiment(options, document);
   return options;
+}
+
+}  // namespace
+
+ExperimentOptions load_experiment(const std::string& path,
+                                  const std::vector<std::string>& overrides) {
+  return read_experiment(core::ConfigDocument::parse_file(path), overrides);
+}
+
+ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
+                                   const std::vector<std::string>& overrides) {
+  return read_experiment(core::ConfigDocument::parse_string(yaml, source_name), overrides);
 }
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {

@@ -81,11 +81,17 @@ struct ExperimentOptions {
   }
 };
 
-// Reads a config file with --set overrides ("key.path=value", applied in order) and checks
-// what spans several keys (a registered env id, batch sizes that fit the rollout).
+// Reads a config file with --set overrides ("key.path=value", applied in order), loads
+// env.plugin, and checks what spans several keys (a registered env id and kwargs it takes,
+// batch sizes that fit the rollout).
 // Throws core::ConfigError naming the key and where it was set.
 ExperimentOptions load_experiment(const std::string& path,
                                   const std::vector<std::string>& overrides);
+
+// load_experiment on YAML text held in memory (for programs that embed mnrl); `source_name`
+// stands for the file name in messages.
+ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
+                                   const std::vector<std::string>& overrides = {});
 
 // The checks of load_experiment on options read from `document`.
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);

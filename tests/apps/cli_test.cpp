@@ -14,52 +14,10 @@
 #include <sstream>
 #include <string>
 
+#include "cli_test_fixture.h"
+
 namespace {
-namespace fs = std::filesystem;
-
-struct Outcome {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// Each test runs in a fresh empty working directory, so "nothing was written" is checkable.
-class CliTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("mnrl_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  Outcome run(const std::string& arguments) const {
-    const std::string command =
-        "cd '" + dir_.string() + "' && '" MNRL_BINARY "' " + arguments + " 2>&1";
-    Outcome outcome;
-    FILE* pipe = popen(command.c_str(), "r");
-    std::array<char, 4096> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) outcome.output += buffer.data();
-    const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return outcome;
-  }
-
-  fs::path write_config(const std::string& text, const std::string& name = "x.yaml") const {
-    std::ofstream(dir_ / name) << text;
-    return dir_ / name;
-  }
-
-  bool wrote_nothing_but(const fs::path& config) const {
-    for (const auto& entry : fs::directory_iterator(dir_)) {
-      if (entry.path() != config) return false;
-    }
-    return true;
-  }
-
-  fs::path dir_;
-};
+using namespace mnrl_cli_test;
 
 const std::string kConfig = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
 

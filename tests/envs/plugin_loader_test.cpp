@@ -3,7 +3,6 @@
 
 #include <gtest/gtest.h>
 
-#include <elf.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,19 +15,18 @@
 #include "envs/env_options.h"
 #include "envs/plugin_env_guard.h"
 #include "envs/registry.h"
+#include "tests/plugins/test_plugins.h"
 
 namespace mnrl::envs {
 namespace {
 namespace fs = std::filesystem;
 
-std::string plugin(const std::string& name) {
-  return std::string(MNRL_TEST_PLUGIN_DIR) + "/lib" + name + ".so";
-}
+using test_plugins::path;
 
 // The message of the PluginError that loading `path` throws ("" if it loads).
-std::string load_error(const std::string& path) {
+std::string load_error(const std::string& file) {
   try {
-    load_plugin(path);
+    load_plugin(file);
   } catch (const PluginError& e) {
     return e.what();
   }
@@ -56,17 +54,17 @@ class PluginLoaderTest : public ::testing::Test {
 };
 
 TEST_F(PluginLoaderTest, LoadsAPluginAndRegistersItsEnvsOnce) {
-  const LoadedPlugin loaded = load_plugin(plugin("walk"));
+  const LoadedPlugin loaded = load_plugin(path("walk"));
   EXPECT_EQ(loaded.env_ids, (std::vector<std::string>{"OutOfSpace-v0", "Throwing-v0", "Walk-v0"}));
-  EXPECT_EQ(Registry::global().origin("Walk-v0"), plugin("walk"));
+  EXPECT_EQ(Registry::global().origin("Walk-v0"), path("walk"));
   EXPECT_EQ(Registry::global().origin("CartPole-v1"), "");
   const auto ids = Registry::global().ids();
-  EXPECT_EQ(load_plugin(plugin("walk")).env_ids, loaded.env_ids);  // a second load is a no-op
+  EXPECT_EQ(load_plugin(path("walk")).env_ids, loaded.env_ids);  // a second load is a no-op
   EXPECT_EQ(Registry::global().ids(), ids);
 }
 
 TEST_F(PluginLoaderTest, PluginEnvTakesKwargs) {
-  load_plugin(plugin("walk"));
+  load_plugin(path("walk"));
   core::Kwargs kwargs;
   kwargs.set("length", 3);
   const auto env = Registry::global().make("Walk-v0", kwargs);
@@ -81,7 +79,7 @@ TEST_F(PluginLoaderTest, PluginEnvTakesKwargs) {
 }
 
 TEST_F(PluginLoaderTest, BadKwargsNameTheKeyAndTheEnv) {
-  load_plugin(plugin("walk"));
+  load_plugin(path("walk"));
   core::Kwargs wrong_type("env.kwargs", "x.yaml:4:3");
   wrong_type.set("length", "three", "x.yaml:4:11");
   EXPECT_EQ(error_of<core::KwargError>([&] { Registry::global().make("Walk-v0", wrong_type); }),
@@ -127,47 +125,34 @@ TEST_F(PluginLoaderTest, NotASharedLibrary) {
 }
 
 TEST_F(PluginLoaderTest, WrongArchitecture) {
-  // The working plugin with its ELF machine field changed, as a cross-compiled build would be.
   const fs::path foreign = dir_ / "libwalk_foreign.so";
-  fs::copy_file(plugin("walk"), foreign);
-#if defined(__aarch64__)
-  const std::uint16_t machine = EM_X86_64;
-  const std::string name = "x86-64";
-#else
-  const std::uint16_t machine = EM_AARCH64;
-  const std::string name = "AArch64 (64-bit ARM)";
-#endif
-  {
-    std::fstream file(foreign, std::ios::in | std::ios::out | std::ios::binary);
-    file.seekp(EI_NIDENT + sizeof(std::uint16_t));  // e_machine follows e_ident and e_type
-    file.write(reinterpret_cast<const char*>(&machine), sizeof machine);
-  }
+  test_plugins::foreign_copy(foreign);
   const std::string message = load_error(foreign.string());
   EXPECT_EQ(message.rfind("cannot load plugin '" + foreign.string() + "': it was built for " +
-                              name + "; this program runs on ",
+                              test_plugins::kForeignMachineName + "; this program runs on ",
                           0),
             0u)
       << message;
 }
 
 TEST_F(PluginLoaderTest, NoEntryPoint) {
-  EXPECT_EQ(load_error(plugin("no_entry")),
-            "cannot load plugin '" + plugin("no_entry") +
+  EXPECT_EQ(load_error(path("no_entry")),
+            "cannot load plugin '" + path("no_entry") +
                 "': it is not an mnrl env plugin: it exports no function 'mnrl_env_plugin_entry' "
                 "(declare its envs in an MNRL_PLUGIN block from envs/plugin.h; "
                 "MNRL_REGISTER_ENV is for envs built into a program)");
 }
 
 TEST_F(PluginLoaderTest, SdkVersionMismatchSaysBothVersions) {
-  EXPECT_EQ(load_error(plugin("future_sdk")),
-            "cannot load plugin '" + plugin("future_sdk") +
+  EXPECT_EQ(load_error(path("future_sdk")),
+            "cannot load plugin '" + path("future_sdk") +
                 "': it was built against mnrl env SDK 2.0, but this mnrl (" MNRL_VERSION_STRING
                 ") provides SDK 1.0: rebuild the plugin against this mnrl");
 }
 
 TEST_F(PluginLoaderTest, UnresolvedSymbolIsNamedReadably) {
-  const std::string message = load_error(plugin("unresolved_symbol"));
-  EXPECT_EQ(message.rfind("cannot load plugin '" + plugin("unresolved_symbol") +
+  const std::string message = load_error(path("unresolved_symbol"));
+  EXPECT_EQ(message.rfind("cannot load plugin '" + path("unresolved_symbol") +
                               "': it needs the symbol 'mnrl_test::helper_that_nobody_defines(int)'",
                           0),
             0u)
@@ -175,13 +160,13 @@ TEST_F(PluginLoaderTest, UnresolvedSymbolIsNamedReadably) {
 }
 
 TEST_F(PluginLoaderTest, AnIdThatIsTakenRefusesThePlugin) {
-  EXPECT_EQ(load_error(plugin("duplicate_id")),
-            "cannot load plugin '" + plugin("duplicate_id") +
+  EXPECT_EQ(load_error(path("duplicate_id")),
+            "cannot load plugin '" + path("duplicate_id") +
                 "': environment 'CartPole-v1' is already registered (built in)");
 }
 
 TEST_F(PluginLoaderTest, GuardNamesThePluginWhenItsEnvThrows) {
-  load_plugin(plugin("walk"));
+  load_plugin(path("walk"));
   EnvOptions options;
   options.id = "Throwing-v0";
   options.kwargs.set("after", 2);
@@ -190,7 +175,7 @@ TEST_F(PluginLoaderTest, GuardNamesThePluginWhenItsEnvThrows) {
   env->reset(&observation, 1);
   env->step(ActionRef{0}, &observation);
   EXPECT_EQ(error_of<EnvContractError>([&] { env->step(ActionRef{0}, &observation); }),
-            "environment 'Throwing-v0' from plugin '" + plugin("walk") +
+            "environment 'Throwing-v0' from plugin '" + path("walk") +
                 "': step() threw std::runtime_error: sensor unplugged (episode 1, step 2)");
 
   options.kwargs = core::Kwargs();
@@ -202,7 +187,7 @@ TEST_F(PluginLoaderTest, GuardNamesThePluginWhenItsEnvThrows) {
 }
 
 TEST_F(PluginLoaderTest, GuardCatchesObservationsOutsideTheDeclaredSpace) {
-  load_plugin(plugin("walk"));
+  load_plugin(path("walk"));
   EnvOptions options;
   options.id = "OutOfSpace-v0";
   const auto env = make_env(options);
@@ -211,13 +196,13 @@ TEST_F(PluginLoaderTest, GuardCatchesObservationsOutsideTheDeclaredSpace) {
   env->step(ActionRef{0}, &observation);
   env->step(ActionRef{0}, &observation);
   EXPECT_EQ(error_of<EnvContractError>([&] { env->step(ActionRef{0}, &observation); }),
-            "environment 'OutOfSpace-v0' from plugin '" + plugin("walk") +
+            "environment 'OutOfSpace-v0' from plugin '" + path("walk") +
                 "': step() broke the declared observation space Box(1) low=[0] high=[1]: "
                 "observation[0] = 7.5 is outside [0, 1] (episode 1, step 3)");
 }
 
 TEST_F(PluginLoaderTest, EnvCheckerChecksAPluginEnv) {
-  load_plugin(plugin("walk"));
+  load_plugin(path("walk"));
   const auto passed = [](const EnvCheckReport& report) {
     for (const auto& r : report.results) {
       if (r.status == EnvCheckStatus::kFailed) return false;

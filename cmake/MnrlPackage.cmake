@@ -1,0 +1,31 @@
+# `cmake --install`: headers, libraries, the mnrl program, and the CMake package that makes
+# find_package(mnrl) work. Two export sets, so that an env plugin can use the package on a
+# machine without LibTorch: mnrlEnvsTargets (core, envs) and mnrlTrainingTargets (the rest).
+include(CMakePackageConfigHelpers)
+
+set(MNRL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mnrl)
+
+install(TARGETS mnrl_core mnrl_envs EXPORT mnrlEnvsTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS mnrl_nn mnrl_replay mnrl_agents mnrl_experiments EXPORT mnrlTrainingTargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT mnrlEnvsTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
+install(EXPORT mnrlTrainingTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
+
+# Headers keep their folders: #include "envs/plugin.h" works in the build tree and installed.
+foreach(folder core envs nn replay agents experiments)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mnrl/${folder}
+          FILES_MATCHING PATTERN "*.h")
+endforeach()
+install(FILES ${PROJECT_BINARY_DIR}/generated/core/version.h
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mnrl/core)
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/mnrlConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/mnrlConfig.cmake
+  INSTALL_DESTINATION ${MNRL_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mnrlConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mnrlConfig.cmake ${PROJECT_BINARY_DIR}/mnrlConfigVersion.cmake
+        DESTINATION ${MNRL_INSTALL_CMAKEDIR})

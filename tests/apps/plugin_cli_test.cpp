@@ -1,0 +1,136 @@
+// Env plugins through the `mnrl` program: every way a plugin can be bad gives a message that
+// names the plugin and the cause, and a non-zero exit.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_test_fixture.h"
+#include "tests/plugins/test_plugins.h"
+
+namespace {
+using namespace mnrl_cli_test;
+using mnrl::test_plugins::path;
+
+// Exit 2 and "mnrl check-env: cannot load plugin '<plugin>': <cause>".
+void expect_refused(const Outcome& r, const std::string& plugin, const std::string& cause) {
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  const std::string expected = "mnrl check-env: cannot load plugin '" + plugin + "': " + cause;
+  EXPECT_NE(r.output.find(expected), std::string::npos)
+      << "expected: " << expected << "\ngot: " << r.output;
+}
+
+TEST_F(CliTest, CheckEnvRunsTheCheckerOnAPluginEnv) {
+  const auto r = run("check-env --plugin " + path("walk") + " Walk-v0 --kwarg length=4");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Walk-v0: 10 of 10 checks passed."), std::string::npos) << r.output;
+
+  const auto broken = run("check-env --plugin " + path("walk") + " OutOfSpace-v0");
+  EXPECT_EQ(broken.exit_code, 1) << broken.output;
+  EXPECT_NE(broken.output.find("FAIL  observations inside the space"), std::string::npos)
+      << broken.output;
+}
+
+TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
+  const auto r = run("envs --plugin " + path("walk"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("Walk-v0\n  plugin:      " + path("walk") +
+                          "\n  observation: Box(1) low=[0] high=[5]"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("CartPole-v1"), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, MissingPlugin) {
+  expect_refused(run("check-env --plugin libmissing.so Walk-v0"), "libmissing.so", "no such file");
+}
+
+TEST_F(CliTest, PluginThatIsNotASharedLibrary) {
+  std::ofstream(dir_ / "readme.so") << "plain text\n";
+  expect_refused(run("check-env --plugin readme.so Walk-v0"), "readme.so",
+                 "it is not a shared library (no ELF header)");
+}
+
+TEST_F(CliTest, PluginForAnotherArchitecture) {
+  mnrl::test_plugins::foreign_copy(dir_ / "libforeign.so");
+  expect_refused(run("check-env --plugin ./libforeign.so Walk-v0"), "./libforeign.so",
+                 std::string("it was built for ") + mnrl::test_plugins::kForeignMachineName +
+                     "; this program runs on ");
+}
+
+TEST_F(CliTest, PluginWithoutEntryPoint) {
+  expect_refused(run("check-env --plugin " + path("no_entry") + " Walk-v0"), path("no_entry"),
+                 "it is not an mnrl env plugin: it exports no function 'mnrl_env_plugin_entry'");
+}
+
+TEST_F(CliTest, PluginOfAnotherSdkVersion) {
+  expect_refused(run("check-env --plugin " + path("future_sdk") + " Walk-v0"),
+                 path("future_sdk"), "it was built against mnrl env SDK 2.0, but this mnrl (");
+}
+
+TEST_F(CliTest, PluginWithUnresolvedSymbols) {
+  expect_refused(run("check-env --plugin " + path("unresolved_symbol") + " Walk-v0"),
+                 path("unresolved_symbol"),
+                 "it needs the symbol 'mnrl_test::helper_that_nobody_defines(int)'");
+}
+
+TEST_F(CliTest, PluginThatRegistersATakenId) {
+  expect_refused(run("check-env --plugin " + path("duplicate_id") + " CartPole-v1"),
+                 path("duplicate_id"), "environment 'CartPole-v1' is already registered (built in)");
+}
+
+TEST_F(CliTest, PluginInTheConfigIsReportedAtItsLineAndNothingIsWritten) {
+  const auto config = write_config("algo: ppo\nenv:\n  plugin: libmissing.so\n  id: Walk-v0\n");
+  const auto r = run("train x.yaml");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("x.yaml:3:11: env.plugin: cannot load plugin 'libmissing.so': no such "
+                          "file"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(wrote_nothing_but(config));
+}
+
+TEST_F(CliTest, MistypedAndUnknownKwargsAreConfigErrors) {
+  const std::string head = "env:\n  plugin: " + path("walk") + "\n  id: Walk-v0\n";
+  const auto config = write_config(head + "  kwargs: {length: abc}\n");
+  const auto mistyped = run("train x.yaml");
+  EXPECT_EQ(mistyped.exit_code, 2) << mistyped.output;
+  EXPECT_NE(mistyped.output.find("x.yaml:4:20: env.kwargs.length: expected an integer, got 'abc'"),
+            std::string::npos)
+      << mistyped.output;
+
+  const auto unknown = run("train x.yaml --set 'env.kwargs={lenght: 3}'");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("env.kwargs.lenght: environment 'Walk-v0' takes no argument "
+                                "'lenght' (did you mean 'length'?)"),
+            std::string::npos)
+      << unknown.output;
+  EXPECT_TRUE(wrote_nothing_but(config));
+}
+
+// A plugin env that fails while training ends the run with exit 1 and a message naming it.
+void expect_training_fails(const Outcome& r, const std::string& fragment) {
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("mnrl train: error: environment '"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("' from plugin '" + path("walk") + "': "), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find(fragment), std::string::npos) << r.output;
+}
+
+TEST_F(CliTest, PluginEnvThatThrowsEndsTrainingNamingIt) {
+  const std::string head = "algo: ppo\nenv:\n  plugin: " + path("walk") + "\n  id: Throwing-v0\n";
+  write_config(head + "  kwargs: {in: step, after: 40}\n");
+  expect_training_fails(run("train x.yaml --run-dir run"),
+                        "step() threw std::runtime_error: sensor unplugged (episode 1, step 40)");
+  write_config(head + "  kwargs: {in: reset, after: 1}\n");
+  expect_training_fails(run("train x.yaml --run-dir run2"),
+                        "reset() threw std::runtime_error: sensor unplugged (episode 1, step 0)");
+}
+
+TEST_F(CliTest, PluginEnvOutsideItsSpaceEndsTrainingNamingIt) {
+  write_config("algo: ppo\nenv:\n  plugin: " + path("walk") + "\n  id: OutOfSpace-v0\n");
+  expect_training_fails(run("train x.yaml --run-dir run"),
+                        "step() broke the declared observation space Box(1) low=[0] high=[1]: "
+                        "observation[0] = 7.5 is outside [0, 1] (episode 1, step 3)");
+}
+
+}  // namespace
