@@ -19,7 +19,7 @@ int envs_command() {
     try {
       env = registry.make(id);
     } catch (const std::exception& e) {  // e.g. an env with kwargs that have no default
-      std::printf("  (cannot be made without kwargs: %s)\n", e.what());
+      std::printf("  (cannot be made with no kwargs: %s)\n", e.what());
       continue;
     }
     const auto& spec = env->spec();

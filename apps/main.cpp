@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <list>
 #include <string>
 #include <vector>
 
@@ -82,10 +83,11 @@ int main(int argc, char** argv) {
   train_app->add_option("--run-dir", train.run_dir,
                         "Directory for this run (default: runs/<name>-<timestamp>)");
 
-  // --plugin on every command that makes envs; loaded before the command runs.
-  std::vector<std::string> plugins;
-  const auto add_plugin_option = [&plugins](CLI::App* command) {
-    command->add_option("--plugin", plugins,
+  // --plugin on every command that makes envs; loaded before the command runs. One list per
+  // command ("bench --plugin a env --plugin b" loads both); std::list keeps them in place.
+  std::list<std::vector<std::string>> plugin_lists;
+  const auto add_plugin_option = [&plugin_lists](CLI::App* command) {
+    command->add_option("--plugin", plugin_lists.emplace_back(),
                         "Env plugin (.so) to load first, a path taken as given (repeatable)")
         ->type_name("PATH")
         ->allow_extra_args(false);
@@ -166,7 +168,9 @@ int main(int argc, char** argv) {
 
   const std::string command = bench_env_app->parsed() ? std::string("bench env")
                                                       : app.get_subcommands().front()->get_name();
-  if (!load_plugins(plugins, command)) return kExitUsage;
+  for (const auto& plugins : plugin_lists) {
+    if (!load_plugins(plugins, command)) return kExitUsage;
+  }
   if (train_app->parsed()) return train_command(train);
   if (envs_app->parsed()) return envs_command();
   if (check_env_app->parsed()) return check_env_command(check_env);

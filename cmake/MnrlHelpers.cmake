@@ -11,6 +11,7 @@ function(mnrl_add_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/mnrl>)
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+  target_compile_features(${target} PUBLIC cxx_std_17)  # users of the headers need C++17 too
   mnrl_set_warnings(${target})
 endfunction()
 

@@ -54,6 +54,8 @@ struct IsVector<std::vector<T>> : std::true_type {};
 
 }  // namespace
 
+KwargError::~KwargError() = default;
+
 Kwargs::Kwargs(std::string path, std::string location)
     : path_(std::move(path)), location_(std::move(location)) {}
 
@@ -90,7 +92,7 @@ const Kwargs::Value& Kwargs::find(const std::string& key, const char* expected) 
 }
 
 template <class T>
-T Kwargs::get(const std::string& key) const {
+T Kwargs::read(const std::string& key) const {
   asked_.insert(key);
   const Value& value = find(key, expected_text<T>());
   const auto wrong_type = [&] {
@@ -140,16 +142,16 @@ std::vector<std::string> Kwargs::asked_keys() const {
   return std::vector<std::string>(asked_.begin(), asked_.end());
 }
 
-template bool Kwargs::get<bool>(const std::string&) const;
-template int Kwargs::get<int>(const std::string&) const;
-template std::int64_t Kwargs::get<std::int64_t>(const std::string&) const;
-template float Kwargs::get<float>(const std::string&) const;
-template double Kwargs::get<double>(const std::string&) const;
-template std::string Kwargs::get<std::string>(const std::string&) const;
-template std::vector<std::int64_t> Kwargs::get<std::vector<std::int64_t>>(
+template bool Kwargs::read<bool>(const std::string&) const;
+template int Kwargs::read<int>(const std::string&) const;
+template std::int64_t Kwargs::read<std::int64_t>(const std::string&) const;
+template float Kwargs::read<float>(const std::string&) const;
+template double Kwargs::read<double>(const std::string&) const;
+template std::string Kwargs::read<std::string>(const std::string&) const;
+template std::vector<std::int64_t> Kwargs::read<std::vector<std::int64_t>>(
     const std::string&) const;
-template std::vector<double> Kwargs::get<std::vector<double>>(const std::string&) const;
-template std::vector<std::string> Kwargs::get<std::vector<std::string>>(
+template std::vector<double> Kwargs::read<std::vector<double>>(const std::string&) const;
+template std::vector<std::string> Kwargs::read<std::vector<std::string>>(
     const std::string&) const;
 
 }  // namespace mnrl::core

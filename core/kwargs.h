@@ -15,6 +15,7 @@ namespace mnrl::core {
 class KwargError : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+  ~KwargError() override;  // out of line: one type_info, in libmnrl_core, for plugins too
 };
 
 // Keyword arguments of an environment's constructor: `env.kwargs` in YAML, or set in code.
@@ -31,6 +32,7 @@ class KwargError : public std::invalid_argument {
 // std::int64_t, double or std::string. Types follow the config's rules: a bool is true/false
 // (yes/no, on/off), an integer also takes a whole float ("1e3"), a number takes .inf.
 // The registry refuses kwargs that the env never asked for (a typo would otherwise be ignored).
+// An env reads its kwargs in its constructor and must not keep a reference to them.
 class Kwargs {
  public:
   Kwargs() = default;
@@ -60,12 +62,21 @@ class Kwargs {
 
   // The value of `key` as T; throws KwargError if it is missing or not a T.
   template <class T>
-  T get(const std::string& key) const;
+  T get(const std::string& key) const {
+    static_assert(kSupported<T>,
+                  "Kwargs::get<T>: T must be bool, int, std::int64_t, float, double, std::string, "
+                  "or a std::vector of std::int64_t, double or std::string");
+    return read<T>(key);
+  }
   // The value of `key` as T, or `fallback` if absent; throws KwargError if present but not a T.
   template <class T>
   T get(const std::string& key, const T& fallback) const {
     asked_.insert(key);
     return contains(key) ? get<T>(key) : fallback;
+  }
+
+  std::string get(const std::string& key, const char* fallback) const {
+    return get<std::string>(key, std::string(fallback));
   }
 
   // A KwargError located at `key` (or at the mapping, for a key that is absent):
@@ -82,6 +93,17 @@ class Kwargs {
     bool is_list = false;
     std::string location;
   };
+
+  template <class T>
+  static constexpr bool kSupported =
+      std::is_same_v<T, bool> || std::is_same_v<T, int> || std::is_same_v<T, std::int64_t> ||
+      std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::string> ||
+      std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<double>> ||
+      std::is_same_v<T, std::vector<std::string>>;
+
+  // get<T> for the supported types (instantiated in kwargs.cpp).
+  template <class T>
+  T read(const std::string& key) const;
 
   static std::string text_of(bool value) { return value ? "true" : "false"; }
   static std::string text_of(double value);

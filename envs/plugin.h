@@ -13,9 +13,11 @@
 //   }
 //
 // Protocol: MNRL_PLUGIN defines one exported C function, mnrl_env_plugin_entry, that returns a
-// MnrlEnvPluginInfo. The loader (envs/plugin_loader.h) finds it with dlsym, checks `magic` and
-// the SDK version *before* touching anything else in the plugin, then calls register_envs with
-// a fresh Registry and moves what it registered into the global one. The first three fields of
+// MnrlEnvPluginInfo. The loader (envs/plugin_loader.h) opens the library (its symbols must all
+// resolve; a plugin built against another mnrl usually fails here, and is told so), finds the
+// entry point with dlsym, checks `magic`, the SDK version and the C++ ABI before calling
+// anything else of the plugin, then calls register_envs with a fresh Registry and moves what it
+// registered into the global one. The first three fields of
 // MnrlEnvPluginInfo never change, so any mnrl can read the version of any plugin; the fields
 // after them belong to the SDK major version.
 
@@ -24,8 +26,8 @@
 #include "core/version.h"
 #include "envs/registry.h"
 
-// Major: changes that break plugins (the Env interface, this struct after its first three
-// fields). Minor: additions a plugin built against an older minor can ignore. A plugin loads
+// Major: changes that break plugins (the Env interface, core::Kwargs or Registry as a plugin
+// sees them inline, this struct after its first three fields). Minor: additions a plugin built against an older minor can ignore. A plugin loads
 // when its major equals mnrl's and its minor is not newer.
 #define MNRL_ENV_SDK_VERSION_MAJOR 1
 #define MNRL_ENV_SDK_VERSION_MINOR 0

@@ -19,6 +19,8 @@ void PluginEnvGuard::reset(float* observation, std::optional<std::uint64_t> seed
     inner_env().reset(observation, seed);
   } catch (const std::exception& e) {
     fail("reset() threw " + core::type_name(e) + ": " + e.what());
+  } catch (...) {
+    fail("reset() threw something that is not a std::exception");
   }
   check_observation(observation, "reset()");
 }
@@ -30,6 +32,8 @@ StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
     result = inner_env().step(action, observation);
   } catch (const std::exception& e) {
     fail("step() threw " + core::type_name(e) + ": " + e.what());
+  } catch (...) {
+    fail("step() threw something that is not a std::exception");
   }
   if (!std::isfinite(result.reward)) {
     fail("step() returned the reward " + core::format_number(result.reward) +
@@ -40,7 +44,7 @@ StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
 }
 
 void PluginEnvGuard::check_observation(const float* observation, const char* call) const {
-  // Fast path for a Box (the common case): one comparison pair per float, false for NaN.
+  // Fast path for a Box (the common case): two comparisons per float, false for NaN.
   if (const auto* box = std::get_if<Box>(&spec_.observation_space)) {
     bool inside = true;
     for (std::size_t i = 0; i < box->low.size(); ++i) {

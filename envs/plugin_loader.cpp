@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "core/text.h"
 #include "envs/plugin.h"
@@ -25,8 +26,15 @@ std::string explain_dlopen_error(const std::string& error) {
   const std::string marker = "undefined symbol: ";
   const auto at = error.find(marker);
   if (at == std::string::npos) return error;
-  const std::string symbol = error.substr(at + marker.size());
-  return "it needs the symbol '" + core::demangle(symbol.c_str()) +
+  const std::string symbol = core::demangle(error.substr(at + marker.size()).c_str());
+  // Symbols of mnrl itself change between versions, or with the C++ ABI (std::string's layout
+  // is part of every mangled name that takes one).
+  if (symbol.rfind("mnrl::", 0) == 0) {
+    return "it needs the symbol '" + symbol + "', which this mnrl (" MNRL_VERSION_STRING
+           ") does not define: it was built against another version of mnrl or with another "
+           "_GLIBCXX_USE_CXX11_ABI; rebuild it against this mnrl";
+  }
+  return "it needs the symbol '" + symbol +
          "', which neither it nor the libraries it links define (is a library missing from its "
          "link line, or was it built against another version of one?)";
 }
@@ -40,9 +48,19 @@ class Loader {
     // A name without a slash would make dlopen search the library path.
     const std::string dlopen_path = path_.find('/') == std::string::npos ? "./" + path_ : path_;
     dlerror();
-    void* handle = dlopen(dlopen_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::vector<std::string> registered_while_loading;
+    void* handle = nullptr;
+    {
+      const Registry::Diversion diversion(Registry::global(), registered_while_loading);
+      handle = dlopen(dlopen_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    }
     if (!handle) fail(explain_dlopen_error(last_dl_error()));
     // Never dlclose: a library whose constructors ran may have left pointers to its code.
+    if (!registered_while_loading.empty()) {
+      fail("it registers '" + registered_while_loading.front() +
+           "' while it loads (MNRL_REGISTER_ENV is for envs built into a program): declare a "
+           "plugin's envs in an MNRL_PLUGIN block, so that its SDK version is checked first");
+    }
 
     dlerror();
     const auto entry = reinterpret_cast<EntryPoint>(dlsym(handle, kEntryPoint));

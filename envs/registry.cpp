@@ -32,6 +32,10 @@ Registry& Registry::global() {
 }
 
 void Registry::add(const std::string& id, EnvFactory factory, std::string origin) {
+  if (diverted_) {
+    diverted_->push_back(id);
+    return;
+  }
   if (id.empty()) throw std::invalid_argument("cannot register an environment with an empty id");
   if (!factory) throw std::invalid_argument("environment '" + id + "' has an empty factory");
   if (const auto it = entries_.find(id); it != entries_.end()) {
@@ -105,7 +109,12 @@ std::unique_ptr<Env> Registry::make(const std::string& id, const core::Kwargs& k
   } catch (const std::exception& e) {
     if (entry.origin.empty()) throw;
     throw std::invalid_argument("environment '" + id + "' from plugin '" + entry.origin +
-                                "' cannot be built: " + e.what());
+                                "' cannot be built: " + core::type_name(e) + ": " + e.what());
+  } catch (...) {
+    if (entry.origin.empty()) throw;
+    throw std::invalid_argument("environment '" + id + "' from plugin '" + entry.origin +
+                                "' cannot be built: it threw something that is not a "
+                                "std::exception");
   }
   const int limit = max_episode_steps > 0 ? max_episode_steps : env->spec().max_episode_steps;
   if (limit > 0) env = std::make_unique<TimeLimit>(std::move(env), limit);

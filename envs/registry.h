@@ -46,6 +46,21 @@ class Registry {
   // naming the first id this registry already has, and then moves nothing.
   void adopt(Registry&& other, const std::string& origin);
 
+  // While one exists, add() records ids in `ids` instead of registering them: the plugin loader
+  // catches MNRL_REGISTER_ENV running inside a plugin as it loads, before the version check.
+  class Diversion {
+   public:
+    Diversion(Registry& registry, std::vector<std::string>& ids) : registry_(registry) {
+      registry_.diverted_ = &ids;
+    }
+    ~Diversion() { registry_.diverted_ = nullptr; }
+    Diversion(const Diversion&) = delete;
+    Diversion& operator=(const Diversion&) = delete;
+
+   private:
+    Registry& registry_;
+  };
+
   bool contains(const std::string& id) const;
   std::vector<std::string> ids() const;  // sorted
   // Where `id` comes from: "" if built into the program, else the plugin's path.
@@ -66,6 +81,7 @@ class Registry {
   const Entry& find(const std::string& id) const;
 
   std::map<std::string, Entry> entries_;
+  std::vector<std::string>* diverted_ = nullptr;  // see Diversion
 };
 
 }  // namespace mnrl::envs

@@ -1,11 +1,13 @@
 #include "envs/shared_library_file.h"
 
 #include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 namespace mnrl::envs {
 namespace {
@@ -31,15 +33,19 @@ std::string machine_name(std::uint16_t machine) {
   }
 }
 
-// Reads the header of `path`; returns how many bytes it got (0 if it cannot be read).
-std::size_t read_identity(const std::string& path, ElfIdentity& out, std::string& head) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return 0;
+// Reads the start of `path` into `out` and `head`; returns how many bytes it got, or -1 with
+// errno set if it cannot be read.
+long read_identity(const std::string& path, ElfIdentity& out, std::string& head) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
   char buffer[sizeof(ElfIdentity)] = {};
-  file.read(buffer, sizeof buffer);
-  const auto count = static_cast<std::size_t>(file.gcount());
+  const ssize_t count = ::read(fd, buffer, sizeof buffer);
+  const int read_error = errno;
+  ::close(fd);
+  errno = read_error;
+  if (count < 0) return -1;
   std::memcpy(&out, buffer, sizeof buffer);
-  head.assign(buffer, count);
+  head.assign(buffer, static_cast<std::size_t>(count));
   return count;
 }
 
@@ -47,8 +53,16 @@ std::size_t read_identity(const std::string& path, ElfIdentity& out, std::string
 std::optional<ElfIdentity> own_identity() {
   ElfIdentity self{};
   std::string head;
-  if (read_identity("/proc/self/exe", self, head) < sizeof self) return std::nullopt;
+  if (read_identity("/proc/self/exe", self, head) < static_cast<long>(sizeof self)) {
+    return std::nullopt;
+  }
   return self;
+}
+
+// "64-bit little-endian"
+std::string layout(const ElfIdentity& id) {
+  return std::string(id.ident[EI_CLASS] == ELFCLASS64 ? "64" : "32") + "-bit " +
+         (id.ident[EI_DATA] == ELFDATA2MSB ? "big" : "little") + "-endian";
 }
 
 std::string not_elf(const std::string& head) {
@@ -65,17 +79,25 @@ std::string not_elf(const std::string& head) {
 std::optional<std::string> shared_library_problem(const std::string& path) {
   std::error_code error;
   const auto status = std::filesystem::status(path, error);
-  if (!std::filesystem::exists(status)) return "no such file";
+  if (status.type() == std::filesystem::file_type::not_found) return "no such file";
+  if (error) return "cannot read it: " + error.message();
   if (std::filesystem::is_directory(status)) return "it is a directory, not a shared library";
 
   ElfIdentity file{};
   std::string head;
-  errno = 0;
-  const std::size_t count = read_identity(path, file, head);
-  if (count == 0 && errno != 0) return std::string("cannot read it: ") + std::strerror(errno);
+  const long count = read_identity(path, file, head);
+  if (count < 0) return std::string("cannot read it: ") + std::strerror(errno);
   if (count < SELFMAG || std::memcmp(file.ident, ELFMAG, SELFMAG) != 0) return not_elf(head);
-  if (count < sizeof file) return "it is a truncated ELF file";
+  if (count < static_cast<long>(sizeof file)) return "it is a truncated ELF file";
 
+  // The class and byte order first: the fields after them are only meaningful in the
+  // running program's layout.
+  const auto self = own_identity();
+  if (self && (file.ident[EI_CLASS] != self->ident[EI_CLASS] ||
+               file.ident[EI_DATA] != self->ident[EI_DATA])) {
+    return "it was built for a " + layout(file) + " machine; this program runs on " +
+           machine_name(self->machine) + " (" + layout(*self) + ")";
+  }
   switch (file.type) {
     case ET_DYN: break;
     case ET_REL: return "it is an object file (.o), not a shared library";
@@ -83,21 +105,9 @@ std::optional<std::string> shared_library_problem(const std::string& path) {
     case ET_CORE: return "it is a core dump, not a shared library";
     default: return "it is not a shared library (ELF type " + std::to_string(file.type) + ")";
   }
-
-  const auto self = own_identity();
-  if (!self) return std::nullopt;
-  const bool same_layout = file.ident[EI_CLASS] == self->ident[EI_CLASS] &&
-                           file.ident[EI_DATA] == self->ident[EI_DATA];
-  if (!same_layout || file.machine != self->machine) {
-    const auto bits = [](const ElfIdentity& id) {
-      return std::string(id.ident[EI_CLASS] == ELFCLASS64 ? "64" : "32") + "-bit " +
-             (id.ident[EI_DATA] == ELFDATA2MSB ? "big" : "little") + "-endian";
-    };
-    // A file of the other byte order has its machine field byte-swapped: name only the layout.
-    const std::string built_for =
-        file.ident[EI_DATA] == self->ident[EI_DATA] ? machine_name(file.machine) : bits(file);
-    return "it was built for " + built_for + "; this program runs on " +
-           machine_name(self->machine) + (same_layout ? "" : " (" + bits(*self) + ")");
+  if (self && file.machine != self->machine) {
+    return "it was built for " + machine_name(file.machine) + "; this program runs on " +
+           machine_name(self->machine);
   }
   return std::nullopt;
 }

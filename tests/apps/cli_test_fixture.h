@@ -60,4 +60,11 @@ class CliTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// Checks the exit code and that the output holds `fragment`, printing the output otherwise.
+inline void expect_outcome(const Outcome& r, int exit_code, const std::string& fragment) {
+  EXPECT_EQ(r.exit_code, exit_code) << r.output;
+  EXPECT_NE(r.output.find(fragment), std::string::npos)
+      << "expected: " << fragment << "\ngot: " << r.output;
+}
+
 }  // namespace mnrl_cli_test

@@ -13,21 +13,14 @@ using mnrl::test_plugins::path;
 
 // Exit 2 and "mnrl check-env: cannot load plugin '<plugin>': <cause>".
 void expect_refused(const Outcome& r, const std::string& plugin, const std::string& cause) {
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  const std::string expected = "mnrl check-env: cannot load plugin '" + plugin + "': " + cause;
-  EXPECT_NE(r.output.find(expected), std::string::npos)
-      << "expected: " << expected << "\ngot: " << r.output;
+  expect_outcome(r, 2, "mnrl check-env: cannot load plugin '" + plugin + "': " + cause);
 }
 
 TEST_F(CliTest, CheckEnvRunsTheCheckerOnAPluginEnv) {
-  const auto r = run("check-env --plugin " + path("walk") + " Walk-v0 --kwarg length=4");
-  EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("Walk-v0: 10 of 10 checks passed."), std::string::npos) << r.output;
-
-  const auto broken = run("check-env --plugin " + path("walk") + " OutOfSpace-v0");
-  EXPECT_EQ(broken.exit_code, 1) << broken.output;
-  EXPECT_NE(broken.output.find("FAIL  observations inside the space"), std::string::npos)
-      << broken.output;
+  expect_outcome(run("check-env --plugin " + path("walk") + " Walk-v0 --kwarg length=4"), 0,
+                 "Walk-v0: 10 of 10 checks passed.");
+  expect_outcome(run("check-env --plugin " + path("walk") + " OutOfSpace-v0"), 1,
+                 "FAIL  observations inside the space");
 }
 
 TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
@@ -80,55 +73,42 @@ TEST_F(CliTest, PluginThatRegistersATakenId) {
 
 TEST_F(CliTest, PluginInTheConfigIsReportedAtItsLineAndNothingIsWritten) {
   const auto config = write_config("algo: ppo\nenv:\n  plugin: libmissing.so\n  id: Walk-v0\n");
-  const auto r = run("train x.yaml");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("x.yaml:3:11: env.plugin: cannot load plugin 'libmissing.so': no such "
-                          "file"),
-            std::string::npos)
-      << r.output;
+  expect_outcome(run("train x.yaml"), 2,
+                 "x.yaml:3:11: env.plugin: cannot load plugin 'libmissing.so': no such file");
   EXPECT_TRUE(wrote_nothing_but(config));
 }
 
 TEST_F(CliTest, MistypedAndUnknownKwargsAreConfigErrors) {
   const std::string head = "env:\n  plugin: " + path("walk") + "\n  id: Walk-v0\n";
   const auto config = write_config(head + "  kwargs: {length: abc}\n");
-  const auto mistyped = run("train x.yaml");
-  EXPECT_EQ(mistyped.exit_code, 2) << mistyped.output;
-  EXPECT_NE(mistyped.output.find("x.yaml:4:20: env.kwargs.length: expected an integer, got 'abc'"),
-            std::string::npos)
-      << mistyped.output;
-
-  const auto unknown = run("train x.yaml --set 'env.kwargs={lenght: 3}'");
-  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
-  EXPECT_NE(unknown.output.find("env.kwargs.lenght: environment 'Walk-v0' takes no argument "
-                                "'lenght' (did you mean 'length'?)"),
-            std::string::npos)
-      << unknown.output;
+  expect_outcome(run("train x.yaml"), 2,
+                 "x.yaml:4:20: env.kwargs.length: expected an integer, got 'abc'");
+  expect_outcome(run("train x.yaml --set 'env.kwargs={lenght: 3}'"), 2,
+                 "env.kwargs.lenght: environment 'Walk-v0' takes no argument 'lenght' (did you "
+                 "mean 'length'?)");
   EXPECT_TRUE(wrote_nothing_but(config));
 }
 
 // A plugin env that fails while training ends the run with exit 1 and a message naming it.
-void expect_training_fails(const Outcome& r, const std::string& fragment) {
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("mnrl train: error: environment '"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("' from plugin '" + path("walk") + "': "), std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find(fragment), std::string::npos) << r.output;
+void expect_training_fails(const Outcome& r, const std::string& env, const std::string& fragment) {
+  expect_outcome(r, 1,
+                 "mnrl train: error: environment '" + env + "' from plugin '" + path("walk") +
+                     "': " + fragment);
 }
 
 TEST_F(CliTest, PluginEnvThatThrowsEndsTrainingNamingIt) {
   const std::string head = "algo: ppo\nenv:\n  plugin: " + path("walk") + "\n  id: Throwing-v0\n";
   write_config(head + "  kwargs: {in: step, after: 40}\n");
-  expect_training_fails(run("train x.yaml --run-dir run"),
+  expect_training_fails(run("train x.yaml --run-dir run"), "Throwing-v0",
                         "step() threw std::runtime_error: sensor unplugged (episode 1, step 40)");
   write_config(head + "  kwargs: {in: reset, after: 1}\n");
-  expect_training_fails(run("train x.yaml --run-dir run2"),
+  expect_training_fails(run("train x.yaml --run-dir run2"), "Throwing-v0",
                         "reset() threw std::runtime_error: sensor unplugged (episode 1, step 0)");
 }
 
 TEST_F(CliTest, PluginEnvOutsideItsSpaceEndsTrainingNamingIt) {
   write_config("algo: ppo\nenv:\n  plugin: " + path("walk") + "\n  id: OutOfSpace-v0\n");
-  expect_training_fails(run("train x.yaml --run-dir run"),
+  expect_training_fails(run("train x.yaml --run-dir run"), "OutOfSpace-v0",
                         "step() broke the declared observation space Box(1) low=[0] high=[1]: "
                         "observation[0] = 7.5 is outside [0, 1] (episode 1, step 3)");
 }

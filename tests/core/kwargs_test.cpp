@@ -3,20 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <utility>
 
 #include "core/config.h"
+#include "tests/error_of.h"
 
 namespace mnrl::core {
 namespace {
 
+// The message of the KwargError `f` throws.
 template <class F>
 std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const KwargError& e) {
-    return e.what();
-  }
-  return "";
+  return mnrl::test_util::error_of<KwargError>(std::forward<F>(f));
 }
 
 TEST(KwargsTest, ConvertsTextToTheTypeAsked) {

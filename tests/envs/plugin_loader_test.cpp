@@ -16,6 +16,7 @@
 #include "envs/plugin_env_guard.h"
 #include "envs/registry.h"
 #include "tests/plugins/test_plugins.h"
+#include "tests/error_of.h"
 
 namespace mnrl::envs {
 namespace {
@@ -33,15 +34,7 @@ std::string load_error(const std::string& file) {
   return "";
 }
 
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
-}
+using mnrl::test_util::error_of;
 
 class PluginLoaderTest : public ::testing::Test {
  protected:
@@ -159,10 +152,29 @@ TEST_F(PluginLoaderTest, UnresolvedSymbolIsNamedReadably) {
       << message;
 }
 
-TEST_F(PluginLoaderTest, AnIdThatIsTakenRefusesThePlugin) {
+TEST_F(PluginLoaderTest, PluginOfAnotherMnrlIsToldToRebuild) {
+  EXPECT_EQ(load_error(path("newer_mnrl")),
+            "cannot load plugin '" + path("newer_mnrl") +
+                "': it needs the symbol "
+                "'mnrl::envs::function_from_a_newer_mnrl(mnrl::envs::Registry&)', which this mnrl "
+                "(" MNRL_VERSION_STRING ") does not define: it was built against another version "
+                "of mnrl or with another _GLIBCXX_USE_CXX11_ABI; rebuild it against this mnrl");
+}
+
+TEST_F(PluginLoaderTest, AnIdThatIsTakenRefusesThePluginAsAWhole) {
   EXPECT_EQ(load_error(path("duplicate_id")),
             "cannot load plugin '" + path("duplicate_id") +
                 "': environment 'CartPole-v1' is already registered (built in)");
+  EXPECT_FALSE(Registry::global().contains("FreshCartPole-v0"));
+}
+
+TEST_F(PluginLoaderTest, RegisteringWhileLoadingIsRefused) {
+  EXPECT_EQ(load_error(path("static_registration")),
+            "cannot load plugin '" + path("static_registration") +
+                "': it registers 'EarlyCartPole-v0' while it loads (MNRL_REGISTER_ENV is for envs "
+                "built into a program): declare a plugin's envs in an MNRL_PLUGIN block, so that "
+                "its SDK version is checked first");
+  EXPECT_FALSE(Registry::global().contains("EarlyCartPole-v0"));
 }
 
 TEST_F(PluginLoaderTest, GuardNamesThePluginWhenItsEnvThrows) {

@@ -9,20 +9,12 @@
 
 #include "envs/time_limit.h"
 #include "scripted_env.h"
+#include "tests/error_of.h"
 
 namespace mnrl::envs {
 namespace {
 
-// The message of the exception of type E that `f` throws ("" if none).
-template <class E, class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
-}
+using mnrl::test_util::error_of;
 
 TEST(RegistryTest, CartPoleIsRegisteredGlobally) {
   EXPECT_TRUE(Registry::global().contains("CartPole-v1"));
