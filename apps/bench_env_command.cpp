@@ -26,12 +26,6 @@ int bench_env_command(const BenchEnvArguments& args) {
   options.kwargs = *kwargs;
   options.num_envs = args.num_envs;
   try {
-    registry.make(options.id, options.kwargs);
-  } catch (const core::KwargError& e) {
-    std::fprintf(stderr, "mnrl bench env: %s\n", e.what());
-    return kExitUsage;
-  }
-  try {
     const auto env = envs::make_env(options);
     std::printf("%s: observations %s, actions %s; random actions, %lld steps per measurement\n",
                 args.id.c_str(), envs::describe(env->spec().observation_space).c_str(),
@@ -50,6 +44,9 @@ int bench_env_command(const BenchEnvArguments& args) {
              vector_env_steps_per_second(options, args.steps));
     }
     return kExitOk;
+  } catch (const core::KwargError& e) {  // thrown by the first make_env, before any output
+    std::fprintf(stderr, "mnrl bench env: %s\n", e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mnrl bench env: error: %s\n", e.what());
     return kExitFailure;

@@ -33,6 +33,23 @@ TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
   EXPECT_NE(r.output.find("CartPole-v1"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, BenchEnvMeasuresAPluginEnvWithKwargs) {
+  expect_outcome(run("bench env Walk-v0 --plugin " + path("walk") +
+                     " --kwarg length=3 --steps 1000 --threads 1"),
+                 0, "Walk-v0: observations Box(1) low=[0] high=[3], actions Discrete(2)");
+  expect_outcome(run("bench env Walk-v0 --plugin " + path("walk") + " --kwarg length=x"), 2,
+                 "mnrl bench env: --kwarg length=x: kwargs.length: expected an integer, got 'x'");
+}
+
+TEST_F(CliTest, MalformedKwargArgumentsAreUsageErrors) {
+  const std::string check = "check-env --plugin " + path("walk") + " Walk-v0 ";
+  expect_outcome(run(check + "--kwarg length"), 2,
+                 "mnrl check-env: --kwarg length: expected KEY=VALUE");
+  expect_outcome(run(check + "--kwarg length=3 --kwarg length=4"), 2,
+                 "mnrl check-env: --kwarg length=4: 'length' is given twice");
+  expect_outcome(run(check + "--kwarg length=0"), 2, "kwargs.length: must be at least 1");
+}
+
 TEST_F(CliTest, MissingPlugin) {
   expect_refused(run("check-env --plugin libmissing.so Walk-v0"), "libmissing.so", "no such file");
 }
