@@ -8,6 +8,7 @@
 #include <torch/nn/utils/clip_grad.h>
 
 #include "nn/memory_views.h"
+#include "nn/tensor_state.h"
 
 namespace mnrl::agents {
 
@@ -73,6 +74,30 @@ void ActorCriticAgent::act_greedy(const float* observations, std::int64_t batch,
   const at::Tensor policy =
       model_->forward(view_floats(observations, batch, buffer_.observation_size())).policy;
   write_env_actions(model_->distribution(policy)->mode(), out);
+}
+
+void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t batch,
+                                      const ActionsOut& out) {
+  c10::InferenceMode inference;
+  const at::Tensor policy =
+      model_->forward(view_floats(observations, batch, buffer_.observation_size())).policy;
+  write_env_actions(model_->distribution(policy)->sample(), out);
+}
+
+void ActorCriticAgent::save_state(core::StateWriter& out) const {
+  out.tag("actor_critic");
+  nn::save_tensor(out, parameters_->values());
+  nn::save_optimizer(out, *optimizer_);
+  buffer_.save_state(out);
+  out.values(next_observations_);
+}
+
+void ActorCriticAgent::load_state(core::StateReader& in) {
+  in.expect_tag("actor_critic");
+  nn::load_tensor(in, parameters_->values());
+  nn::load_optimizer(in, *optimizer_);
+  buffer_.load_state(in);
+  in.values(next_observations_);
 }
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {

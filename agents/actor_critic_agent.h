@@ -45,6 +45,11 @@ class ActorCriticAgent : public Agent {
   void observe(const StepOutcome& outcome) override;
   bool update_ready() const override { return buffer_.full(); }
   void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
+  void act_stochastic(const float* observations, std::int64_t batch,
+                      const ActionsOut& out) override;
+  // The parameters, the optimizer, the rollout so far and the last observations.
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   nn::ActorCritic& model() { return model_; }
 

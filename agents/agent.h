@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/state_stream.h"
+
 namespace mnrl::agents {
 
 // Where to write the actions chosen for a batch of observations: `indices` (one per row) for
@@ -54,6 +56,27 @@ class Agent {
   // Evaluation: the policy's most likely actions for any batch size; changes no state.
   virtual void act_greedy(const float* observations, std::int64_t batch,
                           const ActionsOut& out) = 0;
+  // Evaluation with the policy's randomness (a sample of the action distribution; DQN: random
+  // with probability exploration_final_eps), for `mnrl eval --stochastic`. Draws from the
+  // agent's random streams (LibTorch's generator, DQN's exploration RNG), so not for use
+  // between training steps.
+  virtual void act_stochastic(const float* observations, std::int64_t batch,
+                              const ActionsOut& out) = 0;
+
+  // Checkpoints, between observe() and the next act(): everything act(), observe() and
+  // update() depend on (networks, optimizer state, a rollout in progress, counters,
+  // exploration RNGs), except a replay buffer. load_state() needs an agent built from the
+  // same options and throws core::StateError for a state of another agent or configuration.
+  virtual void save_state(core::StateWriter& out) const = 0;
+  virtual void load_state(core::StateReader& in) = 0;
+
+  // Off-policy agents keep their replay buffer in files of their own (large, and optional in a
+  // checkpoint): save_replay(path) writes `path` and possibly files next to it named
+  // path + suffix; load_replay(path) reads them back and throws std::runtime_error naming the
+  // file if they are unusable.
+  virtual bool has_replay() const { return false; }
+  virtual void save_replay(const std::string& /*path*/) const {}
+  virtual void load_replay(const std::string& /*path*/) {}
 };
 
 }  // namespace mnrl::agents

@@ -14,6 +14,7 @@ constexpr int kExitUsage = 2;       // bad command line or config: nothing was r
 
 struct TrainArguments {
   std::string config;
+  std::string resume;  // --resume RUN_DIR: instead of config
   std::vector<std::string> overrides;  // --set key.path=value, in order
   std::optional<std::int64_t> seed;
   std::string run_dir;
@@ -22,6 +23,26 @@ struct TrainArguments {
 int train_command(const TrainArguments& args);
 
 int envs_command();
+
+struct EvalArguments {
+  std::string target;  // a run directory (its newest usable checkpoint) or a checkpoint
+  int episodes = 10;
+  std::uint64_t seed = 0;
+  bool stochastic = false;
+};
+// Prints mean ± std of the return and length; exit 2 when the target cannot be used.
+int eval_command(const EvalArguments& args);
+
+struct PlotArguments {
+  std::vector<std::string> run_dirs;
+  std::string output = "curve.png";
+  std::string metric = "charts/episodic_return";
+  int width = 800;
+  int height = 500;
+  int smoothing = 0;  // moving-average window in points; 0 = chosen from the data
+};
+// Draws one smoothed line per run with gnuplot; exit 2 for a run without the metric.
+int plot_command(const PlotArguments& args);
 
 struct CheckEnvArguments {
   std::string id;

@@ -15,7 +15,7 @@
 
 namespace {
 
-const std::vector<std::string> kCommands{"train", "envs", "check-env", "bench"};
+const std::vector<std::string> kCommands{"train", "eval", "plot", "envs", "check-env", "bench"};
 
 std::string shell_quoted(const std::string& word) {
   if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) {
@@ -74,14 +74,20 @@ int main(int argc, char** argv) {
   TrainArguments train;
   train.command_line = command_line(argc, argv);
   auto* train_app = app.add_subcommand("train", "Train an agent from a YAML experiment file");
-  train_app->add_option("config", train.config, "Experiment YAML file")->required();
-  train_app->add_option("--set", train.overrides,
-                        "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable)")
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false);
-  train_app->add_option("--seed", train.seed, "Experiment seed (same as --set seed=N)");
-  train_app->add_option("--run-dir", train.run_dir,
-                        "Directory for this run (default: runs/<name>-<timestamp>)");
+  auto* config_option = train_app->add_option("config", train.config, "Experiment YAML file");
+  auto* resume_option = train_app->add_option(
+      "--resume", train.resume,
+      "Continue the run in RUN_DIR from its newest usable checkpoint, with its config.yaml");
+  resume_option->type_name("RUN_DIR")->excludes(config_option);
+  resume_option->excludes(
+      train_app->add_option("--set", train.overrides,
+                            "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable)")
+          ->type_name("KEY=VALUE")
+          ->allow_extra_args(false));
+  resume_option->excludes(
+      train_app->add_option("--seed", train.seed, "Experiment seed (same as --set seed=N)"));
+  resume_option->excludes(train_app->add_option(
+      "--run-dir", train.run_dir, "Directory for this run (default: runs/<name>-<timestamp>)"));
 
   // --plugin on every command that makes envs; loaded before the command runs. One list per
   // command ("bench --plugin a env --plugin b" loads both); std::list keeps them in place.
@@ -93,6 +99,38 @@ int main(int argc, char** argv) {
         ->allow_extra_args(false);
   };
   add_plugin_option(train_app);
+
+  EvalArguments eval;
+  auto* eval_app = app.add_subcommand(
+      "eval", "Evaluate a trained agent: a run directory's newest checkpoint, or a checkpoint");
+  eval_app->add_option("target", eval.target, "RUN_DIR or RUN_DIR/checkpoints/step_N")
+      ->required();
+  eval_app->add_option("--episodes", eval.episodes, "Episodes to play")
+      ->capture_default_str()
+      ->check(at_least(1));
+  eval_app->add_option("--seed", eval.seed, "Seed of the evaluation envs (and sampling)")
+      ->capture_default_str()
+      ->check(at_least(0));
+  eval_app->add_flag("--stochastic", eval.stochastic,
+                     "Sample actions from the policy instead of taking the most likely");
+  add_plugin_option(eval_app);
+
+  PlotArguments plot;
+  auto* plot_app = app.add_subcommand("plot", "Draw learning curves of runs into a PNG (gnuplot)");
+  plot_app->add_option("run_dirs", plot.run_dirs, "Run directories (one line each)")->required();
+  plot_app->add_option("-o,--output", plot.output, "PNG file to write")->capture_default_str();
+  plot_app->add_option("--metric", plot.metric, "Metric name in metrics.csv")
+      ->capture_default_str();
+  plot_app->add_option("--width", plot.width, "Image width in pixels")
+      ->capture_default_str()
+      ->check(at_least(100));
+  plot_app->add_option("--height", plot.height, "Image height in pixels")
+      ->capture_default_str()
+      ->check(at_least(100));
+  plot_app->add_option("--smoothing", plot.smoothing,
+                       "Moving-average window in points (0: about a twentieth of the points)")
+      ->capture_default_str()
+      ->check(at_least(0));
 
   auto* envs_app = app.add_subcommand("envs", "List the registered environments and their spaces");
   add_plugin_option(envs_app);
@@ -172,6 +210,8 @@ int main(int argc, char** argv) {
     if (!load_plugins(plugins, command)) return kExitUsage;
   }
   if (train_app->parsed()) return train_command(train);
+  if (eval_app->parsed()) return eval_command(eval);
+  if (plot_app->parsed()) return plot_command(plot);
   if (envs_app->parsed()) return envs_command();
   if (check_env_app->parsed()) return check_env_command(check_env);
   if (bench_env_app->parsed()) return bench_env_command(bench_env);

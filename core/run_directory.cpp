@@ -1,7 +1,10 @@
 #include "core/run_directory.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <ctime>
-#include <fstream>
 #include <stdexcept>
 #include <system_error>
 
@@ -48,24 +51,45 @@ fs::path create_run_directory(const std::string& requested, const std::string& n
   }
 }
 
+namespace {
+
+[[noreturn]] void throw_write_error(const fs::path& path, int error_number) {
+  throw std::runtime_error("cannot write '" + path.string() + "': " +
+                           std::generic_category().message(error_number));
+}
+
+}  // namespace
+
 void write_file_atomically(const fs::path& path, const std::string& content) {
   const fs::path temporary = path.string() + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      std::error_code ignored;
-      fs::remove(temporary, ignored);
-      throw std::runtime_error("cannot write '" + path.string() + "'");
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw_write_error(path, errno);
+  const char* data = content.data();
+  std::size_t left = content.size();
+  int error_number = 0;
+  while (left > 0 && error_number == 0) {
+    const ssize_t written = ::write(fd, data, left);
+    if (written < 0 && errno != EINTR) error_number = errno;
+    if (written > 0) {
+      data += written;
+      left -= static_cast<std::size_t>(written);
     }
   }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) {
-    fs::remove(temporary, error);
-    throw std::runtime_error("cannot write '" + path.string() + "': " + error.message());
+  if (error_number == 0 && ::fsync(fd) != 0) error_number = errno;
+  if (::close(fd) != 0 && error_number == 0) error_number = errno;
+  if (error_number == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error_number = errno;
+  if (error_number != 0) {
+    ::unlink(temporary.c_str());
+    throw_write_error(path, error_number);
   }
+  sync_directory(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+}
+
+void sync_directory(const fs::path& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // best effort: the data itself is already on disk
+  ::fsync(fd);
+  ::close(fd);
 }
 
 }  // namespace mnrl::core

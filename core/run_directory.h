@@ -19,9 +19,13 @@ class RunDirectoryError : public std::runtime_error {
 // Throws RunDirectoryError naming the path on failure.
 std::filesystem::path create_run_directory(const std::string& requested, const std::string& name);
 
-// Writes `content` to `path` through a temporary file in the same directory, flushed and then
-// renamed over `path`: readers see the old file or the whole new one, never a partial one.
+// Writes `content` to `path` through a temporary file in the same directory, flushed to disk
+// (fsync) and then renamed over `path`: readers see the old file or the whole new one, never a
+// partial one, even after a crash. Throws std::runtime_error naming the path and the cause.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+
+// Makes the entries of `directory` (renames into it) durable; best effort.
+void sync_directory(const std::filesystem::path& directory);
 
 // The current time through strftime(`pattern`), in UTC or local time.
 std::string format_current_time(const char* pattern, bool utc);

@@ -131,6 +131,14 @@ void Acrobot::reset(float* observation, std::optional<std::uint64_t> seed) {
   write_observation(observation);
 }
 
+void Acrobot::save_state(core::StateWriter& out) const {
+  save_physics_state(out, rng_, state_, phase_);
+}
+
+void Acrobot::load_state(core::StateReader& in) {
+  load_physics_state(in, rng_, state_, phase_);
+}
+
 void Acrobot::set_state(const std::array<double, 4>& state) {
   state_ = state;
   phase_.start();

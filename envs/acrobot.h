@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
@@ -17,7 +18,7 @@ namespace mnrl::envs {
 // Observation [cos theta1, sin theta1, cos theta2, sin theta2, dtheta1, dtheta2] as float32.
 // Registered as "Acrobot-v1" (limit 500, threshold -100). Unlike Gymnasium, stepping after
 // termination without reset() throws.
-class Acrobot final : public Env {
+class Acrobot final : public Env, public StatefulEnv {
  public:
   Acrobot() = default;
 
@@ -28,6 +29,9 @@ class Acrobot final : public Env {
   // Throws std::invalid_argument for an action outside {0, 1, 2}, and std::logic_error before
   // reset() or after the episode terminated.
   StepResult step(const ActionRef& action, float* observation) override;
+
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // For tests: sets the physical state and makes the env steppable, as after reset().
   void set_state(const std::array<double, 4>& state);

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "core/state_stream.h"
+
 namespace mnrl::envs {
 
 // A vector env's outputs for one step, as the batch transforms see and change them in place.
@@ -30,6 +32,10 @@ class BatchTransform {
   virtual void on_reset(const Batch& batch) = 0;
   // After every step, before anyone reads the outputs.
   virtual void on_step(const Batch& batch) = 0;
+
+  // For checkpoints: everything the transform carries from one step to the next.
+  virtual void save_state(core::StateWriter& out) const = 0;
+  virtual void load_state(core::StateReader& in) = 0;
 };
 
 }  // namespace mnrl::envs

@@ -53,6 +53,15 @@ void CartPole::reset(float* observation, std::optional<std::uint64_t> seed) {
   write_observation(observation);
 }
 
+void CartPole::save_state(core::StateWriter& out) const {
+  save_physics_state(out, rng_, state_, phase_);
+}
+
+void CartPole::load_state(core::StateReader& in) {
+  load_physics_state(in, rng_, state_, phase_);
+  set_theta_trig();
+}
+
 void CartPole::set_state(const std::array<double, 4>& state) {
   state_ = state;
   set_theta_trig();

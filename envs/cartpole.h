@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
@@ -14,7 +15,7 @@ namespace mnrl::envs {
 // Euler integration with the same operation order (bit-identical results), reward 1 on every
 // step including the terminating one. Registered as "CartPole-v1" (limit 500, threshold 475).
 // Unlike Gymnasium, stepping after termination without reset() throws instead of warning.
-class CartPole final : public Env {
+class CartPole final : public Env, public StatefulEnv {
  public:
   CartPole() = default;
 
@@ -25,6 +26,9 @@ class CartPole final : public Env {
   // Throws std::invalid_argument for an action other than 0 (push left) or 1 (push right), and
   // std::logic_error before reset() or after the episode terminated.
   StepResult step(const ActionRef& action, float* observation) override;
+
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // For tests: sets the physical state and makes the env steppable, as after reset().
   void set_state(const std::array<double, 4>& state);

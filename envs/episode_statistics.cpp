@@ -25,4 +25,16 @@ void EpisodeStatistics::on_step(const Batch& batch) {
   }
 }
 
+void EpisodeStatistics::save_state(core::StateWriter& out) const {
+  out.tag("episode_statistics");
+  out.values(running_returns_);
+  out.values(running_lengths_);
+}
+
+void EpisodeStatistics::load_state(core::StateReader& in) {
+  in.expect_tag("episode_statistics");
+  in.values(running_returns_);
+  in.values(running_lengths_);
+}
+
 }  // namespace mnrl::envs

@@ -16,6 +16,8 @@ class EpisodeStatistics final : public BatchTransform {
 
   void on_reset(const Batch& batch) override;
   void on_step(const Batch& batch) override;
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // Return and length of the episode that ended at the last step in env i (meaningful only
   // where it ended).

@@ -21,6 +21,9 @@ class FrameStack final : public Wrapper {
   StepResult step(const ActionRef& action, float* observation) override;
 
  private:
+  void save_own_state(core::StateWriter& out) const override { out.values(frames_); }
+  void load_own_state(core::StateReader& in) override { in.values(frames_); }
+
   std::size_t frame_size_ = 0;
   std::vector<float> frames_;   // num_frames x frame_size_, oldest first
   std::vector<float> scratch_;  // the newest frame while the inner env steps

@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
@@ -15,7 +16,7 @@ namespace mnrl::envs {
 // all, right. Reward -1 on every step including the terminating one; the episode terminates
 // when the car reaches position 0.5 with velocity >= 0. Registered as "MountainCar-v0" (limit
 // 200, threshold -110). Unlike Gymnasium, stepping after termination without reset() throws.
-class MountainCar final : public Env {
+class MountainCar final : public Env, public StatefulEnv {
  public:
   MountainCar() = default;
 
@@ -26,6 +27,9 @@ class MountainCar final : public Env {
   // Throws std::invalid_argument for an action outside {0, 1, 2}, and std::logic_error before
   // reset() or after the episode terminated.
   StepResult step(const ActionRef& action, float* observation) override;
+
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // For tests: sets the physical state and makes the env steppable, as after reset().
   void set_state(const std::array<double, 2>& state);

@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
@@ -20,7 +21,7 @@ namespace mnrl::envs {
 // Gymnasium keeps this env's state in a NumPy array: float64 after reset(), float32 after every
 // step (each step computes in float64, then stores np.array([position, velocity], float32)).
 // The state here is float64 holding exactly those values.
-class MountainCarContinuous final : public Env {
+class MountainCarContinuous final : public Env, public StatefulEnv {
  public:
   MountainCarContinuous() = default;
 
@@ -31,6 +32,9 @@ class MountainCarContinuous final : public Env {
   // Throws std::invalid_argument unless the action is one non-NaN value, and std::logic_error
   // before reset() or after the episode terminated.
   StepResult step(const ActionRef& action, float* observation) override;
+
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // For tests: sets the physical state and makes the env steppable, as after reset().
   void set_state(const std::array<double, 2>& state);

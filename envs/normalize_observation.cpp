@@ -49,4 +49,15 @@ void NormalizeObservation::normalize(float* row) const {
   }
 }
 
+void NormalizeObservation::save_state(core::StateWriter& out) const {
+  out.tag("normalize_observation");
+  statistics_->save_state(out);
+}
+
+void NormalizeObservation::load_state(core::StateReader& in) {
+  in.expect_tag("normalize_observation");
+  statistics_->load_state(in);
+  refresh_scale();
+}
+
 }  // namespace mnrl::envs

@@ -21,6 +21,9 @@ class NormalizeObservation final : public BatchTransform {
 
   void on_reset(const Batch& batch) override;
   void on_step(const Batch& batch) override;
+  // The statistics, shared with evaluation envs (which see the loaded values too).
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   const std::shared_ptr<RunningMeanStd>& statistics() const { return statistics_; }
   double clip() const { return clip_; }

@@ -20,6 +20,9 @@ class NormalizeReward final : public BatchTransform {
 
   void on_reset(const Batch& batch) override;
   void on_step(const Batch& batch) override;
+  // The statistics (shared, as NormalizeObservation's) and each env's discounted return.
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   const std::shared_ptr<RunningMeanStd>& statistics() const { return statistics_; }
 

@@ -72,6 +72,14 @@ void Pendulum::reset(float* observation, std::optional<std::uint64_t> seed) {
   write_observation(observation);
 }
 
+void Pendulum::save_state(core::StateWriter& out) const {
+  save_physics_state(out, rng_, state_, phase_);
+}
+
+void Pendulum::load_state(core::StateReader& in) {
+  load_physics_state(in, rng_, state_, phase_);
+}
+
 void Pendulum::set_state(const std::array<double, 2>& state) {
   state_ = state;
   phase_.start();

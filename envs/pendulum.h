@@ -7,6 +7,7 @@
 #include "core/rng.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
@@ -16,7 +17,7 @@ namespace mnrl::envs {
 // -(angle_normalize(theta)^2 + 0.1 theta_dot^2 + 0.001 u^2). Never terminates. Observation
 // [cos theta, sin theta, theta_dot] as float32. Registered as "Pendulum-v1" (limit 200, no
 // reward threshold).
-class Pendulum final : public Env {
+class Pendulum final : public Env, public StatefulEnv {
  public:
   Pendulum() = default;
 
@@ -27,6 +28,9 @@ class Pendulum final : public Env {
   // Throws std::invalid_argument unless the action is one non-NaN value, and std::logic_error
   // before reset().
   StepResult step(const ActionRef& action, float* observation) override;
+
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
 
   // For tests: sets the physical state and makes the env steppable, as after reset().
   void set_state(const std::array<double, 2>& state);

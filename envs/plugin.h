@@ -29,8 +29,9 @@
 // Major: changes that break plugins (the Env interface, core::Kwargs or Registry as a plugin
 // sees them inline, this struct after its first three fields). Minor: additions a plugin built against an older minor can ignore. A plugin loads
 // when its major equals mnrl's and its minor is not newer.
+// 1.1: envs::StatefulEnv (envs/saved_state.h), optional, for exact resume from checkpoints.
 #define MNRL_ENV_SDK_VERSION_MAJOR 1
-#define MNRL_ENV_SDK_VERSION_MINOR 0
+#define MNRL_ENV_SDK_VERSION_MINOR 1
 
 // "mnrl" in ASCII: tells an mnrl entry point from an unrelated symbol of the same name.
 #define MNRL_ENV_PLUGIN_MAGIC 0x6d6e726cu

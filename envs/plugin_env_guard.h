@@ -30,6 +30,15 @@ class PluginEnvGuard final : public Wrapper {
   StepResult step(const ActionRef& action, float* observation) override;
 
  private:
+  void save_own_state(core::StateWriter& out) const override {
+    out.value(episode_);
+    out.value(step_);
+  }
+  void load_own_state(core::StateReader& in) override {
+    in.value(episode_);
+    in.value(step_);
+  }
+
   // "environment 'X' from plugin 'P': <what> (episode E, step S)"
   [[noreturn]] void fail(const std::string& what) const;
   void check_observation(const float* observation, const char* call) const;

@@ -1,18 +1,12 @@
 #include "envs/running_mean_std.h"
 
-#include <charconv>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
-
-#include "core/run_directory.h"
 
 namespace mnrl::envs {
 namespace {
 
 constexpr double kInitialCount = 1e-4;  // SB3's epsilon
-constexpr const char* kHeader = "mnrl-running-mean-std 1";
 
 template <class T>
 void batch_moments(const T* rows, std::size_t num_rows, std::size_t size,
@@ -31,41 +25,6 @@ void batch_moments(const T* rows, std::size_t num_rows, std::size_t size,
     }
   }
   for (double& v : var) v /= static_cast<double>(num_rows);
-}
-
-std::string format_values(const std::vector<double>& values) {
-  std::string text;
-  char buffer[32];
-  for (const double value : values) {
-    const auto end = std::to_chars(buffer, buffer + sizeof buffer, value).ptr;
-    text += ' ';
-    text.append(buffer, end);
-  }
-  return text;
-}
-
-// Reads "<name> v1 v2 ..." with exactly `count` finite numbers.
-std::vector<double> parse_line(const std::string& line, const std::string& name, std::size_t count,
-                               const std::string& where) {
-  std::istringstream in(line);
-  std::string word;
-  in >> word;
-  if (word != name) throw std::runtime_error(where + ": expected '" + name + " ...'");
-  std::vector<double> values;
-  while (in >> word) {
-    double value = 0;
-    const auto result = std::from_chars(word.data(), word.data() + word.size(), value);
-    if (result.ec != std::errc() || result.ptr != word.data() + word.size() ||
-        !std::isfinite(value)) {
-      throw std::runtime_error(where + ": '" + word + "' is not a finite number");
-    }
-    values.push_back(value);
-  }
-  if (values.size() != count) {
-    throw std::runtime_error(where + ": expected " + std::to_string(count) + " value(s) after '" +
-                             name + "', found " + std::to_string(values.size()));
-  }
-  return values;
 }
 
 }  // namespace
@@ -109,56 +68,26 @@ void RunningMeanStd::add_moments(const std::vector<double>& mean, const std::vec
   count_ = total;
 }
 
-std::string RunningMeanStd::serialize() const {
-  return std::string(kHeader) + "\nsize " + std::to_string(size()) + "\ncount" +
-         format_values({count_}) + "\nmean" + format_values(mean_) + "\nvar" +
-         format_values(var_) + "\n";
+void RunningMeanStd::save_state(core::StateWriter& out) const {
+  out.value(count_);
+  out.values(mean_);
+  out.values(var_);
 }
 
-RunningMeanStd RunningMeanStd::parse(const std::string& text, const std::string& source) {
-  std::istringstream in(text);
-  std::string lines[5];
-  for (int i = 0; i < 5; ++i) {
-    if (!std::getline(in, lines[i])) {
-      throw std::runtime_error(source + ": truncated: expected 5 lines (header, size, count, "
-                               "mean, var), found " + std::to_string(i));
+void RunningMeanStd::load_state(core::StateReader& in) {
+  const auto count = in.value<double>();
+  std::vector<double> mean(size()), var(size());
+  in.values(mean);
+  in.values(var);
+  if (!(count > 0) || !std::isfinite(count)) in.fail("running statistics with a count that is not > 0");
+  for (std::size_t j = 0; j < size(); ++j) {
+    if (!std::isfinite(mean[j]) || !std::isfinite(var[j]) || var[j] < 0) {
+      in.fail("running statistics with a mean or variance that is not finite or is negative");
     }
   }
-  const auto where = [&source](int line) { return source + ":" + std::to_string(line + 1); };
-  if (lines[0] != kHeader) {
-    throw std::runtime_error(where(0) + ": not running mean/std statistics (expected '" +
-                             kHeader + "')");
-  }
-  const double size = parse_line(lines[1], "size", 1, where(1))[0];
-  if (size < 1 || size != std::floor(size)) {
-    throw std::runtime_error(where(1) + ": size must be a positive integer");
-  }
-  RunningMeanStd stats(static_cast<std::size_t>(size));
-  stats.count_ = parse_line(lines[2], "count", 1, where(2))[0];
-  if (!(stats.count_ > 0)) throw std::runtime_error(where(2) + ": count must be > 0");
-  stats.mean_ = parse_line(lines[3], "mean", stats.size(), where(3));
-  stats.var_ = parse_line(lines[4], "var", stats.size(), where(4));
-  for (const double v : stats.var_) {
-    if (v < 0) throw std::runtime_error(where(4) + ": a variance is negative");
-  }
-  return stats;
-}
-
-void RunningMeanStd::save(const std::string& path) const {
-  core::write_file_atomically(path, serialize());
-}
-
-RunningMeanStd RunningMeanStd::load(const std::string& path, std::size_t expected_size) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw std::runtime_error("cannot read statistics file '" + path + "'");
-  std::ostringstream text;
-  text << file.rdbuf();
-  RunningMeanStd stats = parse(text.str(), path);
-  if (stats.size() != expected_size) {
-    throw std::runtime_error(path + ": statistics are for " + std::to_string(stats.size()) +
-                             " value(s), expected " + std::to_string(expected_size));
-  }
-  return stats;
+  count_ = count;
+  mean_ = std::move(mean);
+  var_ = std::move(var);
 }
 
 }  // namespace mnrl::envs

@@ -1,8 +1,9 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <vector>
+
+#include "core/state_stream.h"
 
 namespace mnrl::envs {
 
@@ -25,13 +26,10 @@ class RunningMeanStd {
   // Adds statistics gathered elsewhere. Throws std::invalid_argument on a size mismatch.
   void merge(const RunningMeanStd& other);
 
-  // A small text form that reads back bit for bit. parse() throws std::runtime_error naming
-  // `source` and the line for malformed text or impossible values (negative variance, ...).
-  std::string serialize() const;
-  static RunningMeanStd parse(const std::string& text, const std::string& source);
-  // Writes atomically; load() also checks the size. Both throw std::runtime_error naming the file.
-  void save(const std::string& path) const;
-  static RunningMeanStd load(const std::string& path, std::size_t expected_size);
+  // For checkpoints, bit for bit. load_state() keeps the size and refuses a non-positive count
+  // or a negative or non-finite moment (core::StateError), leaving the statistics unchanged.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
  private:
   void add_moments(const std::vector<double>& mean, const std::vector<double>& var, double count);

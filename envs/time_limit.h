@@ -21,6 +21,9 @@ class TimeLimit final : public Wrapper {
   int elapsed_steps() const { return elapsed_steps_; }
 
  private:
+  void save_own_state(core::StateWriter& out) const override { out.value(elapsed_steps_); }
+  void load_own_state(core::StateReader& in) override { in.value(elapsed_steps_); }
+
   int elapsed_steps_ = -1;  // -1 until the first reset()
 };
 

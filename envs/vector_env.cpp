@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/rng.h"
+#include "envs/saved_state.h"
 #include "core/thread_pool.h"
 #include "envs/action_check.h"
 #include "envs/episode_statistics.h"
@@ -107,6 +108,58 @@ void VectorEnv::step(const ActionBatch& actions) {
   const Batch outputs = batch();
   for (const auto& transform : transforms_) transform->on_step(outputs);
   needs_reset_ = false;
+}
+
+bool VectorEnv::saves_state() const {
+  return std::all_of(envs_.begin(), envs_.end(), [](const auto& env) { return envs::saves_state(*env); });
+}
+
+void VectorEnv::save_state(core::StateWriter& out) const {
+  if (needs_reset_) throw std::logic_error("VectorEnv(" + spec().id + "): save_state() before reset()");
+  out.tag("vector_env");
+  out.text(spec().id);
+  out.value(static_cast<std::int64_t>(envs_.size()));
+  const bool envs_saved = saves_state();
+  out.value(envs_saved);
+  if (envs_saved) {
+    for (const auto& env : envs_) save_env_state(*env, out);
+    out.values(observations_);
+    out.values(final_observations_);
+    out.values(rewards_);
+    out.values(terminated_);
+    out.values(truncated_);
+  }
+  for (const auto& transform : transforms_) transform->save_state(out);
+}
+
+bool VectorEnv::load_state(core::StateReader& in) {
+  in.expect_tag("vector_env");
+  const std::string id = in.text();
+  const auto num_envs = in.value<std::int64_t>();
+  if (id != spec().id || num_envs != static_cast<std::int64_t>(envs_.size())) {
+    in.fail("a vector env of " + std::to_string(num_envs) + " x " + id + ", expected " +
+            std::to_string(envs_.size()) + " x " + spec().id);
+  }
+  const bool envs_saved = in.value<bool>();
+  if (envs_saved && !saves_state()) in.fail("env states that " + spec().id + " cannot load");
+  needs_reset_ = true;  // until everything is back
+  if (envs_saved) {
+    for (const auto& env : envs_) load_env_state(*env, in);
+    in.values(observations_);
+    in.values(final_observations_);
+    in.values(rewards_);
+    in.values(terminated_);
+    in.values(truncated_);
+  }
+  for (const auto& transform : transforms_) transform->load_state(in);
+  if (envs_saved) seeded_ = true;  // otherwise the next reset() seeds the envs
+  needs_reset_ = !envs_saved;
+  return envs_saved;
+}
+
+void VectorEnv::reseed(std::uint64_t seed) {
+  seed_ = seed;
+  seeded_ = false;
 }
 
 // Runs on a pool thread: touches only envs [begin, end) and their rows.

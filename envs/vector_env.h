@@ -4,6 +4,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/state_stream.h"
 #include "envs/batch_transform.h"
 #include "envs/env.h"
 
@@ -66,6 +67,20 @@ class VectorEnv {
   // (meaningful only where it ended), as the EpisodeStatistics transform counts them.
   const double* episode_returns() const;
   const std::int64_t* episode_lengths() const;
+
+  // Checkpoints. save_state() writes every transform's state and, when every env saves its
+  // state (envs/saved_state.h), every env's and the current outputs; it requires reset().
+  // load_state() restores them into a vector env built from the same options and returns true
+  // if the envs were restored too: stepping then continues every episode exactly. It returns
+  // false when they were not saved: the caller must reset() (new episodes, seeded from the
+  // construction seed unless reseed() gives another).
+  // Throws core::StateError for a state of another configuration, changing nothing then only
+  // if the error is in the header (the vector env needs reset() after any other failure).
+  bool saves_state() const;
+  void save_state(core::StateWriter& out) const;
+  bool load_state(core::StateReader& in);
+  // The seed of the next reset(), which reseeds every env as the first reset() does.
+  void reseed(std::uint64_t seed);
 
   // The first transform of type T, or null.
   template <class T>

@@ -6,14 +6,16 @@
 #include <string>
 
 #include "envs/env.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 
 // Base of env-level wrappers (Gymnasium's gymnasium.Wrapper): owns the inner env and a copy of
 // its spec that a wrapper may change (spaces, time limit). reset() and step() forward to the
 // inner env unless overridden. Wrappers run wherever their env runs, worker threads included,
-// so they keep state per env only.
-class Wrapper : public Env {
+// so they keep state per env only. A wrapper saves its own state (save_own_state) followed by the
+// inner env's; see saves_state() for whether the whole chain can.
+class Wrapper : public Env, public StatefulEnv {
  public:
   // Throws std::invalid_argument for a null env; `name` is the wrapper's, for the message.
   Wrapper(std::unique_ptr<Env> env, const char* name)
@@ -29,8 +31,20 @@ class Wrapper : public Env {
 
   const Env& inner() const { return *env_; }
 
+  void save_state(core::StateWriter& out) const final {
+    save_own_state(out);
+    save_env_state(*env_, out);
+  }
+  void load_state(core::StateReader& in) final {
+    load_own_state(in);
+    load_env_state(*env_, in);
+  }
+
  protected:
   Env& inner_env() { return *env_; }
+  // What this wrapper itself keeps between steps; nothing by default.
+  virtual void save_own_state(core::StateWriter&) const {}
+  virtual void load_own_state(core::StateReader&) {}
 
   EnvSpec spec_;  // this wrapper's view: the inner spec with the wrapper's changes
 

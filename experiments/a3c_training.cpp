@@ -1,6 +1,7 @@
 #include "experiments/a3c_training.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <chrono>
 #include <exception>
 #include <mutex>
@@ -49,6 +50,14 @@ struct Coordination {
   std::mutex error_mutex;
   std::exception_ptr error;               // the first worker error
 
+  // Pausing for a checkpoint: workers check `pause_requested` at each step boundary and wait
+  // there; the checkpoint is written once every worker still running has paused.
+  std::atomic<bool> pause_requested{false};
+  std::mutex pause_mutex;
+  std::condition_variable pause_changed;
+  int running_workers = 0;  // under pause_mutex
+  int paused_workers = 0;   // under pause_mutex
+
   bool running() const {
     return !stop.load(std::memory_order_relaxed) &&
            steps.load(std::memory_order_relaxed) < total_steps;
@@ -56,13 +65,37 @@ struct Coordination {
   double elapsed() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
+  // Worker side: waits while a pause is requested.
+  void pause_point() {
+    if (!pause_requested.load()) return;
+    std::unique_lock<std::mutex> lock(pause_mutex);
+    ++paused_workers;
+    pause_changed.notify_all();
+    pause_changed.wait(lock, [this] { return !pause_requested.load(); });
+    --paused_workers;
+  }
+  void worker_finished() {
+    std::lock_guard<std::mutex> lock(pause_mutex);
+    --running_workers;
+    pause_changed.notify_all();
+  }
+  // Main side: runs `action` while every worker is paused (or finished).
+  template <class Action>
+  void while_paused(const Action& action) {
+    std::unique_lock<std::mutex> lock(pause_mutex);
+    pause_requested = true;
+    pause_changed.wait(lock, [this] { return paused_workers == running_workers; });
+    action();
+    pause_requested = false;
+    pause_changed.notify_all();
+  }
 };
 
 void run_worker(agents::Agent& agent, envs::VectorEnv& envs, Coordination& shared,
                 MetricsSink& metrics) {
   LearnerActor actor(agent, envs);
-  envs.reset();
   while (shared.running() && !core::stop_requested()) {
+    shared.pause_point();
     actor.step();
     const std::int64_t step =
         shared.steps.fetch_add(actor.num_envs(), std::memory_order_relaxed) + actor.num_envs();
@@ -76,7 +109,8 @@ void run_worker(agents::Agent& agent, envs::VectorEnv& envs, Coordination& share
 
 }  // namespace
 
-TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink) {
+TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
+                         const CheckpointSettings* checkpoints) {
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
   LockedMetrics metrics(sink);
@@ -101,9 +135,39 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink) {
     return evaluator.run(*agent);
   };
 
+  TrainingParts parts;
+  for (int k = 0; k < workers; ++k) {
+    parts.agents.push_back(agents[static_cast<std::size_t>(k)].get());
+    parts.envs.push_back(worker_envs[static_cast<std::size_t>(k)].get());
+  }
+  parts.evaluator = &evaluator;
+  parts.shared = shared_model.get();
+  const std::int64_t eval_interval = options.train.eval_interval;
+  LoopState loop;
+  loop.next_eval = eval_interval > 0 ? eval_interval : options.train.total_steps + 1;
+  const bool resumed = checkpoints && checkpoints->resume_from;
+  const bool episodes_restored =
+      resumed && restore_training_checkpoint(*checkpoints->resume_from, options, loop, parts);
+  for (int k = 0; k < workers && !episodes_restored; ++k) {
+    if (resumed) {
+      worker_envs[static_cast<std::size_t>(k)]->reseed(core::derive_seed(
+          core::derive_seed(seed, kWorkerEnvStream + static_cast<std::uint64_t>(k)),
+          static_cast<std::uint64_t>(loop.step)));
+    }
+    worker_envs[static_cast<std::size_t>(k)]->reset();
+  }
+
   Coordination shared;
   shared.total_steps = options.train.total_steps;
+  shared.steps = loop.step;
+  shared.running_workers = workers;
   shared.start = std::chrono::steady_clock::now();
+  const auto save_checkpoint = [&] {
+    LoopState now = loop;
+    now.step = shared.steps.load();
+    now.seconds += shared.elapsed();
+    return save_training_checkpoint(checkpoints->run_dir, options, now, parts);
+  };
   std::vector<std::thread> threads;
   for (int k = 0; k < workers; ++k) {
     threads.emplace_back([&, k] {
@@ -115,30 +179,43 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink) {
         if (!shared.error) shared.error = std::current_exception();
         shared.stop = true;
       }
+      shared.worker_finished();
     });
   }
 
-  // Evaluations on schedule while the workers run.
-  const std::int64_t eval_interval = options.train.eval_interval;
-  std::int64_t next_eval = eval_interval > 0 ? eval_interval : shared.total_steps + 1;
+  // Evaluations and checkpoints on schedule while the workers run.
+  TrainingResult result;
+  const std::int64_t checkpoint_interval = checkpoints ? options.checkpoint.interval : 0;
+  std::int64_t next_checkpoint =
+      checkpoint_interval > 0 ? (loop.step / checkpoint_interval + 1) * checkpoint_interval
+                              : shared.total_steps + 1;
   while (shared.running() && !core::stop_requested()) {
     const std::int64_t step = shared.steps.load(std::memory_order_relaxed);
-    if (step >= next_eval && step < shared.total_steps) {
+    if (step >= loop.next_eval && step < shared.total_steps) {
       record_evaluation(metrics, step, evaluate());
-      next_eval += eval_interval;
+      loop.next_eval += eval_interval;
+    }
+    if (step >= next_checkpoint && step < shared.total_steps) {
+      shared.while_paused([&] {
+        metrics.flush();
+        result.checkpoint = save_checkpoint();
+      });
+      next_checkpoint += checkpoint_interval;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   for (auto& thread : threads) thread.join();
   if (shared.error) std::rethrow_exception(shared.error);
 
-  TrainingResult result;
   result.steps = shared.steps.load();
   result.interrupted = result.steps < shared.total_steps;
-  result.final_evaluation = evaluate();
-  record_evaluation(metrics, result.steps, result.final_evaluation);
-  result.seconds = shared.elapsed();
+  if (!result.interrupted) {
+    result.final_evaluation = evaluate();
+    record_evaluation(metrics, result.steps, result.final_evaluation);
+  }
   metrics.flush();
+  if (checkpoints) result.checkpoint = save_checkpoint();
+  result.seconds = loop.seconds + shared.elapsed();
   return result;
 }
 

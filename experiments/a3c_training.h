@@ -11,7 +11,10 @@ namespace mnrl::experiments {
 // The calling thread evaluates a snapshot of the shared model on schedule and at the end.
 // Episode statistics and update statistics of every worker go to `metrics` (serialized), at
 // the global step count. Stops on core::stop_requested(); an error in one worker stops all and
-// is rethrown here. Not deterministic across runs: workers interleave freely.
-TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& metrics);
+// is rethrown here. Not deterministic across runs: workers interleave freely. With
+// `checkpoints`, resumes and writes checkpoints as train_single_learner does; for a scheduled
+// checkpoint the workers pause at their next step boundary while it is written.
+TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& metrics,
+                         const CheckpointSettings* checkpoints = nullptr);
 
 }  // namespace mnrl::experiments

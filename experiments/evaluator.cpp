@@ -17,7 +17,7 @@ Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t se
     : envs_(envs::make_evaluation_vector_env(env, episodes, seed, training)),
       actions_(envs_->spec().action_space, episodes) {}
 
-EvaluationResult Evaluator::run(agents::Agent& agent) {
+EvaluationResult Evaluator::run(agents::Agent& agent, bool stochastic) {
   const int n = envs_->num_envs();
   std::vector<double> returns(static_cast<std::size_t>(n));
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
@@ -25,6 +25,7 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
   int remaining = n;
 
   envs_->reset();
+  started_ = true;
   for (std::int64_t step = 0; remaining > 0; ++step) {
     if (step == kMaxEvaluationSteps) {
       throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id +
@@ -32,7 +33,11 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
                                " steps; set env.max_episode_steps");
     }
     // Finished envs keep stepping (their next episodes are ignored): one batch, one forward.
-    agent.act_greedy(envs_->observations(), n, actions_.out());
+    if (stochastic) {
+      agent.act_stochastic(envs_->observations(), n, actions_.out());
+    } else {
+      agent.act_greedy(envs_->observations(), n, actions_.out());
+    }
     envs_->step(actions_.batch());
     for (int i = 0; i < n; ++i) {
       if (done[i] || !(envs_->terminated()[i] || envs_->truncated()[i])) continue;
@@ -54,6 +59,18 @@ EvaluationResult Evaluator::run(agents::Agent& agent) {
   }
   result.std_return = std::sqrt(result.std_return);
   return result;
+}
+
+void Evaluator::save_state(core::StateWriter& out) const {
+  out.tag("evaluator");
+  out.value(started_);
+  if (started_) envs_->save_state(out);
+}
+
+void Evaluator::load_state(core::StateReader& in) {
+  in.expect_tag("evaluator");
+  // Evaluation envs that cannot save their state start again from their seeds instead.
+  started_ = in.value<bool>() && envs_->load_state(in);
 }
 
 void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& result) {

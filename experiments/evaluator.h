@@ -28,11 +28,18 @@ class Evaluator {
   Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed,
             const envs::VectorEnv& training);
 
-  EvaluationResult run(agents::Agent& agent);
+  // With `stochastic`, actions come from Agent::act_stochastic instead of act_greedy.
+  EvaluationResult run(agents::Agent& agent, bool stochastic = false);
+
+  // For checkpoints: the evaluation envs' RNG streams (and statistics), so that evaluations
+  // after a resume see the starts they would have seen.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
  private:
   std::unique_ptr<envs::VectorEnv> envs_;
   ActionBuffers actions_;
+  bool started_ = false;  // run() has reset the envs at least once
 };
 
 // Reports an evaluation as eval/mean_return, eval/std_return and eval/mean_length at `step`.

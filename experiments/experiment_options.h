@@ -55,6 +55,30 @@ struct TrainOptions {
   }
 };
 
+// The `checkpoint:` section (experiments/checkpoint.h). A checkpoint is also written at the
+// end and when Ctrl-C / SIGTERM stops a run.
+struct CheckpointOptions {
+  std::int64_t interval = 0;  // env steps between checkpoints; 0 = only at the end / on a stop
+  int keep = 3;               // newest checkpoints kept; older ones are deleted
+  bool replay_buffer = true;  // off-policy agents: include the replay buffer
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("interval", interval, "steps between checkpoints; 0 = at the end and on a stop only",
+            core::at_least(0));
+    v.field("keep", keep, "newest checkpoints kept", core::at_least(1));
+    v.field("replay_buffer", replay_buffer, "off-policy agents: save the replay buffer too");
+  }
+};
+
+// The `logging:` section: where metrics go besides metrics.csv and the console.
+struct LoggingOptions {
+  bool tensorboard = true;  // TensorBoard event file in the run directory
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("tensorboard", tensorboard, "write a TensorBoard event file next to metrics.csv");
+  }
+};
+
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
@@ -66,6 +90,8 @@ struct ExperimentOptions {
   agents::A3cOptions a3c;
   agents::DqnOptions dqn;
   TrainOptions train;
+  CheckpointOptions checkpoint;
+  LoggingOptions logging;
 
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
@@ -78,6 +104,8 @@ struct ExperimentOptions {
     v.section("a3c", a3c, "A3C hyperparameters (algo: a3c)");
     v.section("dqn", dqn, "DQN hyperparameters (algo: dqn)");
     v.section("train", train, "training schedule");
+    v.section("checkpoint", checkpoint, "checkpoint schedule");
+    v.section("logging", logging, "metric outputs");
   }
 };
 

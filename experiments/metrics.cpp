@@ -1,8 +1,11 @@
 #include "experiments/metrics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <stdexcept>
+
+#include "core/run_directory.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -12,12 +15,43 @@ double now_seconds() {
       .count();
 }
 
+constexpr const char* kHeader = "step,wall_time,name,value";
+
 }  // namespace
 
-CsvMetrics::CsvMetrics(const std::string& path)
-    : out_(path, std::ios::out | std::ios::trunc), path_(path), start_seconds_(now_seconds()) {
+// The header and the rows of `path` at steps <= `step`, and the last kept row's wall time.
+std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_time) {
+  std::ifstream in(path);
+  std::string line, kept;
+  if (!std::getline(in, line) || line != kHeader) {
+    throw std::runtime_error("'" + path + "' is not an mnrl metrics file (expected the header '" +
+                             kHeader + "')");
+  }
+  kept = line + "\n";
+  while (std::getline(in, line)) {
+    const auto comma = line.find(',');
+    const auto second = line.find(',', comma + 1);
+    if (comma == std::string::npos || second == std::string::npos) continue;  // a torn last row
+    if (std::stoll(line.substr(0, comma)) > step) continue;
+    wall_time = std::max(wall_time, std::stod(line.substr(comma + 1, second - comma - 1)));
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+CsvMetrics::CsvMetrics(const std::string& path, std::optional<std::int64_t> resumed_at)
+    : path_(path), start_seconds_(now_seconds()) {
+  if (resumed_at) {
+    double wall_time = 0.0;
+    core::write_file_atomically(path, rows_up_to(path, *resumed_at, wall_time));
+    start_seconds_ -= wall_time;
+    out_.open(path, std::ios::out | std::ios::app);
+  } else {
+    out_.open(path, std::ios::out | std::ios::trunc);
+    out_ << kHeader << '\n';
+  }
   if (!out_) throw std::runtime_error("cannot write metrics file '" + path + "'");
-  out_ << "step,wall_time,name,value\n" << std::setprecision(9);
+  out_ << std::setprecision(9);
 }
 
 void CsvMetrics::scalar(std::int64_t step, const std::string& name, double value) {

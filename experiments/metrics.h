@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,11 @@ class MetricsFanOut final : public MetricsSink {
 // pandas: df.pivot_table(index="step", columns="name", values="value").
 class CsvMetrics final : public MetricsSink {
  public:
-  explicit CsvMetrics(const std::string& path);
+  // Creates the file; or, for a run resumed from a checkpoint at step `resumed_at`, keeps the
+  // rows up to that step (dropping those written after the checkpoint, which the resumed run
+  // writes again) and continues wall_time from the last kept row.
+  explicit CsvMetrics(const std::string& path,
+                      std::optional<std::int64_t> resumed_at = std::nullopt);
   void scalar(std::int64_t step, const std::string& name, double value) override;
   void flush() override;
 

@@ -10,7 +10,8 @@
 
 namespace mnrl::experiments {
 
-TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics) {
+TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics,
+                                    const CheckpointSettings* checkpoints) {
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
   auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
@@ -21,16 +22,37 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
   LearnerActor actor(*agent, *envs);
   const std::int64_t total_steps = options.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
-  std::int64_t next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
+  LoopState loop;
+  loop.next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
+  const TrainingParts parts{{agent.get()}, {envs.get()}, &evaluator, nullptr};
+  if (checkpoints && checkpoints->resume_from) {
+    if (!restore_training_checkpoint(*checkpoints->resume_from, options, loop, parts)) {
+      // Envs that cannot save their state start new episodes, seeded apart from the first ones.
+      envs->reseed(core::derive_seed(core::derive_seed(seed, kTrainEnvStream),
+                                     static_cast<std::uint64_t>(loop.step)));
+      envs->reset();
+    }
+  } else {
+    envs->reset();
+  }
+  const std::int64_t checkpoint_interval = checkpoints ? options.checkpoint.interval : 0;
+  std::int64_t next_checkpoint =
+      checkpoint_interval > 0 ? (loop.step / checkpoint_interval + 1) * checkpoint_interval
+                              : total_steps + 1;
 
+  const std::int64_t first_step = loop.step;
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  const auto save_checkpoint = [&] {
+    LoopState now = loop;
+    now.seconds += elapsed();
+    return save_training_checkpoint(checkpoints->run_dir, options, now, parts);
+  };
   TrainingResult result;
-  std::int64_t& step = result.steps;
+  std::int64_t& step = loop.step;
 
-  envs->reset();
   while (step < total_steps) {
     if (core::stop_requested()) {
       result.interrupted = true;
@@ -40,19 +62,29 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
     step += actor.num_envs();
     actor.report_episodes(metrics, step);
     if (actor.update_if_ready(metrics, {step, total_steps})) {
-      metrics.scalar(step, "charts/SPS", static_cast<double>(step) / elapsed());
+      metrics.scalar(step, "charts/SPS", static_cast<double>(step - first_step) / elapsed());
     }
-    if (step >= next_eval && step < total_steps) {
+    if (step >= loop.next_eval && step < total_steps) {
       record_evaluation(metrics, step, evaluator.run(*agent));
-      next_eval += eval_interval;
+      loop.next_eval += eval_interval;
+    }
+    if (step >= next_checkpoint && step < total_steps) {
+      metrics.flush();  // the metrics up to a checkpoint are on disk with it
+      result.checkpoint = save_checkpoint();
+      next_checkpoint += checkpoint_interval;
     }
     metrics.progress(step);
   }
 
-  result.final_evaluation = evaluator.run(*agent);
-  record_evaluation(metrics, step, result.final_evaluation);
-  result.seconds = elapsed();
+  // A stopped run saves at once; a finished one is evaluated first.
+  if (!result.interrupted) {
+    result.final_evaluation = evaluator.run(*agent);
+    record_evaluation(metrics, step, result.final_evaluation);
+  }
   metrics.flush();
+  if (checkpoints) result.checkpoint = save_checkpoint();
+  result.steps = step;
+  result.seconds = loop.seconds + elapsed();
   return result;
 }
 

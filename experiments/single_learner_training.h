@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 
 #include "experiments/evaluator.h"
 #include "experiments/experiment_options.h"
+#include "experiments/training_checkpoint.h"
 #include "experiments/metrics.h"
 
 namespace mnrl::experiments {
@@ -13,12 +15,17 @@ struct TrainingResult {
   double seconds = 0.0;
   EvaluationResult final_evaluation;
   bool interrupted = false;  // stopped by Ctrl-C / SIGTERM before total_steps
+  std::filesystem::path checkpoint;  // the last checkpoint written, if any
 };
 
 // The loop of one learner, on-policy (PPO, A2C) or off-policy (DQN): act on the training
 // envs, step them, observe, update whenever the agent is ready, evaluate on schedule and at the
-// end. Stops early, after a final evaluation, when
-// core::stop_requested(). Everything it measures goes to `metrics`.
-TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics);
+// end. With `checkpoints`, it resumes from checkpoints->resume_from if set, and writes
+// checkpoints every checkpoint.interval steps and at the end. When core::stop_requested(), it
+// stops at once (no final evaluation) and writes its checkpoint. Everything it measures goes to
+// `metrics`; `seconds` and the SPS metric count this process only, `seconds` plus the earlier
+// segments of a resumed run.
+TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics,
+                                    const CheckpointSettings* checkpoints = nullptr);
 
 }  // namespace mnrl::experiments

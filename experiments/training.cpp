@@ -4,8 +4,10 @@
 
 namespace mnrl::experiments {
 
-TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics) {
-  return options.algo == "a3c" ? train_a3c(options, metrics) : train_single_learner(options, metrics);
+TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
+                     const CheckpointSettings* checkpoints) {
+  return options.algo == "a3c" ? train_a3c(options, metrics, checkpoints)
+                               : train_single_learner(options, metrics, checkpoints);
 }
 
 }  // namespace mnrl::experiments

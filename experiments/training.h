@@ -7,6 +7,8 @@
 namespace mnrl::experiments {
 
 // Trains with the loop options.algo needs: train_a3c for a3c, train_single_learner otherwise.
-TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics);
+// With `checkpoints`, resumes and writes checkpoints as train_single_learner describes.
+TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
+                     const CheckpointSettings* checkpoints = nullptr);
 
 }  // namespace mnrl::experiments

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "experiments/experiment_options.h"
@@ -22,9 +23,21 @@ struct TrainingRunResult {
 
 // A whole `mnrl train`: creates the run directory, records config.yaml (resolved), run_info.yaml
 // (command line, version, source revision, start time) and metrics.csv, trains with the live
-// console line, and writes summary.yaml at the end (also after Ctrl-C). Options must already be
-// validated: nothing here should fail on user input except the run directory itself.
+// console line (and a TensorBoard event file with logging.tensorboard), writes checkpoints
+// (checkpoint.*, at the end and when stopped) and summary.yaml at the end (also after Ctrl-C).
+// Options must already be validated: nothing here should fail on user input except the run
+// directory itself.
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings);
+
+// `mnrl train --resume RUN_DIR`: continues the run in `run_dir` with its config.yaml from its
+// newest checkpoint that opens (each newer one that does not is reported through `skipped`).
+// metrics.csv keeps its rows up to the checkpoint's step and goes on; run_info.yaml gets a
+// `resumed:` entry; checkpoints and summary.yaml are written as by run_training. Throws
+// core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml) or
+// CheckpointError (no usable checkpoint, or the run is complete) before anything is written.
+TrainingRunResult resume_training(const std::filesystem::path& run_dir,
+                                  const TrainingRunSettings& settings,
+                                  const std::function<void(const std::string&)>& skipped);
 
 }  // namespace mnrl::experiments

@@ -1,29 +1,15 @@
 #include "nn/fused_adam.h"
 
 #include <cmath>
-#include <sstream>
-#include <string>
 #include <type_traits>
 
 #include <ATen/ops/zeros_like.h>
 #include <torch/utils.h>
 
+#include "nn/optimizer_state_key.h"
+
 namespace mnrl::nn {
 namespace {
-
-// Optimizer::state_ is keyed by the parameter's TensorImpl: its address printed as a string in
-// LibTorch 1.x, the address itself in 2.x.
-template <class Key>
-Key state_key(const at::Tensor& parameter) {
-  void* impl = parameter.unsafeGetTensorImpl();
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream out;
-    out << impl;
-    return out.str();
-  } else {
-    return impl;
-  }
-}
 
 // One Adam step over n floats, the per-element arithmetic of Adam::step in its order.
 // Vectorized by the compiler (this file is built with -fno-math-errno, so sqrt vectorizes),
@@ -71,7 +57,7 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     const auto [beta1, beta2] = options.betas();
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& slot = state_[state_key<Key>(p)];
+      auto& slot = state_[optimizer_state_key<Key>(p)];
       if (!slot) {
         auto fresh = std::make_unique<torch::optim::AdamParamState>();
         fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Contiguous));

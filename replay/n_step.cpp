@@ -90,4 +90,30 @@ void NStepAccumulator::clear() {
   std::fill(counts_.begin(), counts_.end(), 0);
 }
 
+void NStepAccumulator::save_state(core::StateWriter& out) const {
+  out.tag("n_step");
+  out.values(observations_);
+  out.values(actions_);
+  out.values(rewards_);
+  out.values(starts_);
+  out.values(counts_);
+}
+
+void NStepAccumulator::load_state(core::StateReader& in) {
+  in.expect_tag("n_step");
+  in.values(observations_);
+  in.values(actions_);
+  in.values(rewards_);
+  std::vector<int> starts(starts_.size()), counts(counts_.size());
+  in.values(starts);
+  in.values(counts);
+  for (std::size_t env = 0; env < starts.size(); ++env) {
+    if (starts[env] < 0 || starts[env] >= n_ || counts[env] < 0 || counts[env] >= n_) {
+      in.fail("n-step ring position outside [0, " + std::to_string(n_) + ")");
+    }
+  }
+  starts_ = std::move(starts);
+  counts_ = std::move(counts);
+}
+
 }  // namespace mnrl::replay

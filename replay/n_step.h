@@ -4,6 +4,8 @@
 #include <functional>
 #include <vector>
 
+#include "core/state_stream.h"
+
 #include "replay/replay_buffer.h"
 
 namespace mnrl::replay {
@@ -43,6 +45,10 @@ class NStepAccumulator {
 
   // Drops every pending step (e.g. after the envs were reset by hand).
   void clear();
+
+  // For checkpoints: every env's pending steps. load_state() needs the same sizes and n.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
  private:
   // Position in env's ring of its pending step `age` (0 = oldest).

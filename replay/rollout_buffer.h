@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/state_stream.h"
+
 namespace mnrl::replay {
 
 // On-policy storage for n_steps steps of num_envs envs, as plain float arrays laid out
@@ -41,6 +43,11 @@ class RolloutBuffer {
   // Moves to the next step. Throws std::logic_error when already full.
   void advance();
   void clear() { step_ = 0; }
+
+  // For checkpoints: the position and the rows filled so far. load_state() needs a buffer of
+  // the same sizes.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
   // GAE(lambda) over the full rollout (Schulman et al. 2016), in place into advantages() and
   // returns() = advantages + values. `last_values` are V(s) of the observations that follow

@@ -9,6 +9,7 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libprotobuf-dev protobuf-compiler gnuplot-nox
 )
 
 missing=()

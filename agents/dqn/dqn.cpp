@@ -1,11 +1,13 @@
 #include "agents/dqn/dqn.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
 #include "agents/dqn/q_learning.h"
+#include "nn/tensor_state.h"
 
 namespace mnrl::agents {
 
@@ -31,7 +33,8 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
       last_observations_(static_cast<std::size_t>(num_envs * observation_size_)),
-      last_actions_(static_cast<std::size_t>(num_envs)) {
+      last_actions_(static_cast<std::size_t>(num_envs)),
+      min_replay_size_(options_.batch_size) {
   if (options_.prioritized) {
     prioritized_ = std::make_unique<replay::PrioritizedReplayBuffer>(
         options_.buffer_size, observation_size_, 1,
@@ -92,7 +95,7 @@ void Dqn::add_transition(const replay::Transition& transition) {
 bool Dqn::update_ready() const {
   const std::int64_t size = prioritized_ ? prioritized_->size() : uniform_->size();
   return env_steps_ > options_.learning_starts && vector_steps_ % options_.train_freq == 0 &&
-         size >= options_.batch_size;
+         size >= min_replay_size_;
 }
 
 void Dqn::compute_targets() {
@@ -141,6 +144,70 @@ void Dqn::act_greedy(const float* observations, std::int64_t batch, const Action
   const std::int64_t n = greedy_kernel_->num_actions();
   const float* q = greedy_kernel_->forward(observations);
   for (std::int64_t i = 0; i < batch; ++i) out.indices[i] = argmax(q + i * n, n);
+}
+
+void Dqn::act_stochastic(const float* observations, std::int64_t batch, const ActionsOut& out) {
+  act_greedy(observations, batch, out);
+  const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
+  for (std::int64_t i = 0; i < batch; ++i) {
+    if (exploration_rng_.uniform() < options_.exploration_final_eps) {
+      out.indices[i] = static_cast<std::int64_t>(exploration_rng_.below(num_actions));
+    }
+  }
+}
+
+void Dqn::save_state(core::StateWriter& out) const {
+  out.tag("dqn");
+  nn::save_tensor(out, parameters_->values());
+  nn::save_tensor(out, target_parameters_->values());
+  nn::save_optimizer(out, *optimizer_);
+  n_step_.save_state(out);
+  out.values(exploration_rng_.state());
+  out.values(replay_rng_.state());
+  out.value(env_steps_);
+  out.value(vector_steps_);
+  out.value(steps_since_target_update_);
+}
+
+void Dqn::load_state(core::StateReader& in) {
+  in.expect_tag("dqn");
+  nn::load_tensor(in, parameters_->values());
+  nn::load_tensor(in, target_parameters_->values());
+  nn::load_optimizer(in, *optimizer_);
+  n_step_.load_state(in);
+  core::Rng::State rng_state;
+  in.values(rng_state);
+  exploration_rng_.set_state(rng_state);
+  in.values(rng_state);
+  replay_rng_.set_state(rng_state);
+  in.value(env_steps_);
+  in.value(vector_steps_);
+  in.value(steps_since_target_update_);
+  // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
+  min_replay_size_ =
+      std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));
+}
+
+void Dqn::save_replay(const std::string& path) const {
+  if (prioritized_) {
+    prioritized_->save(path);
+  } else {
+    uniform_->save(path);
+  }
+}
+
+void Dqn::load_replay(const std::string& path) {
+  const std::int64_t capacity = options_.buffer_size;
+  if (prioritized_) {
+    prioritized_ = std::make_unique<replay::PrioritizedReplayBuffer>(
+        replay::PrioritizedReplayBuffer::load(
+            path, capacity, observation_size_, 1,
+            {options_.per_alpha, options_.per_beta0, options_.per_eps}));
+  } else {
+    uniform_ = std::make_unique<replay::ReplayBuffer>(
+        replay::ReplayBuffer::load(path, capacity, observation_size_, 1));
+  }
+  min_replay_size_ = options_.batch_size;
 }
 
 void Dqn::update_target() {

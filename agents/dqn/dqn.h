@@ -35,6 +35,17 @@ class Dqn final : public Agent {
   bool update_ready() const override;
   Statistics update(const TrainingProgress& progress) override;
   void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
+  void act_stochastic(const float* observations, std::int64_t batch,
+                      const ActionsOut& out) override;
+  // Both networks, the optimizer, pending n-step transitions, counters and RNGs. Loaded without
+  // a replay buffer, updates wait until it again holds min(learning_starts, buffer_size)
+  // transitions, as at the start of a run.
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
+  bool has_replay() const override { return true; }
+  // ReplayBuffer's file at `path`; with prioritized replay also its priorities file.
+  void save_replay(const std::string& path) const override;
+  void load_replay(const std::string& path) override;
 
   double epsilon() const;
 
@@ -63,6 +74,7 @@ class Dqn final : public Agent {
   std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q
   std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
   std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
+  std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
 };
 
 }  // namespace mnrl::agents

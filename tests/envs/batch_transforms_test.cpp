@@ -72,63 +72,51 @@ TEST(RunningMeanStdTest, MergingStatisticsGatheredApartEqualsGatheringThemTogeth
   EXPECT_THROW(first.merge(RunningMeanStd(3)), std::invalid_argument);
 }
 
-TEST(RunningMeanStdTest, SerializesBitForBit) {
+TEST(RunningMeanStdTest, StateReadsBackBitForBit) {
   RunningMeanStd stats(4);
   const std::vector<float> rows = sample_rows(33, 4);
   stats.update(rows.data(), 33);
-  const RunningMeanStd back = RunningMeanStd::parse(stats.serialize(), "stats.txt");
+  mnrl::core::StateWriter out;
+  stats.save_state(out);
+  RunningMeanStd back(4);
+  mnrl::core::StateReader in(out.bytes(), "stats.bin");
+  back.load_state(in);
+  in.expect_end();
   EXPECT_EQ(back.mean(), stats.mean());
   EXPECT_EQ(back.var(), stats.var());
   EXPECT_EQ(back.count(), stats.count());
 }
 
-TEST(RunningMeanStdTest, ParseNamesTheProblemAndTheLine) {
-  const std::string good = RunningMeanStd(2).serialize();
-  const auto error_of = [](const std::string& text) -> std::string {
+TEST(RunningMeanStdTest, LoadStateRefusesOtherSizesAndImpossibleValues) {
+  const auto error_of = [](const mnrl::core::StateWriter& out, std::size_t size) -> std::string {
+    RunningMeanStd stats(size);
+    mnrl::core::StateReader in(out.bytes(), "obs.bin");
     try {
-      RunningMeanStd::parse(text, "obs.stats");
-    } catch (const std::runtime_error& e) {
+      stats.load_state(in);
+    } catch (const mnrl::core::StateError& e) {
+      EXPECT_EQ(stats.count(), RunningMeanStd(size).count()) << "unchanged after a refusal";
       return e.what();
     }
     return "(no error)";
   };
-  EXPECT_NE(error_of("hello\n").find("obs.stats: truncated"), std::string::npos);
-  std::string bad_header = good;
-  bad_header[0] = 'x';
-  EXPECT_NE(error_of(bad_header).find("obs.stats:1: not running mean/std statistics"),
-            std::string::npos);
-  std::string negative = good;
-  negative.replace(negative.rfind("var"), std::string::npos, "var 1 -2\n");
-  EXPECT_NE(error_of(negative).find("obs.stats:5: a variance is negative"), std::string::npos);
-  std::string short_mean = good;
-  const auto mean_at = short_mean.find("\nmean") + 1;
-  short_mean.replace(mean_at, short_mean.find('\n', mean_at) - mean_at, "mean 0");
-  EXPECT_NE(error_of(short_mean).find("obs.stats:4: expected 2 value(s) after 'mean', found 1"),
-            std::string::npos)
-      << error_of(short_mean);
-  std::string nan = good;
-  nan.replace(nan.find("count"), nan.find('\n', nan.find("count")) - nan.find("count"),
-              "count nan");
-  EXPECT_NE(error_of(nan).find("'nan' is not a finite number"), std::string::npos);
-}
-
-TEST(RunningMeanStdTest, SavesAndLoadsFilesCheckingTheSize) {
-  const auto path = std::filesystem::temp_directory_path() / "mnrl_running_mean_std_test.txt";
+  mnrl::core::StateWriter two;
+  RunningMeanStd(2).save_state(two);
+  EXPECT_NE(error_of(two, 3).find("obs.bin: expected 3 values, found 2"), std::string::npos)
+      << error_of(two, 3);
+  mnrl::core::StateWriter negative;
+  negative.value(5.0);
+  negative.values(std::vector<double>{0, 0});
+  negative.values(std::vector<double>{1, -2});
+  EXPECT_NE(error_of(negative, 2).find("not finite or is negative"), std::string::npos);
+  mnrl::core::StateWriter zero_count;
+  zero_count.value(0.0);
+  zero_count.values(std::vector<double>{0, 0});
+  zero_count.values(std::vector<double>{1, 1});
+  EXPECT_NE(error_of(zero_count, 2).find("count that is not > 0"), std::string::npos);
+  const std::string truncated = two.bytes().substr(0, two.bytes().size() - 3);
   RunningMeanStd stats(2);
-  const std::vector<float> rows = {1, 2, 3, 5};
-  stats.update(rows.data(), 2);
-  stats.save(path.string());
-  EXPECT_EQ(RunningMeanStd::load(path.string(), 2).mean(), stats.mean());
-  try {
-    RunningMeanStd::load(path.string(), 3);
-    FAIL() << "expected a size mismatch";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("statistics are for 2 value(s), expected 3"),
-              std::string::npos)
-        << e.what();
-  }
-  std::filesystem::remove(path);
-  EXPECT_THROW(RunningMeanStd::load(path.string(), 2), std::runtime_error);
+  mnrl::core::StateReader in(truncated, "obs.bin");
+  EXPECT_THROW(stats.load_state(in), mnrl::core::StateError);
 }
 
 // A batch of two envs with two-value observations.

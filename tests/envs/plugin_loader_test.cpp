@@ -140,7 +140,7 @@ TEST_F(PluginLoaderTest, SdkVersionMismatchSaysBothVersions) {
   EXPECT_EQ(load_error(path("future_sdk")),
             "cannot load plugin '" + path("future_sdk") +
                 "': it was built against mnrl env SDK 2.0, but this mnrl (" MNRL_VERSION_STRING
-                ") provides SDK 1.0: rebuild the plugin against this mnrl");
+                ") provides SDK 1.1: rebuild the plugin against this mnrl");
 }
 
 TEST_F(PluginLoaderTest, UnresolvedSymbolIsNamedReadably) {

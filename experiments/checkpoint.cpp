@@ -1,0 +1,228 @@
+#include "experiments/checkpoint.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/build_info.h"
+#include "core/crc32c.h"
+#include "core/run_directory.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kFormat = 1;
+constexpr const char* kManifest = "manifest.yaml";
+constexpr const char* kPrefix = "step_";
+
+fs::path checkpoints_dir(const fs::path& run_dir) { return run_dir / "checkpoints"; }
+
+std::string directory_name(std::int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%s%012" PRId64, kPrefix, step);
+  return name;
+}
+
+struct FileDigest {
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32c = 0;
+};
+
+// Size and CRC-32C of the file as it is on disk; nullopt-like `ok` false if unreadable.
+bool digest_file(const fs::path& path, FileDigest& digest) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::vector<char> chunk(1 << 20);
+  digest = {};
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    digest.crc32c = core::crc32c(chunk.data(), got, digest.crc32c);
+    digest.bytes += got;
+  }
+  return in.eof();
+}
+
+std::string hex(std::uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08" PRIx32, value);
+  return text;
+}
+
+}  // namespace
+
+CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info)
+    : info_(std::move(info)) {
+  const fs::path parent = checkpoints_dir(run_dir);
+  const std::string name = directory_name(info_.step);
+  partial_ = parent / (".partial-" + name);
+  final_ = parent / name;
+  std::error_code error;
+  fs::create_directories(parent, error);
+  fs::remove_all(partial_, error);  // left by a crash during an earlier write
+  if (!fs::create_directory(partial_, error) || error) {
+    throw std::runtime_error("cannot create checkpoint directory '" + partial_.string() +
+                             "': " + error.message());
+  }
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (committed_) return;
+  std::error_code ignored;
+  fs::remove_all(partial_, ignored);
+}
+
+void CheckpointWriter::add(const std::string& name, const std::string& bytes) {
+  core::write_file_atomically(path_of(name), bytes);
+}
+
+fs::path CheckpointWriter::path_of(const std::string& name) const { return partial_ / name; }
+
+fs::path CheckpointWriter::commit(const std::string& created) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(partial_)) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::ostringstream manifest;
+  manifest << "mnrl_checkpoint: " << kFormat << "\n"
+           << "step: " << info_.step << "\n"
+           << "algo: " << info_.algo << "\n"
+           << "env: \"" << info_.env << "\"\n"
+           << "mnrl_version: \"" << core::version() << "\"\n"
+           << "created: \"" << created << "\"\n"
+           << "files:\n";
+  for (const auto& file : files) {
+    FileDigest digest;
+    if (!digest_file(file, digest)) {
+      throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
+    }
+    manifest << "  " << file.filename().string() << ": {bytes: " << digest.bytes
+             << ", crc32c: \"" << hex(digest.crc32c) << "\"}\n";
+  }
+  core::write_file_atomically(partial_ / kManifest, manifest.str());
+  std::error_code error;
+  fs::remove_all(final_, error);  // a checkpoint of the same step: this one supersedes it
+  fs::rename(partial_, final_, error);
+  if (error) {
+    throw std::runtime_error("cannot move checkpoint into '" + final_.string() +
+                             "': " + error.message());
+  }
+  core::sync_directory(final_.parent_path());
+  committed_ = true;
+  return final_;
+}
+
+Checkpoint Checkpoint::open(const fs::path& directory) {
+  const std::string where = "checkpoint '" + directory.string() + "'";
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    throw CheckpointError(where + ": no such directory");
+  }
+  const fs::path manifest_path = directory / kManifest;
+  if (!fs::exists(manifest_path, error)) {
+    throw CheckpointError(where + ": no " + kManifest +
+                          " (not a mnrl checkpoint, or its writing was interrupted)");
+  }
+  Checkpoint checkpoint;
+  checkpoint.directory_ = directory;
+  try {
+    const YAML::Node manifest = YAML::LoadFile(manifest_path.string());
+    if (!manifest.IsMap() || !manifest["mnrl_checkpoint"]) {
+      throw CheckpointError(where + ": " + kManifest + " is not a mnrl checkpoint manifest");
+    }
+    const int format = manifest["mnrl_checkpoint"].as<int>();
+    if (format != kFormat) {
+      throw CheckpointError(where + ": checkpoint format " + std::to_string(format) +
+                            ", this mnrl (" + core::version() + ") reads format " +
+                            std::to_string(kFormat));
+    }
+    checkpoint.info_.step = manifest["step"].as<std::int64_t>();
+    checkpoint.info_.algo = manifest["algo"].as<std::string>();
+    checkpoint.info_.env = manifest["env"].as<std::string>();
+    for (const auto& file : manifest["files"]) {
+      FileEntry entry;
+      entry.bytes = file.second["bytes"].as<std::uint64_t>();
+      entry.crc32c = static_cast<std::uint32_t>(
+          std::stoul(file.second["crc32c"].as<std::string>(), nullptr, 16));
+      checkpoint.files_[file.first.as<std::string>()] = entry;
+    }
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw CheckpointError(where + ": malformed " + kManifest + ": " + e.what());
+  }
+  for (const auto& [name, expected] : checkpoint.files_) {
+    FileDigest found;
+    if (!digest_file(directory / name, found)) {
+      throw CheckpointError(where + ": file '" + name + "' listed in the manifest is missing");
+    }
+    if (found.bytes != expected.bytes) {
+      throw CheckpointError(where + ": file '" + name + "' has " + std::to_string(found.bytes) +
+                            " bytes, the manifest says " + std::to_string(expected.bytes) +
+                            " (truncated or overwritten)");
+    }
+    if (found.crc32c != expected.crc32c) {
+      throw CheckpointError(where + ": file '" + name + "' is corrupted (CRC-32C " +
+                            hex(found.crc32c) + ", the manifest says " + hex(expected.crc32c) +
+                            ")");
+    }
+  }
+  return checkpoint;
+}
+
+std::string Checkpoint::read(const std::string& name) const {
+  const auto entry = files_.find(name);
+  const std::string where = "checkpoint '" + directory_.string() + "'";
+  if (entry == files_.end()) throw CheckpointError(where + ": no file '" + name + "'");
+  std::ifstream in(directory_ / name, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.size() != entry->second.bytes ||
+      core::crc32c(bytes.data(), bytes.size()) != entry->second.crc32c) {
+    throw CheckpointError(where + ": file '" + name + "' changed after it was checked");
+  }
+  return bytes;
+}
+
+std::vector<fs::path> list_checkpoints(const fs::path& run_dir) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  const fs::path parent = checkpoints_dir(run_dir);
+  if (!fs::is_directory(parent, error)) return found;
+  for (const auto& entry : fs::directory_iterator(parent)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.rfind(kPrefix, 0) == 0) found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());  // zero-padded steps sort by name
+  return found;
+}
+
+Checkpoint open_latest_checkpoint(const fs::path& run_dir,
+                                  const std::function<void(const std::string&)>& skipped) {
+  const std::vector<fs::path> all = list_checkpoints(run_dir);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    try {
+      return Checkpoint::open(*it);
+    } catch (const CheckpointError& e) {
+      skipped(e.what());
+    }
+  }
+  throw CheckpointError("run directory '" + run_dir.string() + "' has no usable checkpoint" +
+                        (all.empty() ? " (no " + checkpoints_dir(run_dir).string() + "/step_*)"
+                                     : ""));
+}
+
+void prune_checkpoints(const fs::path& run_dir, int keep) {
+  const std::vector<fs::path> all = list_checkpoints(run_dir);
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
+    std::error_code ignored;
+    fs::remove_all(all[i], ignored);
+  }
+}
+
+}  // namespace mnrl::experiments

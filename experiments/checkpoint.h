@@ -1,0 +1,91 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace mnrl::experiments {
+
+// A checkpoint cannot be used: missing, incomplete, truncated, corrupted or not a mnrl
+// checkpoint. The message names the directory or file and what is wrong.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// What a checkpoint is of, recorded in its manifest.
+struct CheckpointInfo {
+  std::int64_t step = 0;
+  std::string algo;
+  std::string env;
+};
+
+// A checkpoint is a directory RUN_DIR/checkpoints/step_<12-digit step>/ of files plus
+// manifest.yaml, which lists every file with its size and CRC-32C and is written last.
+//
+// Protocol: the files go to a hidden sibling directory (.partial-step_...), each flushed to
+// disk; then the manifest; then the directory is renamed to its final name and the parent
+// synced. A crash leaves either no step_ directory or a complete one, and an older checkpoint
+// is deleted (prune_checkpoints) only after a newer one is complete.
+class CheckpointWriter {
+ public:
+  CheckpointWriter(const std::filesystem::path& run_dir, CheckpointInfo info);
+  // Removes the partial directory unless commit() succeeded.
+  ~CheckpointWriter();
+  CheckpointWriter(const CheckpointWriter&) = delete;
+  CheckpointWriter& operator=(const CheckpointWriter&) = delete;
+
+  // Writes a file of the checkpoint (durably).
+  void add(const std::string& name, const std::string& bytes);
+  // Where a component that writes its own file (a replay buffer) puts file `name`.
+  std::filesystem::path path_of(const std::string& name) const;
+  // Writes the manifest over every file now in the directory and moves the checkpoint into
+  // place (replacing one of the same step). Returns its final path.
+  std::filesystem::path commit(const std::string& created);
+
+ private:
+  std::filesystem::path partial_, final_;
+  CheckpointInfo info_;
+  bool committed_ = false;
+};
+
+// A checkpoint opened for reading: every file listed in the manifest was found with its size
+// and CRC-32C when it was opened.
+class Checkpoint {
+ public:
+  // Throws CheckpointError naming `directory` when it is not a complete, intact checkpoint.
+  static Checkpoint open(const std::filesystem::path& directory);
+
+  const std::filesystem::path& directory() const { return directory_; }
+  const CheckpointInfo& info() const { return info_; }
+  bool has(const std::string& name) const { return files_.count(name) != 0; }
+  // The file's bytes, checked again against the manifest. Throws CheckpointError.
+  std::string read(const std::string& name) const;
+  std::filesystem::path path_of(const std::string& name) const { return directory_ / name; }
+
+ private:
+  struct FileEntry {
+    std::uint64_t bytes = 0;
+    std::uint32_t crc32c = 0;
+  };
+  std::filesystem::path directory_;
+  CheckpointInfo info_;
+  std::map<std::string, FileEntry> files_;
+};
+
+// The complete checkpoints of a run (step_ directories), oldest first.
+std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& run_dir);
+
+// The newest checkpoint of the run that opens. Each newer one that does not is reported
+// through `skipped` ("<dir>: <reason>"). Throws CheckpointError when none does.
+Checkpoint open_latest_checkpoint(const std::filesystem::path& run_dir,
+                                  const std::function<void(const std::string&)>& skipped);
+
+// Deletes all but the newest `keep` checkpoints of the run.
+void prune_checkpoints(const std::filesystem::path& run_dir, int keep);
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,122 @@
+#include "experiments/training_checkpoint.h"
+
+#include "core/config.h"
+#include "core/run_directory.h"
+#include "core/state_stream.h"
+#include "nn/tensor_state.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kAgentFile = "agent.state";
+constexpr const char* kEnvsFile = "envs.state";
+constexpr const char* kTrainingFile = "training.state";
+constexpr const char* kReplayFile = "replay.bin";
+
+// Reads file `name` of the checkpoint into `bytes` (which must outlive the reader).
+core::StateReader reader_of(const Checkpoint& checkpoint, const std::string& name,
+                            std::string& bytes) {
+  bytes = checkpoint.read(name);
+  return core::StateReader(bytes, checkpoint.path_of(name).string());
+}
+
+void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
+  std::string bytes;
+  core::StateReader in = reader_of(checkpoint, kAgentFile, bytes);
+  in.expect_tag("agents");
+  const auto count = in.value<std::uint64_t>();
+  if (count != parts.agents.size()) {
+    in.fail(std::to_string(count) + " agents, expected " + std::to_string(parts.agents.size()));
+  }
+  for (agents::Agent* agent : parts.agents) agent->load_state(in);
+  if (parts.shared) {
+    nn::load_tensor(in, parts.shared->parameters);
+    nn::load_tensor(in, parts.shared->square_avg);
+  }
+  in.expect_end();
+}
+
+}  // namespace
+
+fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
+                                  const LoopState& loop, const TrainingParts& parts) {
+  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id});
+  core::StateWriter agent_state;
+  agent_state.tag("agents");
+  agent_state.value(static_cast<std::uint64_t>(parts.agents.size()));
+  for (const agents::Agent* agent : parts.agents) agent->save_state(agent_state);
+  if (parts.shared) {
+    nn::save_tensor(agent_state, parts.shared->parameters);
+    nn::save_tensor(agent_state, parts.shared->square_avg);
+  }
+  writer.add(kAgentFile, agent_state.bytes());
+
+  core::StateWriter env_state;
+  for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
+  parts.evaluator->save_state(env_state);
+  writer.add(kEnvsFile, env_state.bytes());
+
+  core::StateWriter training;
+  training.tag("training_loop");
+  training.value(loop.step);
+  training.value(loop.next_eval);
+  training.value(loop.seconds);
+  nn::save_torch_rng(training);
+  writer.add(kTrainingFile, training.bytes());
+
+  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
+      options.checkpoint.replay_buffer) {
+    parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
+  }
+  ExperimentOptions resolved = options;
+  writer.add("config.yaml", core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  const fs::path written =
+      writer.commit(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true));
+  prune_checkpoints(run_dir, options.checkpoint.keep);
+  return written;
+}
+
+void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options) {
+  const CheckpointInfo& info = checkpoint.info();
+  if (info.algo != options.algo || info.env != options.env.id) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' is of " +
+                          info.algo + " on " + info.env + ", not of " + options.algo + " on " +
+                          options.env.id);
+  }
+}
+
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+                                 LoopState& loop, const TrainingParts& parts) {
+  check_checkpoint_matches(checkpoint, options);
+  std::string bytes;
+  {
+    core::StateReader in = reader_of(checkpoint, kTrainingFile, bytes);
+    in.expect_tag("training_loop");
+    in.value(loop.step);
+    in.value(loop.next_eval);
+    in.value(loop.seconds);
+    nn::load_torch_rng(in);
+    in.expect_end();
+  }
+  load_agents(checkpoint, parts);
+  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
+      checkpoint.has(kReplayFile)) {
+    parts.agents.front()->load_replay(checkpoint.path_of(kReplayFile).string());
+  }
+  core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
+  bool episodes_restored = true;
+  for (envs::VectorEnv* envs : parts.envs) episodes_restored &= envs->load_state(in);
+  parts.evaluator->load_state(in);
+  in.expect_end();
+  return episodes_restored;
+}
+
+void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts) {
+  load_agents(checkpoint, parts);
+  std::string bytes;
+  core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
+  parts.envs.front()->load_state(in);
+}
+
+}  // namespace mnrl::experiments

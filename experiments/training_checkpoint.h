@@ -1,0 +1,61 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "agents/a3c/shared_rmsprop.h"
+#include "agents/agent.h"
+#include "envs/vector_env.h"
+#include "experiments/checkpoint.h"
+#include "experiments/evaluator.h"
+#include "experiments/experiment_options.h"
+
+namespace mnrl::experiments {
+
+// Where a run keeps its checkpoints, and the checkpoint it resumes from, if any.
+struct CheckpointSettings {
+  std::filesystem::path run_dir;
+  std::optional<Checkpoint> resume_from;
+};
+
+// What a training loop carries from step to step besides its agent and envs.
+struct LoopState {
+  std::int64_t step = 0;       // env steps taken
+  std::int64_t next_eval = 0;  // step of the next scheduled evaluation
+  double seconds = 0.0;        // wall time of the run's earlier segments (before resumes)
+};
+
+// What a checkpoint holds besides the loop state: one learner and its envs, or the A3C workers
+// (their envs in the same order) and the model they share.
+struct TrainingParts {
+  std::vector<agents::Agent*> agents;
+  std::vector<envs::VectorEnv*> envs;
+  Evaluator* evaluator = nullptr;
+  agents::SharedModel* shared = nullptr;  // A3C only
+};
+
+// Writes a checkpoint at loop.step: agent.state (every agent, and the shared model), envs.state
+// (training envs, then the evaluation envs), training.state (loop state and LibTorch's
+// generator), replay.bin (a single agent's replay buffer, with checkpoint.replay_buffer) and
+// config.yaml (the resolved config). Then deletes all but the newest checkpoint.keep. Returns
+// the checkpoint's directory.
+std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_dir,
+                                               const ExperimentOptions& options,
+                                               const LoopState& loop, const TrainingParts& parts);
+
+// Restores what save_training_checkpoint() wrote into parts built from the same options.
+// Returns whether the training envs' episodes were restored; if not, the caller resets them.
+// Throws CheckpointError (another algo or env) or core::StateError (another configuration).
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+                                 LoopState& loop, const TrainingParts& parts);
+
+// Restores only the agents (with the shared model, for A3C) and the first training envs'
+// state, whose observation statistics evaluation envs share: what evaluation needs.
+void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts);
+
+// Throws CheckpointError unless the checkpoint was written for options.algo on options.env.id.
+void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options);
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,135 @@
+#include "nn/tensor_state.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/ops/empty_like.h>
+#include <c10/core/GradMode.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/optimizer.h>
+#include <torch/optim/rmsprop.h>
+
+#include "nn/optimizer_state_key.h"
+
+namespace mnrl::nn {
+
+void save_tensor(core::StateWriter& out, const at::Tensor& tensor) {
+  TORCH_CHECK(tensor.is_contiguous() && tensor.scalar_type() == at::kFloat && tensor.is_cpu(),
+              "save_tensor: a contiguous float32 CPU tensor is needed");
+  out.values(tensor.data_ptr<float>(), static_cast<std::size_t>(tensor.numel()));
+}
+
+void load_tensor(core::StateReader& in, const at::Tensor& into) {
+  TORCH_CHECK(into.is_contiguous() && into.scalar_type() == at::kFloat && into.is_cpu(),
+              "load_tensor: a contiguous float32 CPU tensor is needed");
+  c10::NoGradGuard no_grad;
+  in.values(into.data_ptr<float>(), static_cast<std::size_t>(into.numel()));
+}
+
+namespace {
+
+// The optimizer's one parameter: mnrl's optimizers all work on FlatParameters::values().
+const at::Tensor& sole_parameter(const torch::optim::Optimizer& optimizer) {
+  const auto& groups = optimizer.param_groups();
+  TORCH_CHECK(groups.size() == 1 && groups.front().params().size() == 1,
+              "checkpoints support optimizers over one (flat) parameter tensor");
+  return groups.front().params().front();
+}
+
+// The key type of the optimizer's state map (it differs between LibTorch versions).
+using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+
+void save_optional_tensor(core::StateWriter& out, const at::Tensor& tensor) {
+  out.value(tensor.defined());
+  if (tensor.defined()) save_tensor(out, tensor);
+}
+
+at::Tensor load_tensor_like(core::StateReader& in, const at::Tensor& like) {
+  at::Tensor tensor = at::empty_like(like);
+  load_tensor(in, tensor);
+  return tensor;
+}
+
+at::Tensor load_optional_tensor(core::StateReader& in, const at::Tensor& like) {
+  return in.value<bool>() ? load_tensor_like(in, like) : at::Tensor();
+}
+
+}  // namespace
+
+// Written field by field rather than through LibTorch's archive, whose keys are memory
+// addresses: the same state then gives the same bytes in every process.
+void save_optimizer(core::StateWriter& out, const torch::optim::Optimizer& optimizer) {
+  const at::Tensor& parameter = sole_parameter(optimizer);
+  const auto& states = optimizer.state();
+  const auto found = states.find(optimizer_state_key<StateKey>(parameter));
+  if (found == states.end()) {
+    out.tag("no_optimizer_state");  // before the first step
+    return;
+  }
+  if (const auto* adam = dynamic_cast<const torch::optim::AdamParamState*>(found->second.get())) {
+    out.tag("adam");
+    out.value(adam->step());
+    save_tensor(out, adam->exp_avg());
+    save_tensor(out, adam->exp_avg_sq());
+    save_optional_tensor(out, adam->max_exp_avg_sq());
+  } else if (const auto* rmsprop =
+                 dynamic_cast<const torch::optim::RMSpropParamState*>(found->second.get())) {
+    out.tag("rmsprop");
+    out.value(rmsprop->step());
+    save_tensor(out, rmsprop->square_avg());
+    save_optional_tensor(out, rmsprop->momentum_buffer());
+    save_optional_tensor(out, rmsprop->grad_avg());
+  } else {
+    TORCH_CHECK(false, "checkpoints support the state of Adam and RMSprop only");
+  }
+}
+
+void load_optimizer(core::StateReader& in, torch::optim::Optimizer& optimizer) {
+  const at::Tensor& parameter = sole_parameter(optimizer);
+  auto& states = optimizer.state();
+  const auto key = optimizer_state_key<StateKey>(parameter);
+  const std::string kind = in.text();
+  if (kind == "no_optimizer_state") {
+    states.erase(key);
+    return;
+  }
+  if (kind == "adam") {
+    auto adam = std::make_unique<torch::optim::AdamParamState>();
+    adam->step(in.value<std::int64_t>());
+    adam->exp_avg(load_tensor_like(in, parameter));
+    adam->exp_avg_sq(load_tensor_like(in, parameter));
+    adam->max_exp_avg_sq(load_optional_tensor(in, parameter));
+    states[key] = std::move(adam);
+  } else if (kind == "rmsprop") {
+    auto rmsprop = std::make_unique<torch::optim::RMSpropParamState>();
+    rmsprop->step(in.value<std::int64_t>());
+    rmsprop->square_avg(load_tensor_like(in, parameter));
+    rmsprop->momentum_buffer(load_optional_tensor(in, parameter));
+    rmsprop->grad_avg(load_optional_tensor(in, parameter));
+    states[key] = std::move(rmsprop);
+  } else {
+    in.fail("optimizer state of kind '" + kind + "' (expected adam, rmsprop or none)");
+  }
+}
+
+void save_torch_rng(core::StateWriter& out) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  const at::Tensor state = generator.get_state();
+  out.values(state.data_ptr<std::uint8_t>(), static_cast<std::size_t>(state.numel()));
+}
+
+void load_torch_rng(core::StateReader& in) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(generator.mutex());
+  at::Tensor state = generator.get_state();  // a copy of the right size, overwritten
+  in.values(state.data_ptr<std::uint8_t>(), static_cast<std::size_t>(state.numel()));
+  generator.set_state(state);
+}
+
+}  // namespace mnrl::nn

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include "core/state_stream.h"
+
+namespace torch::optim {
+class Optimizer;
+}
+
+namespace mnrl::nn {
+
+// Torch objects in a checkpoint's core::StateWriter stream (see agents' save_state()).
+
+// A contiguous float32 CPU tensor's values; load_tensor() copies into `into` in place (so
+// FlatParameters' aliasing survives) and refuses another element count.
+void save_tensor(core::StateWriter& out, const at::Tensor& tensor);
+void load_tensor(core::StateReader& in, const at::Tensor& into);
+
+// The per-parameter state (step count, moments) of an Adam or RMSprop optimizer (FusedAdam and
+// SharedRmsprop included) over one flat parameter tensor; the options come from the config.
+// load_optimizer() throws core::StateError for another kind or size of state.
+void save_optimizer(core::StateWriter& out, const torch::optim::Optimizer& optimizer);
+void load_optimizer(core::StateReader& in, torch::optim::Optimizer& optimizer);
+
+// LibTorch's default CPU generator (sampling, minibatch permutations, initialization).
+void save_torch_rng(core::StateWriter& out);
+void load_torch_rng(core::StateReader& in);
+
+}  // namespace mnrl::nn
