@@ -88,15 +88,6 @@ class StateReader {
   void values(std::array<T, N>& a) {
     values(a.data(), N);
   }
-  // A vector whose size is part of the state.
-  template <class T>
-  void resized_values(std::vector<T>& v, std::size_t max_count) {
-    const auto count = value<std::uint64_t>();
-    if (count > max_count) fail("a count of " + std::to_string(count) + " (at most " +
-                                std::to_string(max_count) + " expected)");
-    v.resize(static_cast<std::size_t>(count));
-    std::memcpy(v.data(), take(v.size() * sizeof(T)), v.size() * sizeof(T));
-  }
   std::string text();
   void expect_tag(std::string_view name);
 

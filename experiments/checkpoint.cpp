@@ -105,6 +105,7 @@ fs::path CheckpointWriter::commit(const std::string& created) {
     manifest << "  " << file.filename().string() << ": {bytes: " << digest.bytes
              << ", crc32c: \"" << hex(digest.crc32c) << "\"}\n";
   }
+  manifest << "complete: true\n";  // last: a manifest cut short lacks it
   core::write_file_atomically(partial_ / kManifest, manifest.str());
   std::error_code error;
   fs::remove_all(final_, error);  // a checkpoint of the same step: this one supersedes it
@@ -141,6 +142,9 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
       throw CheckpointError(where + ": checkpoint format " + std::to_string(format) +
                             ", this mnrl (" + core::version() + ") reads format " +
                             std::to_string(kFormat));
+    }
+    if (!manifest["complete"] || !manifest["complete"].as<bool>()) {
+      throw CheckpointError(where + ": " + kManifest + " is incomplete (truncated)");
     }
     checkpoint.info_.step = manifest["step"].as<std::int64_t>();
     checkpoint.info_.algo = manifest["algo"].as<std::string>();

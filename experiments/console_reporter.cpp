@@ -33,12 +33,13 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 ConsoleReporter::ConsoleReporter(std::FILE* out, std::int64_t total_steps,
-                                 std::int64_t log_interval)
+                                 std::int64_t log_interval, std::int64_t first_step)
     : out_(out),
       interactive_(isatty(fileno(out)) != 0),
       total_steps_(total_steps),
+      first_step_(first_step),
       log_interval_(log_interval > 0 ? log_interval : std::max<std::int64_t>(1, total_steps / 10)),
-      next_log_step_(log_interval_),
+      next_log_step_((first_step / log_interval_ + 1) * log_interval_),
       start_seconds_(now_seconds()) {}
 
 void ConsoleReporter::scalar(std::int64_t step, const std::string& name, double value) {
@@ -70,7 +71,7 @@ void ConsoleReporter::flush() {
 
 std::string ConsoleReporter::line(std::int64_t step) const {
   const double elapsed = now_seconds() - start_seconds_;
-  const double sps = elapsed > 0 ? static_cast<double>(step) / elapsed : 0.0;
+  const double sps = elapsed > 0 ? static_cast<double>(step - first_step_) / elapsed : 0.0;
   std::string s = format("[%5.1f%%] ", 100.0 * static_cast<double>(step) /
                                           static_cast<double>(total_steps_)) +
                   "step " + std::to_string(step) + "/" + std::to_string(total_steps_) + " | " +

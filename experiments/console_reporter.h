@@ -16,7 +16,9 @@ namespace mnrl::experiments {
 // log never fills with redraws.
 class ConsoleReporter final : public MetricsSink {
  public:
-  ConsoleReporter(std::FILE* out, std::int64_t total_steps, std::int64_t log_interval);
+  // `first_step`: where a resumed run starts (SPS and ETA count from there).
+  ConsoleReporter(std::FILE* out, std::int64_t total_steps, std::int64_t log_interval,
+                  std::int64_t first_step = 0);
 
   void scalar(std::int64_t step, const std::string& name, double value) override;
   void progress(std::int64_t step) override;
@@ -32,6 +34,7 @@ class ConsoleReporter final : public MetricsSink {
   std::FILE* out_;
   bool interactive_;
   std::int64_t total_steps_;
+  std::int64_t first_step_;
   std::int64_t log_interval_;
   std::int64_t next_log_step_;
   double start_seconds_;

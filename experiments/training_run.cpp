@@ -58,7 +58,8 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
   std::optional<std::int64_t> resumed_at;
   if (resume_from) resumed_at = resume_from->info().step;
   CsvMetrics csv((run_dir / "metrics.csv").string(), resumed_at);
-  ConsoleReporter console(settings.console, options.train.total_steps, options.train.log_interval);
+  ConsoleReporter console(settings.console, options.train.total_steps, options.train.log_interval,
+                          resumed_at.value_or(0));
   MetricsFanOut metrics;
   metrics.add(&csv);
   metrics.add(&console);

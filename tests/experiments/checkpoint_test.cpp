@@ -1,0 +1,149 @@
+// The checkpoint container: complete directories only, every file checked against the manifest,
+// the newest usable one found, old ones pruned.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "experiments/checkpoint.h"
+
+namespace mnrl::experiments {
+namespace {
+namespace fs = std::filesystem;
+
+class CheckpointTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    run_ = fs::temp_directory_path() /
+           ("mnrl_checkpoint_test_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(run_);
+    fs::create_directories(run_);
+  }
+  void TearDown() override { fs::remove_all(run_); }
+
+  fs::path write(std::int64_t step) {
+    CheckpointWriter writer(run_, {step, "ppo", "CartPole-v1"});
+    writer.add("agent.state", std::string(1000, 'a') + std::to_string(step));
+    writer.add("envs.state", "envs");
+    return writer.commit("now");
+  }
+
+  std::string error_of(const fs::path& directory) {
+    try {
+      Checkpoint::open(directory);
+    } catch (const CheckpointError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+
+  fs::path run_;
+};
+
+TEST_F(CheckpointTest, WritesACompleteDirectoryThatOpens) {
+  const fs::path written = write(1200);
+  EXPECT_EQ(written, run_ / "checkpoints" / "step_000000001200");
+  const Checkpoint checkpoint = Checkpoint::open(written);
+  EXPECT_EQ(checkpoint.info().step, 1200);
+  EXPECT_EQ(checkpoint.info().algo, "ppo");
+  EXPECT_EQ(checkpoint.info().env, "CartPole-v1");
+  EXPECT_EQ(checkpoint.read("envs.state"), "envs");
+  EXPECT_FALSE(checkpoint.has("replay.bin"));
+  for (const auto& entry : fs::directory_iterator(run_ / "checkpoints")) {
+    EXPECT_EQ(entry.path(), written) << "nothing else is left behind";
+  }
+}
+
+TEST_F(CheckpointTest, AnAbandonedWriteLeavesNoCheckpoint) {
+  {
+    CheckpointWriter writer(run_, {5, "ppo", "CartPole-v1"});
+    writer.add("agent.state", "partial");
+  }  // no commit: as if the process died
+  EXPECT_TRUE(list_checkpoints(run_).empty());
+  EXPECT_TRUE(fs::is_empty(run_ / "checkpoints"));
+}
+
+TEST_F(CheckpointTest, TruncationAtAnyPointIsRefused) {
+  const fs::path written = write(10);
+  const fs::path file = written / "agent.state";
+  const auto size = fs::file_size(file);
+  for (const std::uintmax_t cut : {std::uintmax_t{0}, std::uintmax_t{1}, size / 2, size - 1}) {
+    fs::resize_file(file, cut);
+    EXPECT_NE(error_of(written).find("file 'agent.state' has " + std::to_string(cut) +
+                                     " bytes, the manifest says " + std::to_string(size) +
+                                     " (truncated or overwritten)"),
+              std::string::npos)
+        << error_of(written);
+  }
+  const fs::path manifest = written / "manifest.yaml";
+  const auto manifest_size = fs::file_size(manifest);
+  for (const std::uintmax_t cut : {manifest_size / 2, manifest_size - 2}) {
+    fs::resize_file(manifest, cut);
+    EXPECT_NE(error_of(written).find("manifest.yaml"), std::string::npos) << error_of(written);
+  }
+}
+
+TEST_F(CheckpointTest, FlippedBytesAreRefused) {
+  const fs::path written = write(10);
+  for (const std::streamoff at : {std::streamoff{0}, std::streamoff{500}, std::streamoff{1001}}) {
+    const fs::path copy = run_ / ("copy" + std::to_string(at));
+    fs::copy(written, copy);
+    std::fstream file(copy / "agent.state", std::ios::in | std::ios::out | std::ios::binary);
+    file.seekg(at);
+    const char byte = static_cast<char>(file.get());
+    file.seekp(at);
+    file.put(static_cast<char>(byte ^ 0x10));
+    file.close();
+    EXPECT_NE(error_of(copy).find("file 'agent.state' is corrupted (CRC-32C"), std::string::npos)
+        << error_of(copy);
+  }
+}
+
+TEST_F(CheckpointTest, ForeignAndIncompleteDirectoriesAreRefused) {
+  EXPECT_NE(error_of(run_ / "nowhere").find("no such directory"), std::string::npos);
+  EXPECT_NE(error_of(run_).find("no manifest.yaml (not a mnrl checkpoint, or its writing was "
+                                "interrupted)"),
+            std::string::npos);
+  fs::create_directories(run_ / "foreign");
+  std::ofstream(run_ / "foreign" / "manifest.yaml") << "name: something else\n";
+  EXPECT_NE(error_of(run_ / "foreign").find("is not a mnrl checkpoint manifest"),
+            std::string::npos);
+  std::ofstream(run_ / "foreign" / "manifest.yaml") << "mnrl_checkpoint: 7\nstep: 1\n";
+  EXPECT_NE(error_of(run_ / "foreign").find("checkpoint format 7"), std::string::npos);
+  const fs::path written = write(3);
+  fs::remove(written / "envs.state");
+  EXPECT_NE(error_of(written).find("file 'envs.state' listed in the manifest is missing"),
+            std::string::npos);
+}
+
+TEST_F(CheckpointTest, LatestSkipsUnusableCheckpointsAndSaysWhy) {
+  write(100);
+  write(200);
+  const fs::path newest = write(300);
+  fs::resize_file(newest / "agent.state", 10);
+  std::vector<std::string> skipped;
+  const Checkpoint latest =
+      open_latest_checkpoint(run_, [&](const std::string& why) { skipped.push_back(why); });
+  EXPECT_EQ(latest.info().step, 200);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_NE(skipped[0].find("step_000000000300"), std::string::npos) << skipped[0];
+
+  fs::remove_all(run_ / "checkpoints");
+  EXPECT_THROW(open_latest_checkpoint(run_, [](const std::string&) {}), CheckpointError);
+}
+
+TEST_F(CheckpointTest, PruneKeepsTheNewest) {
+  for (std::int64_t step : {5, 10, 15, 20}) write(step);
+  prune_checkpoints(run_, 2);
+  const auto left = list_checkpoints(run_);
+  ASSERT_EQ(left.size(), 2u);
+  EXPECT_EQ(left[0].filename(), "step_000000000015");
+  EXPECT_EQ(left[1].filename(), "step_000000000020");
+}
+
+}  // namespace
+}  // namespace mnrl::experiments

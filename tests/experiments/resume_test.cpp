@@ -1,0 +1,127 @@
+// Exact resume: training to 2k steps in one go, and training to k, stopping, and resuming to
+// 2k, give the same parameters, optimizer state, env states and returns, bit for bit.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "experiments/checkpoint.h"
+#include "experiments/experiment_options.h"
+#include "experiments/training_run.h"
+
+namespace mnrl::experiments {
+namespace {
+namespace fs = std::filesystem;
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// metrics.csv without wall times and SPS (which depend on the machine): step,name,value rows.
+std::string metrics_without_times(const fs::path& run_dir) {
+  std::istringstream in(read_file(run_dir / "metrics.csv"));
+  std::string line, out;
+  while (std::getline(in, line)) {
+    const auto first = line.find(',');
+    const auto second = line.find(',', first + 1);
+    const std::string row = line.substr(0, first) + line.substr(second);
+    if (row.find("charts/SPS") == std::string::npos) out += row + "\n";
+  }
+  return out;
+}
+
+struct ResumeCase {
+  std::string name;
+  std::string config;
+  std::vector<std::string> overrides;
+  std::int64_t total_steps;
+  std::int64_t checkpoint_interval;
+};
+
+class ResumeTest : public ::testing::TestWithParam<ResumeCase> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("mnrl_resume_test_" + std::to_string(::getpid()) + "_" +
+                                        GetParam().name);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    std::fclose(quiet_);
+  }
+
+  fs::path dir_;
+  std::FILE* quiet_ = std::fopen("/dev/null", "w");  // the console line
+};
+
+TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
+  const ResumeCase& c = GetParam();
+  std::vector<std::string> overrides = c.overrides;
+  overrides.push_back("train.total_steps=" + std::to_string(c.total_steps));
+  overrides.push_back("checkpoint.interval=" + std::to_string(c.checkpoint_interval));
+  overrides.push_back("checkpoint.keep=100");
+  const ExperimentOptions options =
+      load_experiment(MNRL_SOURCE_DIR "/configs/" + c.config, overrides);
+
+  // One go, with a checkpoint every interval.
+  TrainingRunSettings settings;
+  settings.console = quiet_;
+  settings.run_dir = (dir_ / "whole").string();
+  const auto whole = run_training(options, settings);
+  ASSERT_FALSE(whole.training.interrupted);
+
+  // The same run stopped at its first checkpoint (later ones removed, metrics after it kept:
+  // as after a crash) and resumed to the end.
+  fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
+  const auto checkpoints = list_checkpoints(dir_ / "resumed");
+  ASSERT_GE(checkpoints.size(), 3u);
+  for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
+  const auto resumed =
+      resume_training(dir_ / "resumed", settings, [](const std::string& why) { FAIL() << why; });
+  EXPECT_EQ(resumed.training.steps, whole.training.steps);
+  EXPECT_EQ(resumed.training.final_evaluation.mean_return,
+            whole.training.final_evaluation.mean_return);
+
+  const fs::path a = list_checkpoints(dir_ / "whole").back();
+  const fs::path b = list_checkpoints(dir_ / "resumed").back();
+  EXPECT_EQ(a.filename(), b.filename());
+  for (const char* file : {"agent.state", "envs.state", "replay.bin", "replay.bin.priorities",
+                           "config.yaml"}) {
+    if (!fs::exists(a / file)) continue;
+    EXPECT_TRUE(read_file(a / file) == read_file(b / file)) << file << " differs";
+  }
+  EXPECT_EQ(metrics_without_times(dir_ / "resumed"), metrics_without_times(dir_ / "whole"));
+  EXPECT_NE(read_file(dir_ / "resumed" / "run_info.yaml").find("resumed:"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Agents, ResumeTest,
+    ::testing::Values(
+        // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
+        ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+        ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
+        // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
+        ResumeCase{"dqn",
+                   "cartpole_rainbowlite.yaml",
+                   {"train.eval_interval=1000", "dqn.learning_starts=500"},
+                   4000,
+                   1000},
+        // Observation and reward normalization statistics with a Box action space.
+        ResumeCase{"ppo_normalized",
+                   "pendulum_ppo.yaml",
+                   {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=256"},
+                   4000,
+                   1000}),
+    [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace mnrl::experiments
