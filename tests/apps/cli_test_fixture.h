@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 namespace mnrl_cli_test {
@@ -59,6 +60,13 @@ class CliTest : public ::testing::Test {
 
   fs::path dir_;
 };
+
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 // Checks the exit code and that the output holds `fragment`, printing the output otherwise.
 inline void expect_outcome(const Outcome& r, int exit_code, const std::string& fragment) {

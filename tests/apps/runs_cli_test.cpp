@@ -1,0 +1,177 @@
+// Runs as a user handles them: stopping with a signal, resuming, evaluating, plotting.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_test_fixture.h"
+
+namespace {
+using namespace mnrl_cli_test;
+
+const std::string kConfig = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
+
+// Files a crash or a signal could leave half-written.
+std::vector<fs::path> partial_files(const fs::path& dir) {
+  std::vector<fs::path> found;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.path().extension() == ".tmp" || name.rfind(".partial", 0) == 0 ||
+        name.find(".partial") != std::string::npos) {
+      found.push_back(entry.path());
+    }
+  }
+  return found;
+}
+
+class RunsCliTest : public CliTest {
+ protected:
+  // Starts `mnrl train` in the test directory, waits until it has trained a little, sends
+  // `signal` and returns the exit status.
+  int train_and_signal(int signal, const std::vector<std::string>& arguments) {
+    const pid_t child = fork();
+    if (child == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(99);
+      std::vector<char*> argv{const_cast<char*>(MNRL_BINARY), const_cast<char*>("train")};
+      for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      if (!freopen("/dev/null", "w", stdout)) _exit(97);
+      execv(MNRL_BINARY, argv.data());
+      _exit(98);
+    }
+    const fs::path metrics = dir_ / "out" / "metrics.csv";
+    for (int i = 0; i < 600 && !(fs::exists(metrics) && fs::file_size(metrics) > 2000); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    kill(child, signal);
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  // A short finished run in out/ with checkpoints every 1000 steps.
+  void train_short_run() {
+    const auto r = run("train " + kConfig +
+                       " --set train.total_steps=3000 --set checkpoint.interval=1000 "
+                       "--set train.eval_episodes=2 --run-dir out");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+};
+
+// Ctrl-C stops at the next step, writes a checkpoint, metrics and summary, and exits 130;
+// nothing is left half-written.
+TEST_F(RunsCliTest, CtrlCSavesACheckpointAndLeavesNoPartialFile) {
+  const int status = train_and_signal(
+      SIGINT, {kConfig, "--set", "train.total_steps=100000000", "--run-dir", "out"});
+  EXPECT_EQ(status, 130);
+  const std::string summary = read_file(dir_ / "out" / "summary.yaml");
+  EXPECT_NE(summary.find("interrupted: true"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("checkpoint: \"out/checkpoints/step_"), std::string::npos) << summary;
+  EXPECT_EQ(partial_files(dir_ / "out"), std::vector<fs::path>{});
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "out" / "checkpoints"),
+                          fs::directory_iterator()),
+            1);
+}
+
+// SIGTERM (a cluster's scheduler) leaves a checkpoint; --resume finishes the run from it.
+TEST_F(RunsCliTest, SigtermedRunResumesToTheEnd) {
+  const int status =
+      train_and_signal(SIGTERM, {kConfig, "--set", "train.total_steps=40000", "--set",
+                                 "train.eval_episodes=2", "--run-dir", "out"});
+  ASSERT_EQ(status, 143) << "the run finished before the signal?";
+  const auto resumed = run("train --resume out");
+  expect_outcome(resumed, 0, "resuming ppo on CartPole-v1 at step ");
+  EXPECT_NE(resumed.output.find("trained 40000 steps"), std::string::npos) << resumed.output;
+  const std::string summary = read_file(dir_ / "out" / "summary.yaml");
+  EXPECT_NE(summary.find("interrupted: false"), std::string::npos) << summary;
+  EXPECT_NE(read_file(dir_ / "out" / "run_info.yaml").find("resumed:\n  - command: "),
+            std::string::npos);
+  EXPECT_EQ(partial_files(dir_ / "out"), std::vector<fs::path>{});
+}
+
+TEST_F(RunsCliTest, ResumeRefusesWhatItCannotUse) {
+  expect_outcome(run("train"), 2, "give an experiment file (mnrl train CONFIG) or a run to resume");
+  expect_outcome(run("train --resume nowhere"), 2,
+                 "cannot resume 'nowhere': not a run directory (no config.yaml)");
+  expect_outcome(run("train " + kConfig + " --resume out"), 2, "config excludes --resume");
+  train_short_run();
+  expect_outcome(run("train --resume out --set ppo.gamma=0.9"), 2, "--resume excludes --set");
+  expect_outcome(run("train --resume out"), 2,
+                 "is complete (its latest checkpoint is at step 3000 of train.total_steps 3000)");
+  // Every checkpoint damaged: each is named with its problem, and nothing is resumed.
+  for (const auto& checkpoint : fs::directory_iterator(dir_ / "out" / "checkpoints")) {
+    fs::resize_file(checkpoint.path() / "agent.state", 100);
+  }
+  const auto damaged = run("train --resume out");
+  expect_outcome(damaged, 2, "has no usable checkpoint");
+  EXPECT_NE(damaged.output.find("skipping a checkpoint: checkpoint 'out/checkpoints/"
+                                "step_000000003000': file 'agent.state' has 100 bytes"),
+            std::string::npos)
+      << damaged.output;
+}
+
+TEST_F(RunsCliTest, EvalReportsMeanAndStdOfACheckpoint) {
+  train_short_run();
+  const auto greedy = run("eval out --episodes 3 --seed 4");
+  expect_outcome(greedy, 0, "ppo on CartPole-v1, step 3000 (out/checkpoints/step_000000003000)");
+  EXPECT_NE(greedy.output.find("over 3 episodes (greedy actions, seed 4)"), std::string::npos)
+      << greedy.output;
+  EXPECT_EQ(run("eval out --episodes 3 --seed 4").output, greedy.output) << "deterministic";
+  expect_outcome(run("eval out/checkpoints/step_000000002000 --stochastic"), 0,
+                 "over 10 episodes (stochastic actions, seed 0)");
+
+  // A corrupted newest checkpoint: named, skipped, and the one before it is used.
+  std::fstream file(dir_ / "out/checkpoints/step_000000003000/envs.state",
+                    std::ios::in | std::ios::out | std::ios::binary);
+  file.seekp(20);
+  file.put('\x7f');
+  file.close();
+  const auto fallback = run("eval out");
+  expect_outcome(fallback, 0, "step 2000");
+  EXPECT_NE(fallback.output.find("file 'envs.state' is corrupted"), std::string::npos)
+      << fallback.output;
+  expect_outcome(run("eval out/checkpoints/step_000000003000"), 2,
+                 "file 'envs.state' is corrupted (CRC-32C");
+  expect_outcome(run("eval ."), 2, "is neither a run directory with checkpoints nor a checkpoint");
+}
+
+// Width and height from a PNG's IHDR chunk (big-endian, right after the 8-byte signature and
+// the chunk's length and type).
+std::pair<int, int> png_size(const std::string& png) {
+  const auto be32 = [&png](std::size_t at) {
+    int value = 0;
+    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<unsigned char>(png[at + i]);
+    return value;
+  };
+  return {be32(16), be32(20)};
+}
+
+TEST_F(RunsCliTest, PlotDrawsAPngOfTheRequestedSize) {
+  train_short_run();
+  fs::copy(dir_ / "out", dir_ / "again", fs::copy_options::recursive);
+  expect_outcome(run("plot out again -o curve.png --width 640 --height 400"), 0,
+                 "wrote curve.png (charts/episodic_return of 2 runs, 640x400)");
+  const std::string png = read_file(dir_ / "curve.png");
+  ASSERT_GT(png.size(), 1000u) << "a drawn image, not an empty one";
+  EXPECT_EQ(png.substr(0, 8), std::string("\x89PNG\r\n\x1a\n", 8));
+  EXPECT_EQ(png.substr(12, 4), "IHDR");
+  EXPECT_EQ(png_size(png), std::make_pair(640, 400));
+  expect_outcome(run("plot out --metric eval/mean_return -o eval.png"), 0, "800x500");
+  EXPECT_EQ(png_size(read_file(dir_ / "eval.png")), std::make_pair(800, 500));
+
+  expect_outcome(run("plot out --metric charts/episodic_retrun -o bad.png"), 2,
+                 "run 'out' has no 'charts/episodic_retrun' in metrics.csv (did you mean "
+                 "'charts/episodic_return'?)");
+  expect_outcome(run("plot nowhere -o bad.png"), 2, "run 'nowhere': no metrics.csv");
+  EXPECT_FALSE(fs::exists(dir_ / "bad.png"));
+}
+
+}  // namespace
