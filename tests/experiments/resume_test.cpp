@@ -123,5 +123,33 @@ INSTANTIATE_TEST_SUITE_P(
                    1000}),
     [](const auto& info) { return info.param.name; });
 
+// A3C's workers interleave freely, so its resume is not bitwise; but scheduled checkpoints
+// (workers paused) and resuming from one work, and training continues from the saved step.
+TEST(A3cResumeTest, ResumesFromAScheduledCheckpoint) {
+  const fs::path dir = fs::temp_directory_path() / ("mnrl_a3c_resume_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const ExperimentOptions options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml",
+      {"train.total_steps=12000", "checkpoint.interval=4000", "checkpoint.keep=10"});
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  TrainingRunSettings settings;
+  settings.console = quiet;
+  settings.run_dir = dir.string();
+  run_training(options, settings);
+  auto checkpoints = list_checkpoints(dir);
+  ASSERT_EQ(checkpoints.size(), 3u);  // two scheduled, one at the end
+  const std::int64_t first_step = Checkpoint::open(checkpoints[0]).info().step;
+  EXPECT_GE(first_step, 4000);
+  EXPECT_LT(first_step, 8000);
+  for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
+
+  const auto resumed = resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
+  std::fclose(quiet);
+  EXPECT_GE(resumed.training.steps, 12000);
+  EXPECT_FALSE(resumed.training.interrupted);
+  EXPECT_GE(Checkpoint::open(list_checkpoints(dir).back()).info().step, 12000);
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace mnrl::experiments
