@@ -70,18 +70,21 @@ void ActorCriticAgent::observe(const StepOutcome& outcome) {
 
 void ActorCriticAgent::act_greedy(const float* observations, std::int64_t batch,
                                   const ActionsOut& out) {
-  c10::InferenceMode inference;
-  const at::Tensor policy =
-      model_->forward(view_floats(observations, batch, buffer_.observation_size())).policy;
-  write_env_actions(model_->distribution(policy)->mode(), out);
+  act_without_storing(observations, batch, out, /*sample=*/false);
 }
 
 void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t batch,
                                       const ActionsOut& out) {
+  act_without_storing(observations, batch, out, /*sample=*/true);
+}
+
+void ActorCriticAgent::act_without_storing(const float* observations, std::int64_t batch,
+                                           const ActionsOut& out, bool sample) {
   c10::InferenceMode inference;
   const at::Tensor policy =
       model_->forward(view_floats(observations, batch, buffer_.observation_size())).policy;
-  write_env_actions(model_->distribution(policy)->sample(), out);
+  const auto distribution = model_->distribution(policy);
+  write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
 }
 
 void ActorCriticAgent::save_state(core::StateWriter& out) const {

@@ -64,6 +64,9 @@ class ActorCriticAgent : public Agent {
   nn::ActorCritic model_;
 
  private:
+  // Evaluation actions, the distribution's mode or a sample; the rollout is not touched.
+  void act_without_storing(const float* observations, std::int64_t batch, const ActionsOut& out,
+                           bool sample);
   // Writes `actions` (a distribution's sample or mode) as the env takes them.
   void write_env_actions(const at::Tensor& actions, const ActionsOut& out) const;
 

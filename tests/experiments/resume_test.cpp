@@ -46,6 +46,9 @@ struct ResumeCase {
   std::int64_t checkpoint_interval;
 };
 
+// Test names show the case's name, not its bytes.
+void PrintTo(const ResumeCase& c, std::ostream* out) { *out << c.name; }
+
 class ResumeTest : public ::testing::TestWithParam<ResumeCase> {
  protected:
   void SetUp() override {
