@@ -77,6 +77,10 @@ int train_command(const TrainArguments& args) {
   } catch (const experiments::CheckpointError& e) {
     std::fprintf(stderr, "mnrl train: %s\n", e.what());
     return kExitUsage;
+  } catch (const core::StateError& e) {
+    std::fprintf(stderr, "mnrl train: the checkpoint does not fit the run's config: %s\n",
+                 e.what());
+    return kExitUsage;
   } catch (const std::exception& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "\nmnrl train: error: %s\n", e.what());

@@ -63,4 +63,13 @@ std::string demangle(const char* symbol) {
 
 std::string type_name(const std::exception& e) { return demangle(typeid(e).name()); }
 
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace mnrl::core

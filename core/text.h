@@ -17,6 +17,9 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
 // "a, b, c" for messages that list the allowed values.
+// `text` as a YAML double-quoted scalar ("..." with " and \ escaped).
+std::string yaml_quoted(std::string_view text);
+
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 
 // A C++ symbol name in source form ("_Z4stepv" -> "step()"); other names come back as given.

@@ -44,6 +44,7 @@ class LockedMetrics final : public MetricsSink {
 // What the workers share besides the model.
 struct Coordination {
   std::int64_t total_steps = 0;
+  std::int64_t first_step = 0;           // where this process started (after a resume)
   std::atomic<std::int64_t> steps{0};    // env steps taken by all workers
   std::atomic<bool> stop{false};          // an error, Ctrl-C, or the budget reached
   std::chrono::steady_clock::time_point start;
@@ -79,15 +80,22 @@ struct Coordination {
     --running_workers;
     pause_changed.notify_all();
   }
-  // Main side: runs `action` while every worker is paused (or finished).
+  // Main side: runs `action` once every worker still running has paused, unless a worker
+  // failed meanwhile (its state may be half-updated: nothing to save). The workers are released
+  // afterwards, also when `action` throws.
   template <class Action>
   void while_paused(const Action& action) {
     std::unique_lock<std::mutex> lock(pause_mutex);
     pause_requested = true;
-    pause_changed.wait(lock, [this] { return paused_workers == running_workers; });
-    action();
-    pause_requested = false;
-    pause_changed.notify_all();
+    struct Release {
+      Coordination& shared;
+      ~Release() {
+        shared.pause_requested = false;
+        shared.pause_changed.notify_all();
+      }
+    } release{*this};
+    pause_changed.wait(lock, [this] { return paused_workers == running_workers || stop.load(); });
+    if (!stop.load()) action();
   }
 };
 
@@ -96,12 +104,14 @@ void run_worker(agents::Agent& agent, envs::VectorEnv& envs, Coordination& share
   LearnerActor actor(agent, envs);
   while (shared.running() && !core::stop_requested()) {
     shared.pause_point();
+    if (!shared.running()) break;
     actor.step();
     const std::int64_t step =
         shared.steps.fetch_add(actor.num_envs(), std::memory_order_relaxed) + actor.num_envs();
     actor.report_episodes(metrics, step);
     if (actor.update_if_ready(metrics, {std::min(step, shared.total_steps), shared.total_steps})) {
-      metrics.scalar(step, "charts/SPS", static_cast<double>(step) / shared.elapsed());
+      metrics.scalar(step, "charts/SPS",
+                     static_cast<double>(step - shared.first_step) / shared.elapsed());
     }
     metrics.progress(step);
   }
@@ -147,7 +157,7 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   loop.next_eval = eval_interval > 0 ? eval_interval : options.train.total_steps + 1;
   const bool resumed = checkpoints && checkpoints->resume_from;
   const bool episodes_restored =
-      resumed && restore_training_checkpoint(*checkpoints->resume_from, options, loop, parts);
+      resumed && resume_from_checkpoint(*checkpoints, options, loop, parts);
   for (int k = 0; k < workers && !episodes_restored; ++k) {
     if (resumed) {
       worker_envs[static_cast<std::size_t>(k)]->reseed(core::derive_seed(
@@ -159,14 +169,17 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
 
   Coordination shared;
   shared.total_steps = options.train.total_steps;
+  shared.first_step = loop.step;
   shared.steps = loop.step;
   shared.running_workers = workers;
   shared.start = std::chrono::steady_clock::now();
-  const auto save_checkpoint = [&] {
+  CheckpointSchedule schedule(checkpoints, options, loop);
+  const auto write_checkpoint = [&] {  // with every worker paused or stopped
+    metrics.flush();
     LoopState now = loop;
     now.step = shared.steps.load();
     now.seconds += shared.elapsed();
-    return save_training_checkpoint(checkpoints->run_dir, options, now, parts);
+    schedule.write(now, parts);
   };
   std::vector<std::thread> threads;
   for (int k = 0; k < workers; ++k) {
@@ -184,37 +197,34 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   }
 
   // Evaluations and checkpoints on schedule while the workers run.
-  TrainingResult result;
-  const std::int64_t checkpoint_interval = checkpoints ? options.checkpoint.interval : 0;
-  std::int64_t next_checkpoint =
-      checkpoint_interval > 0 ? (loop.step / checkpoint_interval + 1) * checkpoint_interval
-                              : shared.total_steps + 1;
-  while (shared.running() && !core::stop_requested()) {
-    const std::int64_t step = shared.steps.load(std::memory_order_relaxed);
-    if (step >= loop.next_eval && step < shared.total_steps) {
-      record_evaluation(metrics, step, evaluate());
-      loop.next_eval += eval_interval;
+  std::exception_ptr main_error;
+  try {
+    while (shared.running() && !core::stop_requested()) {
+      const std::int64_t step = shared.steps.load(std::memory_order_relaxed);
+      if (step >= loop.next_eval && step < shared.total_steps) {
+        record_evaluation(metrics, step, evaluate());
+        loop.next_eval += eval_interval;
+      }
+      if (schedule.due(step)) shared.while_paused(write_checkpoint);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    if (step >= next_checkpoint && step < shared.total_steps) {
-      shared.while_paused([&] {
-        metrics.flush();
-        result.checkpoint = save_checkpoint();
-      });
-      next_checkpoint += checkpoint_interval;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  } catch (...) {
+    main_error = std::current_exception();
+    shared.stop = true;
   }
   for (auto& thread : threads) thread.join();
+  if (main_error) std::rethrow_exception(main_error);
   if (shared.error) std::rethrow_exception(shared.error);
 
+  TrainingResult result;
   result.steps = shared.steps.load();
   result.interrupted = result.steps < shared.total_steps;
   if (!result.interrupted) {
     result.final_evaluation = evaluate();
     record_evaluation(metrics, result.steps, result.final_evaluation);
   }
-  metrics.flush();
-  if (checkpoints) result.checkpoint = save_checkpoint();
+  write_checkpoint();
+  result.checkpoint = schedule.newest();
   result.seconds = loop.seconds + shared.elapsed();
   return result;
 }

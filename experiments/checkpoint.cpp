@@ -11,6 +11,7 @@
 #include "core/build_info.h"
 #include "core/crc32c.h"
 #include "core/run_directory.h"
+#include "core/text.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -64,7 +65,13 @@ CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info)
   final_ = parent / name;
   std::error_code error;
   fs::create_directories(parent, error);
-  fs::remove_all(partial_, error);  // left by a crash during an earlier write
+  // Left by a process killed while writing: never complete, never needed.
+  for (const auto& entry : fs::directory_iterator(parent, error)) {
+    const std::string leftover = entry.path().filename().string();
+    if (leftover.rfind(".partial-", 0) == 0 || leftover.rfind(".superseded-", 0) == 0) {
+      fs::remove_all(entry.path(), error);
+    }
+  }
   if (!fs::create_directory(partial_, error) || error) {
     throw std::runtime_error("cannot create checkpoint directory '" + partial_.string() +
                              "': " + error.message());
@@ -93,7 +100,7 @@ fs::path CheckpointWriter::commit(const std::string& created) {
   manifest << "mnrl_checkpoint: " << kFormat << "\n"
            << "step: " << info_.step << "\n"
            << "algo: " << info_.algo << "\n"
-           << "env: \"" << info_.env << "\"\n"
+           << "env: " << core::yaml_quoted(info_.env) << "\n"
            << "mnrl_version: \"" << core::version() << "\"\n"
            << "created: \"" << created << "\"\n"
            << "files:\n";
@@ -107,15 +114,19 @@ fs::path CheckpointWriter::commit(const std::string& created) {
   }
   manifest << "complete: true\n";  // last: a manifest cut short lacks it
   core::write_file_atomically(partial_ / kManifest, manifest.str());
+  // A checkpoint of the same step is moved aside first and deleted only once this one is in
+  // place: some complete checkpoint of this step exists at every moment.
   std::error_code error;
-  fs::remove_all(final_, error);  // a checkpoint of the same step: this one supersedes it
-  fs::rename(partial_, final_, error);
+  const fs::path superseded = final_.parent_path() / (".superseded-" + final_.filename().string());
+  if (fs::exists(final_, error)) fs::rename(final_, superseded, error);
+  if (!error) fs::rename(partial_, final_, error);
   if (error) {
     throw std::runtime_error("cannot move checkpoint into '" + final_.string() +
                              "': " + error.message());
   }
   core::sync_directory(final_.parent_path());
   committed_ = true;
+  fs::remove_all(superseded, error);
   return final_;
 }
 

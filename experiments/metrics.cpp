@@ -32,8 +32,12 @@ std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_
     const auto comma = line.find(',');
     const auto second = line.find(',', comma + 1);
     if (comma == std::string::npos || second == std::string::npos) continue;  // a torn last row
-    if (std::stoll(line.substr(0, comma)) > step) continue;
-    wall_time = std::max(wall_time, std::stod(line.substr(comma + 1, second - comma - 1)));
+    try {
+      if (std::stoll(line.substr(0, comma)) > step) continue;
+      wall_time = std::max(wall_time, std::stod(line.substr(comma + 1, second - comma - 1)));
+    } catch (const std::logic_error&) {
+      throw std::runtime_error("'" + path + "': malformed row '" + line + "'");
+    }
     kept += line + "\n";
   }
   return kept;

@@ -26,7 +26,7 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
   loop.next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
   const TrainingParts parts{{agent.get()}, {envs.get()}, &evaluator, nullptr};
   if (checkpoints && checkpoints->resume_from) {
-    if (!restore_training_checkpoint(*checkpoints->resume_from, options, loop, parts)) {
+    if (!resume_from_checkpoint(*checkpoints, options, loop, parts)) {
       // Envs that cannot save their state start new episodes, seeded apart from the first ones.
       envs->reseed(core::derive_seed(core::derive_seed(seed, kTrainEnvStream),
                                      static_cast<std::uint64_t>(loop.step)));
@@ -35,20 +35,18 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
   } else {
     envs->reset();
   }
-  const std::int64_t checkpoint_interval = checkpoints ? options.checkpoint.interval : 0;
-  std::int64_t next_checkpoint =
-      checkpoint_interval > 0 ? (loop.step / checkpoint_interval + 1) * checkpoint_interval
-                              : total_steps + 1;
+  CheckpointSchedule schedule(checkpoints, options, loop);
 
   const std::int64_t first_step = loop.step;
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  const auto save_checkpoint = [&] {
+  const auto write_checkpoint = [&] {
+    metrics.flush();  // the metrics up to a checkpoint are on disk with it
     LoopState now = loop;
     now.seconds += elapsed();
-    return save_training_checkpoint(checkpoints->run_dir, options, now, parts);
+    schedule.write(now, parts);
   };
   TrainingResult result;
   std::int64_t& step = loop.step;
@@ -68,11 +66,7 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
       record_evaluation(metrics, step, evaluator.run(*agent));
       loop.next_eval += eval_interval;
     }
-    if (step >= next_checkpoint && step < total_steps) {
-      metrics.flush();  // the metrics up to a checkpoint are on disk with it
-      result.checkpoint = save_checkpoint();
-      next_checkpoint += checkpoint_interval;
-    }
+    if (schedule.due(step)) write_checkpoint();
     metrics.progress(step);
   }
 
@@ -81,8 +75,8 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
     result.final_evaluation = evaluator.run(*agent);
     record_evaluation(metrics, step, result.final_evaluation);
   }
-  metrics.flush();
-  if (checkpoints) result.checkpoint = save_checkpoint();
+  write_checkpoint();
+  result.checkpoint = schedule.newest();
   result.steps = step;
   result.seconds = loop.seconds + elapsed();
   return result;

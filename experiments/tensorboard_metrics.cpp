@@ -36,8 +36,9 @@ std::uint32_t TensorBoardMetrics::masked_crc32c(const void* data, std::size_t si
 TensorBoardMetrics::TensorBoardMetrics(const std::filesystem::path& run_dir,
                                        std::int64_t resumed_at) {
   const double now = wall_time();
+  // TensorFlow's name plus the process id: two resumes within a second get files of their own.
   path_ = run_dir / ("events.out.tfevents." + std::to_string(static_cast<std::int64_t>(now)) +
-                     "." + host_name() + (resumed_at > 0 ? ".resumed" : ""));
+                     "." + host_name() + "." + std::to_string(::getpid()));
   out_.open(path_, std::ios::binary | std::ios::trunc);
   if (!out_) throw std::runtime_error("cannot write TensorBoard event file '" + path_.string() + "'");
   tensorboard::Event header;
@@ -47,7 +48,7 @@ TensorBoardMetrics::TensorBoardMetrics(const std::filesystem::path& run_dir,
   if (resumed_at > 0) {
     tensorboard::Event start;
     start.set_wall_time(now);
-    start.set_step(resumed_at);
+    start.set_step(resumed_at + 1);  // the points at resumed_at itself stay
     start.mutable_session_log()->set_status(tensorboard::SessionLog::START);
     write_record(start.SerializeAsString());
   }

@@ -20,7 +20,8 @@ namespace mnrl::experiments {
 class TensorBoardMetrics final : public MetricsSink {
  public:
   // A run resumed at step `resumed_at` > 0 writes a new file that starts with a SessionLog
-  // START at that step, which makes TensorBoard drop the earlier files' points at or after it.
+  // START at resumed_at + 1, which makes TensorBoard drop the earlier files' points after the
+  // checkpoint (the resumed run writes them again).
   TensorBoardMetrics(const std::filesystem::path& run_dir, std::int64_t resumed_at = 0);
 
   void scalar(std::int64_t step, const std::string& name, double value) override;

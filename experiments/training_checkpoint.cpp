@@ -1,5 +1,7 @@
 #include "experiments/training_checkpoint.h"
 
+#include <limits>
+
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
@@ -117,6 +119,37 @@ void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts) {
   std::string bytes;
   core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
   parts.envs.front()->load_state(in);
+}
+
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+                            LoopState& loop, const TrainingParts& parts) {
+  const bool episodes_restored =
+      restore_training_checkpoint(*checkpoints.resume_from, options, loop, parts);
+  if (checkpoints.on_restored) checkpoints.on_restored();
+  return episodes_restored;
+}
+
+CheckpointSchedule::CheckpointSchedule(const CheckpointSettings* checkpoints,
+                                       const ExperimentOptions& options, const LoopState& loop)
+    : checkpoints_(checkpoints),
+      options_(options),
+      interval_(checkpoints ? options.checkpoint.interval : 0),
+      next_(interval_ > 0 ? (loop.step / interval_ + 1) * interval_
+                          : std::numeric_limits<std::int64_t>::max()),
+      total_steps_(options.train.total_steps) {
+  if (checkpoints && checkpoints->resume_from) {
+    newest_step_ = checkpoints->resume_from->info().step;
+    newest_ = checkpoints->resume_from->directory();
+  }
+}
+
+void CheckpointSchedule::write(const LoopState& loop, const TrainingParts& parts) {
+  if (interval_ > 0) {
+    while (next_ <= loop.step) next_ += interval_;
+  }
+  if (!checkpoints_ || loop.step == newest_step_) return;
+  newest_ = save_training_checkpoint(checkpoints_->run_dir, options_, loop, parts);
+  newest_step_ = loop.step;
 }
 
 }  // namespace mnrl::experiments

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace mnrl::experiments {
 struct CheckpointSettings {
   std::filesystem::path run_dir;
   std::optional<Checkpoint> resume_from;
+  // Called once the loop has restored resume_from, before it reports anything: what a resume
+  // changes in the run directory waits until the checkpoint is known to load.
+  std::function<void()> on_restored;
 };
 
 // What a training loop carries from step to step besides its agent and envs.
@@ -50,6 +54,33 @@ std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_
 // Throws CheckpointError (another algo or env) or core::StateError (another configuration).
 bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
                                  LoopState& loop, const TrainingParts& parts);
+
+// Restores checkpoints.resume_from (restore_training_checkpoint) and calls on_restored.
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+                            LoopState& loop, const TrainingParts& parts);
+
+// When a training loop writes checkpoints: every checkpoint.interval steps before the end, and
+// once more when it ends or stops, unless the newest checkpoint is already at that step (so a
+// stop right after a resume or a scheduled checkpoint never rewrites a good checkpoint).
+class CheckpointSchedule {
+ public:
+  // `checkpoints` null: writes nothing. `loop`: the loop state after any resume.
+  CheckpointSchedule(const CheckpointSettings* checkpoints, const ExperimentOptions& options,
+                     const LoopState& loop);
+
+  bool due(std::int64_t step) const { return step >= next_ && step < total_steps_; }
+  // Writes a checkpoint of `loop` (see above) and schedules the next one.
+  void write(const LoopState& loop, const TrainingParts& parts);
+  // The newest checkpoint of the run (empty if none).
+  const std::filesystem::path& newest() const { return newest_; }
+
+ private:
+  const CheckpointSettings* checkpoints_;
+  const ExperimentOptions& options_;
+  std::int64_t interval_, next_, total_steps_;
+  std::int64_t newest_step_ = -1;
+  std::filesystem::path newest_;
+};
 
 // Restores only the agents (with the shared model, for A3C) and the first training envs'
 // state, whose observation statistics evaluation envs share: what evaluation needs.

@@ -7,6 +7,7 @@
 
 #include "core/build_info.h"
 #include "core/run_directory.h"
+#include "core/text.h"
 #include "experiments/console_reporter.h"
 #include "experiments/tensorboard_metrics.h"
 
@@ -14,22 +15,12 @@ namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-// YAML double-quoted scalar.
-std::string quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string run_info_yaml(const TrainingRunSettings& settings) {
   std::ostringstream out;
-  out << "command: " << quoted(settings.command_line) << "\n"
-      << "mnrl_version: " << quoted(core::version()) << "\n"
-      << "source_revision: " << quoted(core::source_revision()) << "\n"
-      << "started: " << quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n";
+  out << "command: " << core::yaml_quoted(settings.command_line) << "\n"
+      << "mnrl_version: " << core::yaml_quoted(core::version()) << "\n"
+      << "source_revision: " << core::yaml_quoted(core::source_revision()) << "\n"
+      << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n";
   return out.str();
 }
 
@@ -40,7 +31,7 @@ std::string summary_yaml(const TrainingResult& r) {
       << "seconds: " << r.seconds << "\n"
       << "sps: " << (r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0) << "\n"
       << "interrupted: " << (r.interrupted ? "true" : "false") << "\n"
-      << "checkpoint: " << quoted(r.checkpoint.string()) << "\n"
+      << "checkpoint: " << core::yaml_quoted(r.checkpoint.string()) << "\n"
       << "final_evaluation:\n"
       << "  episodes: " << r.final_evaluation.episodes << "\n"
       << "  mean_return: " << r.final_evaluation.mean_return << "\n"
@@ -49,36 +40,68 @@ std::string summary_yaml(const TrainingResult& r) {
   return out.str();
 }
 
+// run_info.yaml with a `resumed:` entry for this resume added.
+std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
+                             const Checkpoint& checkpoint) {
+  std::ifstream in(run_dir / "run_info.yaml");
+  std::string run_info(std::istreambuf_iterator<char>(in), {});
+  if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
+  return run_info + "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
+         "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
+         "    started: " +
+         core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) + "\n";
+}
+
+// Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so
+// that pruning counts only the run's history from `kept` on. Kept for inspection.
+void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept) {
+  for (const fs::path& checkpoint : list_checkpoints(run_dir)) {
+    if (checkpoint.filename() <= kept.directory().filename()) continue;
+    std::error_code ignored;
+    fs::rename(checkpoint, checkpoint.parent_path() / (".unusable-" + checkpoint.filename().string()),
+               ignored);
+  }
+}
+
 // Trains in `run_dir` (config.yaml and run_info.yaml already there), from `resume_from` if set.
+// A resume changes the run directory (metrics.csv cut back to the checkpoint, run_info.yaml,
+// a new TensorBoard file) only once the checkpoint has loaded.
 TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& options,
                            const TrainingRunSettings& settings,
                            std::optional<Checkpoint> resume_from) {
   TrainingRunResult result;
   result.run_dir = run_dir;
-  std::optional<std::int64_t> resumed_at;
-  if (resume_from) resumed_at = resume_from->info().step;
-  CsvMetrics csv((run_dir / "metrics.csv").string(), resumed_at);
+  const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
   ConsoleReporter console(settings.console, options.train.total_steps, options.train.log_interval,
-                          resumed_at.value_or(0));
+                          first_step);
   MetricsFanOut metrics;
-  metrics.add(&csv);
   metrics.add(&console);
-  std::unique_ptr<TensorBoardMetrics> tensorboard;
-  if (options.logging.tensorboard) {
-    tensorboard = std::make_unique<TensorBoardMetrics>(run_dir, resumed_at.value_or(0));
-    metrics.add(tensorboard.get());
-  }
+  std::optional<CsvMetrics> csv;
+  std::optional<TensorBoardMetrics> tensorboard;
+  CheckpointSettings checkpoints{run_dir, std::move(resume_from), {}};
+  const auto open_metric_files = [&] {
+    std::optional<std::int64_t> resumed_at;
+    if (checkpoints.resume_from) {
+      resumed_at = first_step;
+      set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
+      core::write_file_atomically(run_dir / "run_info.yaml",
+                                  run_info_resumed(run_dir, settings, *checkpoints.resume_from));
+    }
+    metrics.add(&csv.emplace((run_dir / "metrics.csv").string(), resumed_at));
+    if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
+  };
 
-  if (resume_from) {
+  if (checkpoints.resume_from) {
     std::fprintf(settings.console, "mnrl %s: resuming %s on %s at step %lld from %s\n",
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
-                 static_cast<long long>(*resumed_at), resume_from->directory().c_str());
+                 static_cast<long long>(first_step), checkpoints.resume_from->directory().c_str());
+    checkpoints.on_restored = open_metric_files;
   } else {
+    open_metric_files();
     std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs), run directory %s\n",
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
                  options.env.num_envs, run_dir.c_str());
   }
-  const CheckpointSettings checkpoints{run_dir, std::move(resume_from)};
   result.training = train(options, metrics, &checkpoints);
   core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
   return result;
@@ -111,17 +134,6 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                           "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
-  std::string run_info;
-  {
-    std::ifstream in(run_dir / "run_info.yaml");
-    run_info.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
-  if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
-  run_info += "  - command: " + quoted(settings.command_line) + "\n" +
-              "    from_checkpoint: " + quoted(checkpoint.directory().string()) + "\n" +
-              "    started: " +
-              quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) + "\n";
-  core::write_file_atomically(run_dir / "run_info.yaml", run_info);
   return train_in(run_dir, options, settings, std::move(checkpoint));
 }
 

@@ -32,10 +32,12 @@ TrainingRunResult run_training(const ExperimentOptions& options,
 
 // `mnrl train --resume RUN_DIR`: continues the run in `run_dir` with its config.yaml from its
 // newest checkpoint that opens (each newer one that does not is reported through `skipped`).
-// metrics.csv keeps its rows up to the checkpoint's step and goes on; run_info.yaml gets a
-// `resumed:` entry; checkpoints and summary.yaml are written as by run_training. Throws
-// core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml) or
-// CheckpointError (no usable checkpoint, or the run is complete) before anything is written.
+// Once the checkpoint has loaded: metrics.csv keeps its rows up to the checkpoint's step and
+// goes on, run_info.yaml gets a `resumed:` entry, and skipped newer checkpoints are renamed
+// .unusable-step_*; checkpoints and summary.yaml are written as by run_training. Throws
+// core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml),
+// CheckpointError (no usable checkpoint, or the run is complete) or core::StateError (a
+// checkpoint that does not fit the config) before anything in the run directory changes.
 TrainingRunResult resume_training(const std::filesystem::path& run_dir,
                                   const TrainingRunSettings& settings,
                                   const std::function<void(const std::string&)>& skipped);

@@ -98,6 +98,11 @@ void load_optimizer(core::StateReader& in, torch::optim::Optimizer& optimizer) {
     states.erase(key);
     return;
   }
+  const bool is_adam = dynamic_cast<torch::optim::Adam*>(&optimizer) != nullptr;
+  const bool is_rmsprop = dynamic_cast<torch::optim::RMSprop*>(&optimizer) != nullptr;
+  if ((kind == "adam" && !is_adam) || (kind == "rmsprop" && !is_rmsprop)) {
+    in.fail(kind + " optimizer state for another optimizer (was the config's optimizer changed?)");
+  }
   if (kind == "adam") {
     auto adam = std::make_unique<torch::optim::AdamParamState>();
     adam->step(in.value<std::int64_t>());

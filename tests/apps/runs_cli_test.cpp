@@ -118,6 +118,28 @@ TEST_F(RunsCliTest, ResumeRefusesWhatItCannotUse) {
       << damaged.output;
 }
 
+// A checkpoint that does not fit the run's (edited) config is refused before the run
+// directory changes at all.
+TEST_F(RunsCliTest, AFailedResumeChangesNothing) {
+  train_short_run();
+  fs::remove_all(dir_ / "out" / "checkpoints" / "step_000000003000");
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  const auto sizes = config.find("hidden_sizes: [64, 64]");
+  ASSERT_NE(sizes, std::string::npos) << config;
+  config.replace(sizes, 22, "hidden_sizes: [32, 32]");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  const auto before = std::distance(fs::recursive_directory_iterator(dir_ / "out"), {});
+  const std::string metrics = read_file(dir_ / "out" / "metrics.csv");
+  const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
+
+  expect_outcome(run("train --resume out"), 2,
+                 "the checkpoint does not fit the run's config: out/checkpoints/"
+                 "step_000000002000/agent.state: expected ");
+  EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
+  EXPECT_EQ(read_file(dir_ / "out" / "run_info.yaml"), run_info);
+  EXPECT_EQ(std::distance(fs::recursive_directory_iterator(dir_ / "out"), {}), before);
+}
+
 TEST_F(RunsCliTest, EvalReportsMeanAndStdOfACheckpoint) {
   train_short_run();
   const auto greedy = run("eval out --episodes 3 --seed 4");

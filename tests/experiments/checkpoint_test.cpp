@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "experiments/checkpoint.h"
 
@@ -65,6 +66,25 @@ TEST_F(CheckpointTest, AnAbandonedWriteLeavesNoCheckpoint) {
   }  // no commit: as if the process died
   EXPECT_TRUE(list_checkpoints(run_).empty());
   EXPECT_TRUE(fs::is_empty(run_ / "checkpoints"));
+}
+
+// Writing a step again replaces the checkpoint, and leftovers of killed writes are cleared.
+TEST_F(CheckpointTest, RewritingAStepReplacesItAndLeftoversAreCleared) {
+  write(10);
+  fs::create_directories(run_ / "checkpoints" / ".partial-step_000000000007" / "x");
+  fs::create_directories(run_ / "checkpoints" / ".superseded-step_000000000004");
+  CheckpointWriter writer(run_, {10, "dqn", "CartPole-v1"});
+  writer.add("agent.state", "second");
+  writer.commit("now");
+  const Checkpoint again = Checkpoint::open(run_ / "checkpoints" / "step_000000000010");
+  EXPECT_EQ(again.info().algo, "dqn");
+  EXPECT_EQ(again.read("agent.state"), "second");
+  EXPECT_FALSE(again.has("envs.state"));
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(run_ / "checkpoints")) {
+    names.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(names, std::vector<std::string>{"step_000000000010"});
 }
 
 TEST_F(CheckpointTest, TruncationAtAnyPointIsRefused) {

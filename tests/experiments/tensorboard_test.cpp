@@ -114,7 +114,7 @@ TEST_F(TensorBoardTest, AResumedRunStartsWithASessionStartAtItsStep) {
   }
   const auto events = read_events(path);
   ASSERT_EQ(events.size(), 3u);
-  EXPECT_EQ(events[1].step(), 4096);
+  EXPECT_EQ(events[1].step(), 4097);
   EXPECT_EQ(events[1].session_log().status(), tensorboard::SessionLog::START);
   EXPECT_EQ(events[2].summary().value(0).tag(), "charts/SPS");
 }
