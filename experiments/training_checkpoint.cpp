@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "agents/a3c/shared_rmsprop.h"
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"

@@ -6,12 +6,15 @@
 #include <optional>
 #include <vector>
 
-#include "agents/a3c/shared_rmsprop.h"
 #include "agents/agent.h"
 #include "envs/vector_env.h"
 #include "experiments/checkpoint.h"
 #include "experiments/evaluator.h"
 #include "experiments/experiment_options.h"
+
+namespace mnrl::agents {
+struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
+}
 
 namespace mnrl::experiments {
 

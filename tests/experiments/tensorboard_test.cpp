@@ -69,6 +69,30 @@ TEST_F(TensorBoardTest, MaskedCrcIsTensorFlows) {
             ((crc >> 15) | (crc << 17)) + 0xa282ead8u);
 }
 
+// The field numbers of TensorFlow's event.proto and summary.proto, as they appear on the wire
+// (key byte = field number << 3 | wire type), so TensorBoard reads what mnrl writes.
+TEST_F(TensorBoardTest, FieldNumbersAreTensorFlows) {
+  tensorboard::Event version;
+  version.set_file_version("brain.Event:2");
+  EXPECT_EQ(version.SerializeAsString()[0], (3 << 3) | 2);
+  tensorboard::Event scalar;
+  auto* value = scalar.mutable_summary()->add_value();
+  value->set_tag("a");
+  value->set_simple_value(1.0f);
+  // summary = 5 (length-delimited) { value = 1 { tag = 1 "a", simple_value = 2 (fixed32) } }
+  const std::string expected = {(5 << 3) | 2, 10, (1 << 3) | 2, 8, (1 << 3) | 2, 1, 'a',
+                                (2 << 3) | 5, 0, 0, static_cast<char>(0x80), 0x3f};
+  EXPECT_EQ(scalar.SerializeAsString(), expected);
+  tensorboard::Event start;
+  start.mutable_session_log()->set_status(tensorboard::SessionLog::START);
+  EXPECT_EQ(start.SerializeAsString(), std::string({(7 << 3) | 2, 2, (1 << 3) | 0, 1}));
+  tensorboard::Event stepped;
+  stepped.set_wall_time(1.0);
+  stepped.set_step(3);
+  EXPECT_EQ(stepped.SerializeAsString().substr(0, 1), std::string(1, (1 << 3) | 1));
+  EXPECT_EQ(stepped.SerializeAsString().substr(9), std::string({(2 << 3) | 0, 3}));
+}
+
 TEST_F(TensorBoardTest, EventFileParsesBackWithItsValues) {
   fs::path path;
   {
