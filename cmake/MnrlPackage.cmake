@@ -8,14 +8,14 @@ set(MNRL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mnrl)
 install(TARGETS mnrl_core mnrl_envs EXPORT mnrlEnvsTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS mnrl_nn mnrl_replay mnrl_agents mnrl_experiments EXPORT mnrlTrainingTargets
+install(TARGETS mnrl_nn mnrl_replay mnrl_distributed mnrl_agents mnrl_experiments EXPORT mnrlTrainingTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT mnrlEnvsTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
 install(EXPORT mnrlTrainingTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
 
 # Headers keep their folders: #include "envs/plugin.h" works in the build tree and installed.
-foreach(folder core envs nn replay agents experiments)
+foreach(folder core envs nn replay distributed agents experiments)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mnrl/${folder}
           FILES_MATCHING PATTERN "*.h")
 endforeach()

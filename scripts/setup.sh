@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler gnuplot-nox
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

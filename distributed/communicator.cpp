@@ -1,0 +1,35 @@
+#include "distributed/communicator.h"
+
+#include <cstdlib>
+
+#include "distributed/local_communicator.h"
+#ifdef MNRL_WITH_MPI
+#include "distributed/mpi_communicator.h"
+#endif
+
+namespace mnrl::distributed {
+
+bool launched_by_mpi() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (std::getenv(variable) != nullptr) return true;
+  }
+  return false;
+}
+
+std::unique_ptr<Communicator> make_communicator(const std::string& backend) {
+  if (backend == "local") return std::make_unique<LocalCommunicator>();
+  if (backend == "mpi" || (backend == "auto" && launched_by_mpi())) {
+#ifdef MNRL_WITH_MPI
+    return std::make_unique<MpiCommunicator>();
+#else
+    throw CommunicatorError("distributed.backend " + backend +
+                            ": this mnrl was built without MPI (install libopenmpi-dev and "
+                            "rebuild; scripts/setup.sh does)");
+#endif
+  }
+  if (backend == "auto") return std::make_unique<LocalCommunicator>();
+  throw CommunicatorError("unknown distributed.backend '" + backend +
+                          "' (expected auto, local or mpi)");
+}
+
+}  // namespace mnrl::distributed

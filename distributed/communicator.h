@@ -1,0 +1,52 @@
+#pragma once
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <ATen/core/Tensor.h>
+
+namespace mnrl::distributed {
+
+// A backend cannot be used here (not built, not launched under mpirun, ...); the message says
+// why and what to do.
+class CommunicatorError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class ReduceOp { kSum, kMean, kMax };
+
+// Collective operations over the processes (ranks) of one training job. Every rank must call
+// the same collectives in the same order with tensors of the same shape and type; they block
+// until all ranks have joined. Tensors are contiguous CPU tensors of float, double or int64
+// (MPI backend). Every rank receives the same bits (Open MPI's reduction algorithms compute
+// each element once and share it; the tests check this).
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Rank among the processes on this machine (for picking a GPU).
+  virtual int local_rank() const = 0;
+  virtual std::string backend() const = 0;
+
+  // In place: every rank ends with the elementwise sum / mean / max over all ranks.
+  virtual void all_reduce(at::Tensor& tensor, ReduceOp op) = 0;
+  // In place: every rank ends with `root`'s values.
+  virtual void broadcast(at::Tensor& tensor, int root) = 0;
+  // [size, ...tensor.shape]: row r is rank r's tensor.
+  virtual at::Tensor all_gather(const at::Tensor& tensor) = 0;
+  virtual void barrier() = 0;
+};
+
+// `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with
+// mpirun), or "auto" (mpi when started by mpirun and built with MPI, local otherwise).
+// Throws CommunicatorError for an unknown or unavailable backend.
+std::unique_ptr<Communicator> make_communicator(const std::string& backend);
+
+// Whether this process was started by mpirun/mpiexec/srun (from their environment variables).
+bool launched_by_mpi();
+
+}  // namespace mnrl::distributed

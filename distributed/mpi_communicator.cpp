@@ -1,0 +1,94 @@
+#include "distributed/mpi_communicator.h"
+
+#include <mpi.h>
+
+#include <cstdlib>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <ATen/ops/empty.h>
+
+namespace mnrl::distributed {
+namespace {
+
+void finalize_mpi() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+void ensure_mpi_initialized() {
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (initialized) return;
+  int provided = 0;
+  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  std::atexit(finalize_mpi);
+}
+
+MPI_Datatype mpi_type(const at::Tensor& tensor, const char* call) {
+  TORCH_CHECK(tensor.defined() && tensor.is_cpu() && tensor.is_contiguous(), call,
+              ": a contiguous CPU tensor is needed");
+  switch (tensor.scalar_type()) {
+    case at::kFloat:
+      return MPI_FLOAT;
+    case at::kDouble:
+      return MPI_DOUBLE;
+    case at::kLong:
+      return MPI_INT64_T;
+    default:
+      TORCH_CHECK(false, call, ": float, double or int64 tensors only, not ", tensor.scalar_type());
+  }
+}
+
+int count_of(const at::Tensor& tensor) {
+  TORCH_CHECK(tensor.numel() <= std::numeric_limits<int>::max(), "tensor too large for one MPI call");
+  return static_cast<int>(tensor.numel());
+}
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator() {
+  ensure_mpi_initialized();
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+  MPI_Comm node;  // the ranks sharing this machine's memory
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local_rank_);
+  MPI_Comm_free(&node);
+}
+
+void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
+  const MPI_Datatype type = mpi_type(tensor, "all_reduce");
+  MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
+                op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+  if (op == ReduceOp::kMean) {
+    TORCH_CHECK(tensor.is_floating_point(), "all_reduce: a mean of integers");
+    tensor.div_(size_);
+  }
+}
+
+void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
+  if (root < 0 || root >= size_) {
+    throw std::invalid_argument("broadcast: root " + std::to_string(root) + " of " +
+                                std::to_string(size_) + " ranks");
+  }
+  MPI_Bcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
+            MPI_COMM_WORLD);
+}
+
+at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
+  const MPI_Datatype type = mpi_type(tensor, "all_gather");
+  std::vector<std::int64_t> shape{size_};
+  for (const auto dimension : tensor.sizes()) shape.push_back(dimension);
+  at::Tensor gathered = at::empty(shape, tensor.options());
+  MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(), count_of(tensor),
+                type, MPI_COMM_WORLD);
+  return gathered;
+}
+
+void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+}  // namespace mnrl::distributed

@@ -1,0 +1,102 @@
+// Collectives give exact results on every rank. Run under `mpirun -np N` (ctest label mpi)
+// with the MPI backend, and as a plain process with the local one.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
+
+#include "distributed/communicator.h"
+
+namespace mnrl::distributed {
+namespace {
+
+// One communicator for the whole test program (MPI is initialized once per process).
+Communicator& communicator() {
+  static const std::unique_ptr<Communicator> instance =
+      make_communicator(std::getenv("MNRL_TEST_BACKEND") ? std::getenv("MNRL_TEST_BACKEND") : "auto");
+  return *instance;
+}
+
+// Rank r's values: r * 1000 + i, exactly representable in float.
+at::Tensor rank_values(int rank, std::int64_t n, at::ScalarType type) {
+  return at::arange(n, at::TensorOptions().dtype(type)).add_(rank * 1000);
+}
+
+TEST(CommunicatorTest, AllReduceSumMeanMaxAreExactOnEveryRank) {
+  Communicator& comm = communicator();
+  const int n = comm.size();
+  for (const auto type : {at::kFloat, at::kDouble, at::kLong}) {
+    at::Tensor sum = rank_values(comm.rank(), 1000, type);
+    comm.all_reduce(sum, ReduceOp::kSum);
+    // sum over r of (r * 1000 + i) = 1000 * n (n - 1) / 2 + n i
+    const at::Tensor expected_sum =
+        at::arange(1000, at::TensorOptions().dtype(type)).mul_(n).add_(1000 * n * (n - 1) / 2);
+    EXPECT_TRUE(sum.equal(expected_sum)) << "type " << type << " on rank " << comm.rank();
+
+    at::Tensor max = rank_values(comm.rank(), 1000, type);
+    comm.all_reduce(max, ReduceOp::kMax);
+    EXPECT_TRUE(max.equal(rank_values(n - 1, 1000, type)));
+  }
+  at::Tensor mean = rank_values(comm.rank(), 1000, at::kDouble);
+  comm.all_reduce(mean, ReduceOp::kMean);
+  EXPECT_TRUE(mean.equal(at::arange(1000, at::kDouble).add_(1000.0 * (n - 1) / 2)));
+}
+
+TEST(CommunicatorTest, EveryRankGetsTheSameBits) {
+  Communicator& comm = communicator();
+  // Values whose float sum depends on the order of additions.
+  at::Tensor values = at::arange(1 << 16, at::kFloat).mul_(1e-3f).add_(0.1f * comm.rank()).sin_();
+  comm.all_reduce(values, ReduceOp::kMean);
+  const at::Tensor all = comm.all_gather(values);
+  for (int r = 1; r < comm.size(); ++r) EXPECT_TRUE(all[r].equal(all[0])) << "rank " << r;
+}
+
+TEST(CommunicatorTest, BroadcastCopiesTheRootsValues) {
+  Communicator& comm = communicator();
+  for (int root = 0; root < comm.size(); ++root) {
+    at::Tensor values = rank_values(comm.rank(), 77, at::kFloat);
+    comm.broadcast(values, root);
+    EXPECT_TRUE(values.equal(rank_values(root, 77, at::kFloat))) << "root " << root;
+  }
+  at::Tensor values = at::zeros({3});
+  EXPECT_THROW(comm.broadcast(values, comm.size()), std::invalid_argument);
+}
+
+TEST(CommunicatorTest, AllGatherStacksTheRanksInOrder) {
+  Communicator& comm = communicator();
+  const at::Tensor mine = rank_values(comm.rank(), 6, at::kLong).reshape({2, 3});
+  const at::Tensor all = comm.all_gather(mine);
+  ASSERT_EQ(all.sizes(), (at::IntArrayRef{comm.size(), 2, 3}));
+  for (int r = 0; r < comm.size(); ++r) {
+    EXPECT_TRUE(all[r].equal(rank_values(r, 6, at::kLong).reshape({2, 3}))) << "rank " << r;
+  }
+  comm.barrier();
+}
+
+TEST(CommunicatorTest, RanksAreNumberedOnce) {
+  Communicator& comm = communicator();
+  EXPECT_EQ(comm.backend(), std::getenv("OMPI_COMM_WORLD_SIZE") ? "mpi" : "local");
+  at::Tensor rank = at::full({1}, static_cast<std::int64_t>(comm.rank()), at::kLong);
+  const at::Tensor ranks = comm.all_gather(rank);
+  for (int r = 0; r < comm.size(); ++r) EXPECT_EQ(ranks[r].item<std::int64_t>(), r);
+  EXPECT_GE(comm.local_rank(), 0);
+  EXPECT_LT(comm.local_rank(), comm.size());
+}
+
+TEST(CommunicatorTest, UnknownBackendIsRefused) {
+  try {
+    make_communicator("nccl2");
+    FAIL() << "expected a refusal";
+  } catch (const CommunicatorError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "unknown distributed.backend 'nccl2' (expected auto, local or mpi)");
+  }
+}
+
+}  // namespace
+}  // namespace mnrl::distributed
