@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <memory>
 #include <string>
 
 #include <ATen/ops/arange.h>
@@ -11,16 +10,10 @@
 #include <ATen/ops/zeros.h>
 
 #include "distributed/communicator.h"
+#include "test_communicator.h"
 
 namespace mnrl::distributed {
 namespace {
-
-// One communicator for the whole test program (MPI is initialized once per process).
-Communicator& communicator() {
-  static const std::unique_ptr<Communicator> instance =
-      make_communicator(std::getenv("MNRL_TEST_BACKEND") ? std::getenv("MNRL_TEST_BACKEND") : "auto");
-  return *instance;
-}
 
 // Rank r's values: r * 1000 + i, exactly representable in float.
 at::Tensor rank_values(int rank, std::int64_t n, at::ScalarType type) {
@@ -28,7 +21,7 @@ at::Tensor rank_values(int rank, std::int64_t n, at::ScalarType type) {
 }
 
 TEST(CommunicatorTest, AllReduceSumMeanMaxAreExactOnEveryRank) {
-  Communicator& comm = communicator();
+  Communicator& comm = test_communicator();
   const int n = comm.size();
   for (const auto type : {at::kFloat, at::kDouble, at::kLong}) {
     at::Tensor sum = rank_values(comm.rank(), 1000, type);
@@ -48,7 +41,7 @@ TEST(CommunicatorTest, AllReduceSumMeanMaxAreExactOnEveryRank) {
 }
 
 TEST(CommunicatorTest, EveryRankGetsTheSameBits) {
-  Communicator& comm = communicator();
+  Communicator& comm = test_communicator();
   // Values whose float sum depends on the order of additions.
   at::Tensor values = at::arange(1 << 16, at::kFloat).mul_(1e-3f).add_(0.1f * comm.rank()).sin_();
   comm.all_reduce(values, ReduceOp::kMean);
@@ -57,7 +50,7 @@ TEST(CommunicatorTest, EveryRankGetsTheSameBits) {
 }
 
 TEST(CommunicatorTest, BroadcastCopiesTheRootsValues) {
-  Communicator& comm = communicator();
+  Communicator& comm = test_communicator();
   for (int root = 0; root < comm.size(); ++root) {
     at::Tensor values = rank_values(comm.rank(), 77, at::kFloat);
     comm.broadcast(values, root);
@@ -68,7 +61,7 @@ TEST(CommunicatorTest, BroadcastCopiesTheRootsValues) {
 }
 
 TEST(CommunicatorTest, AllGatherStacksTheRanksInOrder) {
-  Communicator& comm = communicator();
+  Communicator& comm = test_communicator();
   const at::Tensor mine = rank_values(comm.rank(), 6, at::kLong).reshape({2, 3});
   const at::Tensor all = comm.all_gather(mine);
   ASSERT_EQ(all.sizes(), (at::IntArrayRef{comm.size(), 2, 3}));
@@ -79,7 +72,7 @@ TEST(CommunicatorTest, AllGatherStacksTheRanksInOrder) {
 }
 
 TEST(CommunicatorTest, RanksAreNumberedOnce) {
-  Communicator& comm = communicator();
+  Communicator& comm = test_communicator();
   EXPECT_EQ(comm.backend(), std::getenv("OMPI_COMM_WORLD_SIZE") ? "mpi" : "local");
   at::Tensor rank = at::full({1}, static_cast<std::int64_t>(comm.rank()), at::kLong);
   const at::Tensor ranks = comm.all_gather(rank);
