@@ -2,10 +2,12 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sys/wait.h>
 
 #include "core/text.h"
+#include "experiments/metrics.h"
 
 namespace mnrl::apps {
 
@@ -20,20 +22,17 @@ Curve read_curve(const std::filesystem::path& run_dir, const std::string& metric
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
-    // step,wall_time,name,value
-    const auto first = line.find(',');
-    const auto second = line.find(',', first + 1);
-    const auto third = line.find(',', second + 1);
-    if (third == std::string::npos) continue;
-    const std::string name = line.substr(second + 1, third - second - 1);
-    if (name != metric) {
-      names.insert(name);
-      continue;
-    }
+    std::optional<experiments::MetricsRow> row;
     try {
-      curve.emplace_back(std::stoll(line.substr(0, first)), std::stod(line.substr(third + 1)));
-    } catch (const std::exception&) {
-      throw CurveError(path.string() + ": malformed row '" + line + "'");
+      row = experiments::parse_metrics_row(line, path.string());
+    } catch (const std::runtime_error& e) {
+      throw CurveError(e.what());
+    }
+    if (!row) continue;
+    if (row->name == metric) {
+      curve.emplace_back(row->step, row->value);
+    } else {
+      names.insert(row->name);
     }
   }
   if (curve.empty()) {

@@ -12,13 +12,6 @@ std::string StateReader::text() {
 }
 
 void StateReader::expect_tag(std::string_view name) {
-  const std::size_t at = offset_;
-  const auto count = value<std::uint64_t>();
-  if (count > 256 || count > remaining()) {
-    offset_ = at;
-    fail("no state of '" + std::string(name) + "' here");
-  }
-  offset_ = at;
   const std::string found = text();
   if (found != name) {
     throw StateError(source_ + ": expected the state of '" + std::string(name) + "', found '" +

@@ -8,8 +8,6 @@
 #include <thread>
 #include <vector>
 
-#include <ATen/ops/empty_like.h>
-
 #include "core/rng.h"
 #include "core/stop_signal.h"
 #include "experiments/agent_factory.h"
@@ -139,10 +137,7 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
                       core::derive_seed(seed, kEvalEnvStream), *worker_envs.front());
   // Evaluation plays a consistent snapshot of the shared model through an agent of its own.
   const auto evaluate = [&] {
-    at::Tensor snapshot = at::empty_like(shared_model->parameters);
-    shared_model->copy_to(snapshot);
-    auto agent = make_a3c_worker(options, spec, std::make_shared<agents::SharedModel>(snapshot));
-    return evaluator.run(*agent);
+    return evaluator.run(*make_a3c_player(options, spec, *shared_model));
   };
 
   TrainingParts parts;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <ATen/Parallel.h>
+#include <ATen/ops/empty_like.h>
 #include <torch/optim/adam.h>
 #include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
@@ -129,6 +130,14 @@ std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
   return std::make_unique<agents::A2c>(a3c, std::move(model), std::move(parameters),
                                        std::move(optimizer), std::move(buffer),
                                        action_bounds(spec));
+}
+
+std::unique_ptr<agents::Agent> make_a3c_player(const ExperimentOptions& options,
+                                               const envs::EnvSpec& spec,
+                                               agents::SharedModel& shared) {
+  at::Tensor snapshot = at::empty_like(shared.parameters);
+  shared.copy_to(snapshot);
+  return make_a3c_worker(options, spec, std::make_shared<agents::SharedModel>(snapshot));
 }
 
 void set_compute_threads(int threads) {

@@ -21,6 +21,12 @@ std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
                                                const envs::EnvSpec& spec,
                                                std::shared_ptr<agents::SharedModel> shared);
 
+// An agent that plays a consistent snapshot of `shared` (taken now), for evaluation: a worker
+// over a model of its own, so the running workers' updates do not reach it.
+std::unique_ptr<agents::Agent> make_a3c_player(const ExperimentOptions& options,
+                                               const envs::EnvSpec& spec,
+                                               agents::SharedModel& shared);
+
 // The model every A3C worker learns into, initialized as make_agent() would initialize its
 // network (seeding LibTorch's generator from options.seed).
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,

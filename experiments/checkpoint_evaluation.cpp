@@ -1,9 +1,7 @@
 #include "experiments/checkpoint_evaluation.h"
 
-#include <ATen/ops/empty_like.h>
 #include <torch/utils.h>
 
-#include "core/rng.h"
 #include "experiments/agent_factory.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training_checkpoint.h"
@@ -58,11 +56,7 @@ CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
 
   // A3C plays the shared model, as its training evaluations do.
   std::unique_ptr<agents::Agent> a3c_player;
-  if (shared) {
-    at::Tensor snapshot = at::empty_like(shared->parameters);
-    shared->copy_to(snapshot);
-    a3c_player = make_a3c_worker(options, spec, std::make_shared<agents::SharedModel>(snapshot));
-  }
+  if (shared) a3c_player = make_a3c_player(options, spec, *shared);
   agents::Agent& player = a3c_player ? *a3c_player : *agents.front();
 
   torch::manual_seed(seed);  // sampling, with --stochastic

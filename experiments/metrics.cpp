@@ -17,8 +17,6 @@ double now_seconds() {
 
 constexpr const char* kHeader = "step,wall_time,name,value";
 
-}  // namespace
-
 // The header and the rows of `path` at steps <= `step`, and the last kept row's wall time.
 std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_time) {
   std::ifstream in(path);
@@ -29,18 +27,28 @@ std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_
   }
   kept = line + "\n";
   while (std::getline(in, line)) {
-    const auto comma = line.find(',');
-    const auto second = line.find(',', comma + 1);
-    if (comma == std::string::npos || second == std::string::npos) continue;  // a torn last row
-    try {
-      if (std::stoll(line.substr(0, comma)) > step) continue;
-      wall_time = std::max(wall_time, std::stod(line.substr(comma + 1, second - comma - 1)));
-    } catch (const std::logic_error&) {
-      throw std::runtime_error("'" + path + "': malformed row '" + line + "'");
-    }
+    const auto row = parse_metrics_row(line, path);
+    if (!row || row->step > step) continue;
+    wall_time = std::max(wall_time, row->wall_time);
     kept += line + "\n";
   }
   return kept;
+}
+
+}  // namespace
+
+std::optional<MetricsRow> parse_metrics_row(const std::string& line, const std::string& path) {
+  const auto first = line.find(',');
+  const auto second = first == std::string::npos ? first : line.find(',', first + 1);
+  const auto third = second == std::string::npos ? second : line.find(',', second + 1);
+  if (third == std::string::npos || third + 1 == line.size()) return std::nullopt;
+  try {
+    return MetricsRow{std::stoll(line.substr(0, first)),
+                      std::stod(line.substr(first + 1, second - first - 1)),
+                      line.substr(second + 1, third - second - 1), std::stod(line.substr(third + 1))};
+  } catch (const std::logic_error&) {
+    throw std::runtime_error("'" + path + "': malformed row '" + line + "'");
+  }
 }
 
 CsvMetrics::CsvMetrics(const std::string& path, std::optional<std::int64_t> resumed_at)

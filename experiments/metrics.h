@@ -38,6 +38,18 @@ class MetricsFanOut final : public MetricsSink {
   std::vector<MetricsSink*> sinks_;
 };
 
+// One row of metrics.csv.
+struct MetricsRow {
+  std::int64_t step = 0;
+  double wall_time = 0.0;
+  std::string name;
+  double value = 0.0;
+};
+
+// Parses "step,wall_time,name,value". Returns nullopt for a row cut short (the last row of a
+// killed run); throws std::runtime_error naming `path` for a malformed one.
+std::optional<MetricsRow> parse_metrics_row(const std::string& line, const std::string& path);
+
 // metrics.csv in long form, one scalar per row: step,wall_time,name,value (wall_time in
 // seconds since the sink was opened). Long form because scalars arrive at different steps;
 // pandas: df.pivot_table(index="step", columns="name", values="value").

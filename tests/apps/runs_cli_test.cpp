@@ -165,6 +165,20 @@ TEST_F(RunsCliTest, EvalReportsMeanAndStdOfACheckpoint) {
   expect_outcome(run("eval ."), 2, "is neither a run directory with checkpoints nor a checkpoint");
 }
 
+TEST_F(RunsCliTest, TensorBoardFileFollowsTheLoggingSetting) {
+  const auto has_event_file = [](const fs::path& run) {
+    for (const auto& entry : fs::directory_iterator(run)) {
+      if (entry.path().filename().string().rfind("events.out.tfevents.", 0) == 0) return true;
+    }
+    return false;
+  };
+  const std::string short_run = "train " + kConfig + " --set train.total_steps=512 ";
+  ASSERT_EQ(run(short_run + "--run-dir on").exit_code, 0);
+  EXPECT_TRUE(has_event_file(dir_ / "on"));
+  ASSERT_EQ(run(short_run + "--set logging.tensorboard=false --run-dir off").exit_code, 0);
+  EXPECT_FALSE(has_event_file(dir_ / "off"));
+}
+
 // Width and height from a PNG's IHDR chunk (big-endian, right after the 8-byte signature and
 // the chunk's length and type).
 std::pair<int, int> png_size(const std::string& png) {

@@ -126,6 +126,42 @@ INSTANTIATE_TEST_SUITE_P(
                    1000}),
     [](const auto& info) { return info.param.name; });
 
+// checkpoint.replay_buffer: false leaves the buffer out; the resumed DQN refills it to
+// learning_starts before it learns again, instead of training on a handful of transitions.
+TEST(DqnResumeTest, WithoutTheReplayBufferRefillsBeforeLearning) {
+  const fs::path dir = fs::temp_directory_path() / ("mnrl_dqn_resume_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const ExperimentOptions options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml",
+      {"train.total_steps=6000", "train.eval_episodes=2", "dqn.learning_starts=1000",
+       "checkpoint.interval=3000", "checkpoint.replay_buffer=false"});
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  TrainingRunSettings settings;
+  settings.console = quiet;
+  settings.run_dir = dir.string();
+  run_training(options, settings);
+  const auto checkpoints = list_checkpoints(dir);
+  ASSERT_EQ(checkpoints.size(), 2u);
+  EXPECT_FALSE(Checkpoint::open(checkpoints[0]).has("replay.bin"));
+  fs::remove_all(checkpoints[1]);
+
+  const auto resumed = resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
+  std::fclose(quiet);
+  EXPECT_EQ(resumed.training.steps, 6000);
+  // The buffer size reported by the first update after the resume (at step > 3000).
+  std::istringstream rows(read_file(dir / "metrics.csv"));
+  std::string line;
+  double first_size = -1;
+  while (first_size < 0 && std::getline(rows, line)) {
+    const auto first = line.find(',');
+    if (line.find(",charts/buffer_size,") == std::string::npos) continue;
+    if (std::stoll(line.substr(0, first)) <= 3000) continue;
+    first_size = std::stod(line.substr(line.rfind(',') + 1));
+  }
+  EXPECT_GE(first_size, 1000.0);
+  fs::remove_all(dir);
+}
+
 // A3C's workers interleave freely, so its resume is not bitwise; but scheduled checkpoints
 // (workers paused) and resuming from one work, and training continues from the saved step.
 TEST(A3cResumeTest, ResumesFromAScheduledCheckpoint) {
