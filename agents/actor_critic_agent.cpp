@@ -148,6 +148,7 @@ void ActorCriticAgent::set_learning_rate(double learning_rate) {
 void ActorCriticAgent::gradient_step(const at::Tensor& loss, double max_grad_norm) {
   parameters_->zero_grad();
   loss.backward();
+  if (after_backward_) after_backward_();
   torch::nn::utils::clip_grad_norm_(parameters_->values(), max_grad_norm);
   optimizer_->step();
 }

@@ -52,13 +52,14 @@ class ActorCriticAgent : public Agent {
   void load_state(core::StateReader& in) override;
 
   nn::ActorCritic& model() { return model_; }
+  void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
  protected:
   // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).
   RolloutBatch finish_rollout(double gamma, double gae_lambda);
   void clear_rollout() { buffer_.clear(); }
   void set_learning_rate(double learning_rate);
-  // zero grad, backward, clip the global gradient norm, optimizer step.
+  // zero grad, backward, the gradient hook, clip the global gradient norm, optimizer step.
   void gradient_step(const at::Tensor& loss, double max_grad_norm);
 
   nn::ActorCritic model_;
@@ -75,6 +76,7 @@ class ActorCriticAgent : public Agent {
   replay::RolloutBuffer buffer_;
   ActionBounds bounds_;
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
+  GradientHook after_backward_;
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,10 @@ struct TrainingProgress {
     return 1.0 - static_cast<double>(steps_done) / static_cast<double>(total_steps);
   }
 };
+
+// Called by an agent's update() after each backward pass, before the gradients are clipped and
+// applied: data-parallel training averages them over the ranks here.
+using GradientHook = std::function<void()>;
 
 // Name/value pairs with CleanRL's metric names ("losses/policy_loss", ...).
 using Statistics = std::vector<std::pair<std::string, double>>;

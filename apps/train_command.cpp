@@ -1,12 +1,17 @@
 #include <csignal>
 #include <cstdio>
 #include <exception>
+#include <memory>
+#include <string>
 
 #include "apps/commands.h"
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
 #include "core/stop_signal.h"
+#include "core/text.h"
+#include "distributed/communicator.h"
+#include "distributed/job.h"
 #include "experiments/checkpoint.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training_run.h"
@@ -27,6 +32,68 @@ experiments::TrainingRunResult start_or_resume(const TrainArguments& args,
   });
 }
 
+// Loads the experiment on every rank. Returns false, having said why, unless every rank could:
+// a config or plugin that one rank cannot load (a file missing on one node) stops all of them
+// before any work. Rank 0 speaks for an error every rank shares.
+bool load_on_every_rank(const TrainArguments& args, distributed::Job& job,
+                        experiments::ExperimentOptions& options) {
+  std::vector<std::string> overrides = args.overrides;
+  if (args.seed) overrides.push_back("seed=" + std::to_string(*args.seed));
+  std::string error;
+  try {
+    if (args.resume.empty()) options = experiments::load_experiment(args.config, overrides);
+  } catch (const core::ConfigError& e) {
+    error = e.what();
+  }
+  const std::vector<int> failed = job.ranks_where(!error.empty());
+  if (failed.empty()) return true;
+  if (!error.empty() && (job.rank() == 0 || failed.front() != 0)) {
+    std::fprintf(stderr, "mnrl train%s: config error: %s\n", job.rank_label().c_str(),
+                 error.c_str());
+  }
+  if (job.rank() == 0 && job.size() > 1 && failed.front() != 0) {
+    std::vector<std::string> ranks;
+    for (const int rank : failed) ranks.push_back(std::to_string(rank));
+    std::fprintf(stderr, "mnrl train: rank(s) %s could not load the experiment; nothing was run\n",
+                 core::join(ranks).c_str());
+  }
+  return false;
+}
+
+// Reports a failure. A job of several ranks ends at once on every rank (the others may be
+// waiting for this one in a collective); one process returns `code`.
+int fail(distributed::Job& job, int code, const std::string& message) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "%smnrl train%s: %s\n", code == kExitFailure ? "\n" : "",
+               job.rank_label().c_str(), message.c_str());
+  if (job.size() > 1) {
+    std::fprintf(stderr, "mnrl train%s: ending the job\n", job.rank_label().c_str());
+    job.abort(code);
+  }
+  return code;
+}
+
+int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
+  const auto& t = run.training;
+  if (job.rank() > 0) return t.interrupted && core::stop_signal() ? 128 + core::stop_signal() : 0;
+  if (t.interrupted) {
+    // In a job of several ranks, the signal may have reached another rank only.
+    const int signal = core::stop_signal() ? core::stop_signal() : SIGTERM;
+    std::printf("stopped by %s at step %lld; checkpoint: %s\nresume with: mnrl train --resume %s\n",
+                core::stop_signal() ? signal_name(signal) : "a signal to another rank",
+                static_cast<long long>(t.steps), t.checkpoint.c_str(), run.run_dir.c_str());
+    return 128 + signal;
+  }
+  const auto& e = t.final_evaluation;
+  std::printf("final evaluation: mean return %.2f ± %.2f over %d episodes (greedy actions)\n",
+              e.mean_return, e.std_return, e.episodes);
+  std::printf("trained %lld steps in %.2f s (%.0f steps/s); run directory: %s\n",
+              static_cast<long long>(t.steps), t.seconds,
+              t.seconds > 0 ? static_cast<double>(t.steps) / t.seconds : 0.0,
+              run.run_dir.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 int train_command(const TrainArguments& args) {
@@ -36,55 +103,36 @@ int train_command(const TrainArguments& args) {
                  "(mnrl train --resume RUN_DIR)\n");
     return kExitUsage;
   }
-  std::vector<std::string> overrides = args.overrides;
-  if (args.seed) overrides.push_back("seed=" + std::to_string(*args.seed));
-
-  experiments::ExperimentOptions options;
+  std::unique_ptr<distributed::Job> job_holder;
   try {
-    if (args.resume.empty()) options = experiments::load_experiment(args.config, overrides);
-  } catch (const core::ConfigError& e) {
-    std::fprintf(stderr, "mnrl train: config error: %s\n", e.what());
+    job_holder = std::make_unique<distributed::Job>();
+  } catch (const distributed::CommunicatorError& e) {
+    std::fprintf(stderr, "mnrl train: %s\n", e.what());
     return kExitUsage;
   }
+  distributed::Job& job = *job_holder;
+  experiments::ExperimentOptions options;
+  if (!load_on_every_rank(args, job, options)) return kExitUsage;
 
   core::install_stop_handlers();
   try {
     experiments::TrainingRunSettings settings;
     settings.run_dir = args.run_dir;
     settings.command_line = args.command_line;
-    const auto run = start_or_resume(args, settings, options);
-    const auto& t = run.training;
-    if (t.interrupted) {
-      std::printf("stopped by %s at step %lld; checkpoint: %s\nresume with: mnrl train --resume %s\n",
-                  signal_name(core::stop_signal()), static_cast<long long>(t.steps),
-                  t.checkpoint.c_str(), run.run_dir.c_str());
-      return 128 + core::stop_signal();
-    }
-    const auto& e = t.final_evaluation;
-    std::printf("final evaluation: mean return %.2f ± %.2f over %d episodes (greedy actions)\n",
-                e.mean_return, e.std_return, e.episodes);
-    std::printf("trained %lld steps in %.2f s (%.0f steps/s); run directory: %s\n",
-                static_cast<long long>(t.steps), t.seconds,
-                t.seconds > 0 ? static_cast<double>(t.steps) / t.seconds : 0.0,
-                run.run_dir.c_str());
-    return kExitOk;
+    return report(start_or_resume(args, settings, options), job);
   } catch (const core::RunDirectoryError& e) {
-    std::fprintf(stderr, "mnrl train: %s\n", e.what());
-    return kExitUsage;
+    return fail(job, kExitUsage, e.what());
   } catch (const core::ConfigError& e) {
-    std::fprintf(stderr, "mnrl train: config error in the run to resume: %s\n", e.what());
-    return kExitUsage;
+    return fail(job, kExitUsage, std::string("config error in the run to resume: ") + e.what());
+  } catch (const distributed::CommunicatorError& e) {
+    return fail(job, kExitUsage, e.what());
   } catch (const experiments::CheckpointError& e) {
-    std::fprintf(stderr, "mnrl train: %s\n", e.what());
-    return kExitUsage;
+    return fail(job, kExitUsage, e.what());
   } catch (const core::StateError& e) {
-    std::fprintf(stderr, "mnrl train: the checkpoint does not fit the run's config: %s\n",
-                 e.what());
-    return kExitUsage;
+    return fail(job, kExitUsage,
+                std::string("the checkpoint does not fit the run's config: ") + e.what());
   } catch (const std::exception& e) {
-    std::fflush(stdout);
-    std::fprintf(stderr, "\nmnrl train: error: %s\n", e.what());
-    return kExitFailure;
+    return fail(job, kExitFailure, std::string("error: ") + e.what());
   }
 }
 

@@ -17,7 +17,16 @@ bool launched_by_mpi() {
 }
 
 std::unique_ptr<Communicator> make_communicator(const std::string& backend) {
-  if (backend == "local") return std::make_unique<LocalCommunicator>();
+  if (backend == "local") {
+#ifdef MNRL_WITH_MPI
+    if (launched_by_mpi() && MpiCommunicator().size() > 1) {
+      throw CommunicatorError("distributed.backend is local, but mpirun started " +
+                              std::to_string(MpiCommunicator().size()) +
+                              " ranks: use auto or mpi, or start one process");
+    }
+#endif
+    return std::make_unique<LocalCommunicator>();
+  }
   if (backend == "mpi" || (backend == "auto" && launched_by_mpi())) {
 #ifdef MNRL_WITH_MPI
     return std::make_unique<MpiCommunicator>();

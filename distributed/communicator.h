@@ -39,6 +39,17 @@ class Communicator {
   // [size, ...tensor.shape]: row r is rank r's tensor.
   virtual at::Tensor all_gather(const at::Tensor& tensor) = 0;
   virtual void barrier() = 0;
+
+  // Point to point, for A3C's parameter server. send() returns once `tensor` may be reused;
+  // receive() fills `tensor` (same size and type as sent) from rank `source`, or from the
+  // first rank to send with `tag` when source is kAnySource, and returns the sender's rank.
+  static constexpr int kAnySource = -1;
+  virtual void send(const at::Tensor& tensor, int destination, int tag) = 0;
+  virtual int receive(at::Tensor& tensor, int source, int tag) = 0;
+
+  // Ends every process of the job now with exit status `code`, so that no rank waits forever
+  // for one that failed. The caller says why first (on stderr, naming its rank).
+  [[noreturn]] virtual void abort(int code) = 0;
 };
 
 // `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with

@@ -1,5 +1,7 @@
 #include "distributed/local_communicator.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +18,22 @@ void LocalCommunicator::broadcast(at::Tensor& tensor, int root) {
 
 at::Tensor LocalCommunicator::all_gather(const at::Tensor& tensor) {
   return tensor.unsqueeze(0).clone();
+}
+
+void LocalCommunicator::send(const at::Tensor&, int destination, int) {
+  throw CommunicatorError("send to rank " + std::to_string(destination) +
+                          ": a job of one process has no other rank (start it with mpirun)");
+}
+
+int LocalCommunicator::receive(at::Tensor&, int source, int) {
+  throw CommunicatorError("receive from rank " + std::to_string(source) +
+                          ": a job of one process has no other rank (start it with mpirun)");
+}
+
+void LocalCommunicator::abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(code);
 }
 
 }  // namespace mnrl::distributed

@@ -16,6 +16,10 @@ class LocalCommunicator final : public Communicator {
   void broadcast(at::Tensor& tensor, int root) override;
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override {}
+  // A job of one process has no other rank to talk to: these throw CommunicatorError.
+  void send(const at::Tensor& tensor, int destination, int tag) override;
+  int receive(at::Tensor& tensor, int source, int tag) override;
+  [[noreturn]] void abort(int code) override;
 };
 
 }  // namespace mnrl::distributed

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <stdexcept>
@@ -90,5 +91,24 @@ at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
 }
 
 void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+
+void MpiCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
+  MPI_Send(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "send"), destination, tag,
+           MPI_COMM_WORLD);
+}
+
+int MpiCommunicator::receive(at::Tensor& tensor, int source, int tag) {
+  MPI_Status status;
+  MPI_Recv(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "receive"),
+           source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &status);
+  return status.MPI_SOURCE;
+}
+
+void MpiCommunicator::abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; this is for the compiler
+}
 
 }  // namespace mnrl::distributed

@@ -19,6 +19,10 @@ class MpiCommunicator final : public Communicator {
   void broadcast(at::Tensor& tensor, int root) override;
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override;
+  void send(const at::Tensor& tensor, int destination, int tag) override;
+  int receive(at::Tensor& tensor, int source, int tag) override;
+  // MPI_Abort on MPI_COMM_WORLD: mpirun ends every rank.
+  [[noreturn]] void abort(int code) override;
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;

@@ -1,5 +1,6 @@
 #include "envs/running_mean_std.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -53,6 +54,27 @@ void RunningMeanStd::merge(const RunningMeanStd& other) {
                                 std::to_string(size()));
   }
   add_moments(other.mean_, other.var_, other.count_);
+}
+
+RunningMeanStd RunningMeanStd::added_since(const RunningMeanStd& earlier) const {
+  if (earlier.size() != size()) {
+    throw std::invalid_argument("RunningMeanStd::added_since: statistics of different sizes");
+  }
+  RunningMeanStd added(size());
+  added.count_ = count_ - earlier.count_;
+  if (!(added.count_ > 0)) {
+    added.count_ = 0;
+    return added;
+  }
+  for (std::size_t j = 0; j < size(); ++j) {
+    const double mean = (mean_[j] * count_ - earlier.mean_[j] * earlier.count_) / added.count_;
+    const double delta = mean - earlier.mean_[j];
+    const double m2 = var_[j] * count_ - earlier.var_[j] * earlier.count_ -
+                      delta * delta * earlier.count_ * added.count_ / count_;
+    added.mean_[j] = mean;
+    added.var_[j] = std::max(m2 / added.count_, 0.0);
+  }
+  return added;
 }
 
 void RunningMeanStd::add_moments(const std::vector<double>& mean, const std::vector<double>& var,

@@ -25,6 +25,10 @@ class RunningMeanStd {
   void update(const double* rows, std::size_t num_rows);
   // Adds statistics gathered elsewhere. Throws std::invalid_argument on a size mismatch.
   void merge(const RunningMeanStd& other);
+  // What was added to `earlier` to make these statistics (this = earlier merged with the
+  // result), by inverting the merge; a count of 0 if nothing was. Processes that start from the
+  // same statistics send each other this and merge it, in the same order, to agree again.
+  RunningMeanStd added_since(const RunningMeanStd& earlier) const;
 
   // For checkpoints, bit for bit. load_state() keeps the size and refuses a non-positive count
   // or a negative or non-finite moment (core::StateError), leaving the statistics unchanged.

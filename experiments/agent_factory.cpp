@@ -12,6 +12,7 @@
 #include "agents/dqn/dqn.h"
 #include "agents/ppo/ppo.h"
 #include "core/rng.h"
+#include "distributed/gradient_synchronizer.h"
 #include "experiments/seed_streams.h"
 #include "nn/fused_adam.h"
 
@@ -64,8 +65,13 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const ExperimentOptions&
                   .eps(a2c ? options.a2c.optimizer_eps : options.ppo.adam_eps));
 }
 
+// What data-parallel training hooks into an agent's update, given the agent's flat parameters
+// (nothing, for a single process).
+using GradientHookFactory = std::function<agents::GradientHook(nn::FlatParameters&)>;
+
 std::unique_ptr<agents::Agent> make_dqn(const ExperimentOptions& options,
-                                        const envs::EnvSpec& spec) {
+                                        const envs::EnvSpec& spec,
+                                        const GradientHookFactory& hook_for) {
   const auto q_options =
       nn::QNetworkOptions(envs::flat_size(spec.observation_space),
                           std::get<envs::Discrete>(spec.action_space).n)
@@ -78,33 +84,66 @@ std::unique_ptr<agents::Agent> make_dqn(const ExperimentOptions& options,
   auto optimizer = std::make_unique<nn::FusedAdam>(
       std::vector<at::Tensor>{parameters->values()},
       torch::optim::AdamOptions(options.dqn.learning_rate));
-  return std::make_unique<agents::Dqn>(
+  agents::GradientHook hook = hook_for(*parameters);
+  auto dqn = std::make_unique<agents::Dqn>(
       options.dqn, std::move(online), std::move(target), std::move(parameters),
       std::move(optimizer), options.env.num_envs, options.train.total_steps,
       core::derive_seed(static_cast<std::uint64_t>(options.seed), kExplorationStream));
+  dqn->set_gradient_hook(std::move(hook));
+  return dqn;
+}
+
+std::unique_ptr<agents::Agent> build_agent(const ExperimentOptions& options,
+                                           const envs::EnvSpec& spec,
+                                           const GradientHookFactory& hook_for) {
+  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
+  if (options.algo == "dqn") return make_dqn(options, spec, hook_for);
+  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  auto optimizer = make_optimizer(options, *parameters);
+  agents::GradientHook hook = hook_for(*parameters);
+  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
+  const std::int64_t n_steps = options.algo == "a2c" ? options.a2c.n_steps : options.ppo.n_steps;
+  replay::RolloutBuffer buffer(n_steps, options.env.num_envs, observation_size,
+                               stored_action_size(spec));
+  std::unique_ptr<agents::ActorCriticAgent> agent;
+  if (options.algo == "a2c") {
+    agent = std::make_unique<agents::A2c>(options.a2c, std::move(model), std::move(parameters),
+                                          std::move(optimizer), std::move(buffer),
+                                          action_bounds(spec));
+  } else {
+    agent = std::make_unique<agents::Ppo>(options.ppo, std::move(model), std::move(parameters),
+                                          std::move(optimizer), std::move(buffer),
+                                          action_bounds(spec));
+  }
+  agent->set_gradient_hook(std::move(hook));
+  return agent;
 }
 
 }  // namespace
 
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec) {
-  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
-  if (options.algo == "dqn") return make_dqn(options, spec);
-  nn::ActorCritic model = make_actor_critic(options.network, spec);
-  auto parameters = std::make_shared<nn::FlatParameters>(*model);
-  auto optimizer = make_optimizer(options, *parameters);
-  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
-  const std::int64_t n_steps = options.algo == "a2c" ? options.a2c.n_steps : options.ppo.n_steps;
-  replay::RolloutBuffer buffer(n_steps, options.env.num_envs, observation_size,
-                               stored_action_size(spec));
-  if (options.algo == "a2c") {
-    return std::make_unique<agents::A2c>(options.a2c, std::move(model), std::move(parameters),
-                                         std::move(optimizer), std::move(buffer),
-                                         action_bounds(spec));
-  }
-  return std::make_unique<agents::Ppo>(options.ppo, std::move(model), std::move(parameters),
-                                       std::move(optimizer), std::move(buffer),
-                                       action_bounds(spec));
+  return build_agent(options, spec, [](nn::FlatParameters&) { return agents::GradientHook(); });
+}
+
+ReplicatedAgent::ReplicatedAgent() = default;
+ReplicatedAgent::ReplicatedAgent(ReplicatedAgent&&) noexcept = default;
+ReplicatedAgent& ReplicatedAgent::operator=(ReplicatedAgent&&) noexcept = default;
+ReplicatedAgent::~ReplicatedAgent() = default;
+
+ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                      distributed::Communicator& communicator) {
+  ReplicatedAgent replica;
+  replica.agent = build_agent(options, spec, [&](nn::FlatParameters& parameters) {
+    distributed::GradientSynchronizerOptions sync_options;
+    sync_options.bucket_bytes =
+        std::max<std::int64_t>(4, static_cast<std::int64_t>(options.distributed.bucket_mb * (1 << 20)));
+    replica.synchronizer = std::make_unique<distributed::GradientSynchronizer>(
+        communicator, parameters.values(), parameters.gradients(), sync_options);
+    return [synchronizer = replica.synchronizer.get()] { synchronizer->average_gradients(); };
+  });
+  return replica;
 }
 
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,

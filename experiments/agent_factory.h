@@ -7,6 +7,11 @@
 #include "envs/space.h"
 #include "experiments/experiment_options.h"
 
+namespace mnrl::distributed {
+class Communicator;
+class GradientSynchronizer;
+}  // namespace mnrl::distributed
+
 namespace mnrl::experiments {
 
 // Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
@@ -14,6 +19,25 @@ namespace mnrl::experiments {
 // torch objects; the training loop itself stays torch-free.
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec);
+
+// One rank's agent in a data-parallel job, and what keeps its parameters equal to the other
+// ranks': its update() averages every gradient over the ranks (after backward, before
+// clipping), so every rank applies the same step.
+struct ReplicatedAgent {
+  std::unique_ptr<agents::Agent> agent;
+  std::unique_ptr<distributed::GradientSynchronizer> synchronizer;
+
+  ReplicatedAgent();
+  ReplicatedAgent(ReplicatedAgent&&) noexcept;
+  ReplicatedAgent& operator=(ReplicatedAgent&&) noexcept;
+  ~ReplicatedAgent();
+};
+
+// make_agent() with its gradients averaged over `communicator`'s ranks in buckets of
+// options.distributed.bucket_mb. Does not broadcast the parameters: the caller does, once
+// every rank has built its agent (and again after loading a checkpoint).
+ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                      distributed::Communicator& communicator);
 
 // An A3C worker: an A2C agent over a local copy of `shared` (copied in now) whose optimizer
 // applies its gradients to `shared` (agents::SharedRmsprop). Seeds nothing.

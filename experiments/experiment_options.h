@@ -79,6 +79,28 @@ struct LoggingOptions {
   }
 };
 
+// The `distributed:` section: how the ranks of `mpirun -np N mnrl train` work together
+// (docs/distributed.md). A single process ignores it.
+struct DistributedOptions {
+  std::string backend = "auto";        // auto | local | mpi | nccl | hierarchical
+  double bucket_mb = 25.0;             // gradient MiB per all-reduce call
+  std::int64_t sync_check_interval = 100;  // updates between replica checks; 0 = never
+  std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("backend", backend,
+            "communicator: auto (mpi under mpirun, else local), local, mpi, nccl, hierarchical",
+            core::one_of({"auto", "local", "mpi", "nccl", "hierarchical"}));
+    v.field("bucket_mb", bucket_mb, "gradient MiB per all-reduce call", core::greater_than(0.0));
+    v.field("sync_check_interval", sync_check_interval,
+            "updates between checks that every rank holds the same parameters; 0 = never",
+            core::at_least(0));
+    v.field("lr_scaling", lr_scaling,
+            "learning rate with N ranks: none (as written) or linear (times N)",
+            core::one_of({"none", "linear"}));
+  }
+};
+
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
@@ -92,6 +114,7 @@ struct ExperimentOptions {
   TrainOptions train;
   CheckpointOptions checkpoint;
   LoggingOptions logging;
+  DistributedOptions distributed;
 
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
@@ -106,6 +129,7 @@ struct ExperimentOptions {
     v.section("train", train, "training schedule");
     v.section("checkpoint", checkpoint, "checkpoint schedule");
     v.section("logging", logging, "metric outputs");
+    v.section("distributed", distributed, "multi-process training (mpirun)");
   }
 };
 

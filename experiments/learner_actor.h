@@ -40,10 +40,15 @@ class LearnerActor {
   // and reports the update's statistics at the progress' step. Returns whether it updated.
   bool update_if_ready(MetricsSink& metrics, const agents::TrainingProgress& progress) {
     if (!agent_.update_ready()) return false;
+    update(metrics, progress);
+    return true;
+  }
+
+  // Updates the agent and reports the update's statistics at the progress' step.
+  void update(MetricsSink& metrics, const agents::TrainingProgress& progress) {
     for (const auto& [name, value] : agent_.update(progress)) {
       metrics.scalar(progress.steps_done, name, value);
     }
-    return true;
   }
 
  private:

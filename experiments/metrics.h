@@ -20,6 +20,12 @@ class MetricsSink {
   virtual void flush() {}
 };
 
+// Discards everything: the sink of the ranks other than 0 in a data-parallel job.
+class NoMetrics final : public MetricsSink {
+ public:
+  void scalar(std::int64_t, const std::string&, double) override {}
+};
+
 // Forwards to several sinks.
 class MetricsFanOut final : public MetricsSink {
  public:

@@ -1,32 +1,61 @@
 #include "experiments/single_learner_training.h"
 
 #include <chrono>
+#include <optional>
 
 #include "core/rng.h"
 #include "core/stop_signal.h"
+#include "distributed/communicator.h"
+#include "distributed/gradient_synchronizer.h"
 #include "experiments/agent_factory.h"
+#include "experiments/data_parallel.h"
 #include "experiments/learner_actor.h"
 #include "experiments/seed_streams.h"
 
 namespace mnrl::experiments {
 
-TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics,
-                                    const CheckpointSettings* checkpoints) {
+TrainingResult train_single_learner(const ExperimentOptions& experiment, MetricsSink& metrics,
+                                    const CheckpointSettings* checkpoints,
+                                    distributed::Communicator* communicator) {
+  const int ranks = communicator ? communicator->size() : 1;
+  const bool leader = !communicator || communicator->rank() == 0;
+  const ExperimentOptions options =
+      ranks > 1 ? options_for_rank(experiment, communicator->rank(), ranks) : experiment;
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
   auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
-  Evaluator evaluator(options.env, options.train.eval_episodes,
+  // Only rank 0 evaluates: every rank holds the same policy.
+  std::optional<Evaluator> evaluator;
+  if (leader) {
+    evaluator.emplace(options.env, options.train.eval_episodes,
                       core::derive_seed(seed, kEvalEnvStream), *envs);
-  auto agent = make_agent(options, envs->spec());
+  }
+  ReplicatedAgent replica;
+  std::optional<DataParallel> data_parallel;
+  std::optional<ReducedMetrics> reduced;
+  if (ranks > 1) {
+    replica = make_replicated_agent(options, envs->spec(), *communicator);
+    data_parallel.emplace(*communicator, options.distributed, *replica.synchronizer, *envs);
+    reduced.emplace(*communicator, leader ? &metrics : nullptr);
+  } else {
+    replica.agent = make_agent(options, envs->spec());
+  }
+  agents::Agent& agent = *replica.agent;
+  // Episodes and update statistics: as they come, or reduced over the ranks at each update.
+  MetricsSink& learning_metrics = reduced ? static_cast<MetricsSink&>(*reduced) : metrics;
 
-  LearnerActor actor(*agent, *envs);
-  const std::int64_t total_steps = options.train.total_steps;
+  LearnerActor actor(agent, *envs);
+  // Steps count the env steps of every rank: all ranks step the same number of envs in
+  // lockstep (each update is collective).
+  const std::int64_t steps_per_step = static_cast<std::int64_t>(actor.num_envs()) * ranks;
+  const std::int64_t total_steps = experiment.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
   LoopState loop;
   loop.next_eval = eval_interval > 0 ? eval_interval : total_steps + 1;
-  const TrainingParts parts{{agent.get()}, {envs.get()}, &evaluator, nullptr};
+  const TrainingParts parts{{&agent}, {envs.get()}, evaluator ? &*evaluator : nullptr, nullptr,
+                            ranks > 1 ? communicator : nullptr};
   if (checkpoints && checkpoints->resume_from) {
-    if (!resume_from_checkpoint(*checkpoints, options, loop, parts)) {
+    if (!resume_from_checkpoint(*checkpoints, experiment, loop, parts)) {
       // Envs that cannot save their state start new episodes, seeded apart from the first ones.
       envs->reseed(core::derive_seed(core::derive_seed(seed, kTrainEnvStream),
                                      static_cast<std::uint64_t>(loop.step)));
@@ -35,7 +64,8 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
   } else {
     envs->reset();
   }
-  CheckpointSchedule schedule(checkpoints, options, loop);
+  if (data_parallel) data_parallel->broadcast_from_leader();
+  CheckpointSchedule schedule(checkpoints, experiment, loop);
 
   const std::int64_t first_step = loop.step;
   const auto start = std::chrono::steady_clock::now();
@@ -52,27 +82,41 @@ TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSin
   std::int64_t& step = loop.step;
 
   while (step < total_steps) {
-    if (core::stop_requested()) {
+    const bool stop = data_parallel ? data_parallel->stop_agreed(core::stop_requested())
+                                    : core::stop_requested();
+    if (stop) {
       result.interrupted = true;
       break;
     }
     actor.step();
-    step += actor.num_envs();
-    actor.report_episodes(metrics, step);
-    if (actor.update_if_ready(metrics, {step, total_steps})) {
-      metrics.scalar(step, "charts/SPS", static_cast<double>(step - first_step) / elapsed());
+    step += steps_per_step;
+    actor.report_episodes(learning_metrics, step);
+    bool update = agent.update_ready();
+    // A replay agent's readiness depends on its buffer, which fills at each rank's own pace;
+    // the ranks update together or not at all.
+    if (data_parallel && agent.has_replay()) update = data_parallel->all_agree(update);
+    if (update) {
+      actor.update(learning_metrics, {step, total_steps});
+      if (data_parallel) {
+        data_parallel->after_update();
+        reduced->publish(step);
+      }
+      if (leader) {
+        metrics.scalar(step, "charts/SPS", static_cast<double>(step - first_step) / elapsed());
+      }
     }
     if (step >= loop.next_eval && step < total_steps) {
-      record_evaluation(metrics, step, evaluator.run(*agent));
+      if (leader) record_evaluation(metrics, step, evaluator->run(agent));
       loop.next_eval += eval_interval;
     }
     if (schedule.due(step)) write_checkpoint();
     metrics.progress(step);
   }
+  if (reduced) reduced->publish(step);  // the episodes since the last update
 
   // A stopped run saves at once; a finished one is evaluated first.
-  if (!result.interrupted) {
-    result.final_evaluation = evaluator.run(*agent);
+  if (!result.interrupted && leader) {
+    result.final_evaluation = evaluator->run(agent);
     record_evaluation(metrics, step, result.final_evaluation);
   }
   write_checkpoint();

@@ -8,6 +8,10 @@
 #include "experiments/training_checkpoint.h"
 #include "experiments/metrics.h"
 
+namespace mnrl::distributed {
+class Communicator;
+}
+
 namespace mnrl::experiments {
 
 struct TrainingResult {
@@ -25,7 +29,12 @@ struct TrainingResult {
 // stops at once (no final evaluation) and writes its checkpoint. Everything it measures goes to
 // `metrics`; `seconds` and the SPS metric count this process only, `seconds` plus the earlier
 // segments of a resumed run.
+//
+// With a `communicator` of several ranks, it is one rank of a data-parallel job (DataParallel):
+// every rank calls it; the steps count all ranks' env steps; only rank 0 evaluates and reports
+// to `metrics` (episodes and update statistics reduced over the ranks) and writes checkpoints.
 TrainingResult train_single_learner(const ExperimentOptions& options, MetricsSink& metrics,
-                                    const CheckpointSettings* checkpoints = nullptr);
+                                    const CheckpointSettings* checkpoints = nullptr,
+                                    distributed::Communicator* communicator = nullptr);
 
 }  // namespace mnrl::experiments

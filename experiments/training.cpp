@@ -5,9 +5,10 @@
 namespace mnrl::experiments {
 
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
-                     const CheckpointSettings* checkpoints) {
+                     const CheckpointSettings* checkpoints,
+                     distributed::Communicator* communicator) {
   return options.algo == "a3c" ? train_a3c(options, metrics, checkpoints)
-                               : train_single_learner(options, metrics, checkpoints);
+                               : train_single_learner(options, metrics, checkpoints, communicator);
 }
 
 }  // namespace mnrl::experiments

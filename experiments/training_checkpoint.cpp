@@ -1,11 +1,17 @@
 #include "experiments/training_checkpoint.h"
 
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <limits>
+#include <utility>
 
 #include "agents/a3c/shared_rmsprop.h"
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
+#include "distributed/byte_exchange.h"
+#include "distributed/communicator.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::experiments {
@@ -17,6 +23,75 @@ constexpr const char* kEnvsFile = "envs.state";
 constexpr const char* kTrainingFile = "training.state";
 constexpr const char* kReplayFile = "replay.bin";
 
+int rank_of(const TrainingParts& parts) {
+  return parts.communicator ? parts.communicator->rank() : 0;
+}
+
+// The name of `rank`'s copy of checkpoint file `name`.
+std::string rank_file(const std::string& name, int rank) {
+  return rank == 0 ? name : "rank" + std::to_string(rank) + "." + name;
+}
+
+// Named files, packed into one byte string to travel to rank 0.
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+std::string pack(const Files& files) {
+  core::StateWriter out;
+  out.value(static_cast<std::uint64_t>(files.size()));
+  for (const auto& [name, bytes] : files) {
+    out.text(name);
+    out.text(bytes);
+  }
+  return out.bytes();
+}
+
+Files unpack(const std::string& packed, int rank) {
+  core::StateReader in(packed, "checkpoint files of rank " + std::to_string(rank));
+  Files files(in.value<std::uint64_t>());
+  for (auto& [name, bytes] : files) {
+    name = in.text();
+    bytes = in.text();
+  }
+  return files;
+}
+
+// The files `agent`'s save_replay() writes, read back from a private temporary directory.
+Files replay_files(const agents::Agent& agent) {
+  std::string pattern = (fs::temp_directory_path() / "mnrl-replay-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) {
+    throw std::runtime_error("cannot make a temporary directory for the replay buffer in " +
+                             fs::temp_directory_path().string());
+  }
+  const fs::path directory = pattern;
+  Files files;
+  try {
+    agent.save_replay((directory / kReplayFile).string());
+    for (const auto& entry : fs::directory_iterator(directory)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      files.emplace_back(entry.path().filename().string(),
+                         std::string(std::istreambuf_iterator<char>(in), {}));
+      if (!in) throw std::runtime_error("cannot read " + entry.path().string());
+    }
+  } catch (...) {
+    fs::remove_all(directory);
+    throw;
+  }
+  fs::remove_all(directory);
+  return files;
+}
+
+// Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks.
+void check_rank_count(const Checkpoint& checkpoint, int ranks) {
+  int saved = 1;
+  while (checkpoint.has(rank_file(kAgentFile, saved))) ++saved;
+  if (saved != ranks) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' was written by a "
+                          "job of " + std::to_string(saved) + " rank(s); resume it with " +
+                          std::to_string(saved) + " (mpirun -np " + std::to_string(saved) +
+                          "), not " + std::to_string(ranks));
+  }
+}
+
 // Reads file `name` of the checkpoint into `bytes` (which must outlive the reader).
 core::StateReader reader_of(const Checkpoint& checkpoint, const std::string& name,
                             std::string& bytes) {
@@ -26,7 +101,7 @@ core::StateReader reader_of(const Checkpoint& checkpoint, const std::string& nam
 
 void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
   std::string bytes;
-  core::StateReader in = reader_of(checkpoint, kAgentFile, bytes);
+  core::StateReader in = reader_of(checkpoint, rank_file(kAgentFile, rank_of(parts)), bytes);
   in.expect_tag("agents");
   const auto count = in.value<std::uint64_t>();
   if (count != parts.agents.size()) {
@@ -44,7 +119,6 @@ void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
 
 fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
                                   const LoopState& loop, const TrainingParts& parts) {
-  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id});
   core::StateWriter agent_state;
   agent_state.tag("agents");
   agent_state.value(static_cast<std::uint64_t>(parts.agents.size()));
@@ -53,12 +127,34 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
     nn::save_tensor(agent_state, parts.shared->parameters);
     nn::save_tensor(agent_state, parts.shared->square_avg);
   }
-  writer.add(kAgentFile, agent_state.bytes());
-
   core::StateWriter env_state;
   for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
-  parts.evaluator->save_state(env_state);
+  if (parts.evaluator) parts.evaluator->save_state(env_state);
+  const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
+                           options.checkpoint.replay_buffer;
+
+  // The other ranks' files go to rank 0 (their replay buffers through a temporary directory).
+  std::vector<Files> other_ranks;
+  if (parts.communicator && parts.communicator->size() > 1) {
+    Files mine{{kAgentFile, agent_state.bytes()}, {kEnvsFile, env_state.bytes()}};
+    if (save_replay && rank_of(parts) > 0) {
+      for (auto& file : replay_files(*parts.agents.front())) mine.push_back(std::move(file));
+    }
+    const auto gathered = distributed::all_gather_bytes(*parts.communicator, pack(mine));
+    if (rank_of(parts) > 0) return {};
+    for (std::size_t rank = 1; rank < gathered.size(); ++rank) {
+      other_ranks.push_back(unpack(gathered[rank], static_cast<int>(rank)));
+    }
+  }
+
+  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id});
+  writer.add(kAgentFile, agent_state.bytes());
   writer.add(kEnvsFile, env_state.bytes());
+  for (std::size_t i = 0; i < other_ranks.size(); ++i) {
+    for (const auto& [name, bytes] : other_ranks[i]) {
+      writer.add(rank_file(name, static_cast<int>(i + 1)), bytes);
+    }
+  }
 
   core::StateWriter training;
   training.tag("training_loop");
@@ -68,10 +164,7 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   nn::save_torch_rng(training);
   writer.add(kTrainingFile, training.bytes());
 
-  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
-      options.checkpoint.replay_buffer) {
-    parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
-  }
+  if (save_replay) parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
   ExperimentOptions resolved = options;
   writer.add("config.yaml", core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
   const fs::path written =
@@ -92,6 +185,8 @@ void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOpti
 bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
                                  LoopState& loop, const TrainingParts& parts) {
   check_checkpoint_matches(checkpoint, options);
+  check_rank_count(checkpoint, parts.communicator ? parts.communicator->size() : 1);
+  const int rank = rank_of(parts);
   std::string bytes;
   {
     core::StateReader in = reader_of(checkpoint, kTrainingFile, bytes);
@@ -103,14 +198,14 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
     in.expect_end();
   }
   load_agents(checkpoint, parts);
-  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
-      checkpoint.has(kReplayFile)) {
-    parts.agents.front()->load_replay(checkpoint.path_of(kReplayFile).string());
+  const std::string replay = rank_file(kReplayFile, rank);
+  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() && checkpoint.has(replay)) {
+    parts.agents.front()->load_replay(checkpoint.path_of(replay).string());
   }
-  core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
+  core::StateReader in = reader_of(checkpoint, rank_file(kEnvsFile, rank), bytes);
   bool episodes_restored = true;
   for (envs::VectorEnv* envs : parts.envs) episodes_restored &= envs->load_state(in);
-  parts.evaluator->load_state(in);
+  if (parts.evaluator) parts.evaluator->load_state(in);
   in.expect_end();
   return episodes_restored;
 }

@@ -15,6 +15,9 @@
 namespace mnrl::agents {
 struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
 }
+namespace mnrl::distributed {
+class Communicator;
+}
 
 namespace mnrl::experiments {
 
@@ -41,18 +44,24 @@ struct TrainingParts {
   std::vector<envs::VectorEnv*> envs;
   Evaluator* evaluator = nullptr;
   agents::SharedModel* shared = nullptr;  // A3C only
+  // A data-parallel job of several ranks: each rank's agent and envs are saved, rank r > 0's
+  // files named "rank<r>.<file>", all written by rank 0. Null for one process.
+  distributed::Communicator* communicator = nullptr;
 };
 
 // Writes a checkpoint at loop.step: agent.state (every agent, and the shared model), envs.state
 // (training envs, then the evaluation envs), training.state (loop state and LibTorch's
 // generator), replay.bin (a single agent's replay buffer, with checkpoint.replay_buffer) and
 // config.yaml (the resolved config). Then deletes all but the newest checkpoint.keep. Returns
-// the checkpoint's directory.
+// the checkpoint's directory. With parts.communicator, every rank calls it and hands its files
+// to rank 0, which writes them; the other ranks return an empty path.
 std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_dir,
                                                const ExperimentOptions& options,
                                                const LoopState& loop, const TrainingParts& parts);
 
-// Restores what save_training_checkpoint() wrote into parts built from the same options.
+// Restores what save_training_checkpoint() wrote into parts built from the same options; with
+// parts.communicator, each rank reads its own files (so the run directory must be visible to
+// every rank) and a checkpoint of another number of ranks is refused.
 // Returns whether the training envs' episodes were restored; if not, the caller resets them.
 // Throws CheckpointError (another algo or env) or core::StateError (another configuration).
 bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,

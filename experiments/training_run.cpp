@@ -8,6 +8,7 @@
 #include "core/build_info.h"
 #include "core/run_directory.h"
 #include "core/text.h"
+#include "distributed/communicator.h"
 #include "experiments/console_reporter.h"
 #include "experiments/tensorboard_metrics.h"
 
@@ -63,12 +64,24 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
   }
 }
 
+// A rank other than 0 of a data-parallel job: trains its replica, writes nothing.
+TrainingRunResult train_follower(const ExperimentOptions& options,
+                                 distributed::Communicator& communicator,
+                                 std::optional<Checkpoint> resume_from) {
+  NoMetrics no_metrics;
+  const CheckpointSettings checkpoints{{}, std::move(resume_from), {}};
+  TrainingRunResult result;
+  result.training = train(options, no_metrics, &checkpoints, &communicator);
+  return result;
+}
+
 // Trains in `run_dir` (config.yaml and run_info.yaml already there), from `resume_from` if set.
 // A resume changes the run directory (metrics.csv cut back to the checkpoint, run_info.yaml,
 // a new TensorBoard file) only once the checkpoint has loaded.
 TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& options,
                            const TrainingRunSettings& settings,
-                           std::optional<Checkpoint> resume_from) {
+                           std::optional<Checkpoint> resume_from,
+                           distributed::Communicator& communicator) {
   TrainingRunResult result;
   result.run_dir = run_dir;
   const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
@@ -98,11 +111,15 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
     checkpoints.on_restored = open_metric_files;
   } else {
     open_metric_files();
-    std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs), run directory %s\n",
+    const std::string ranks =
+        communicator.size() > 1 ? " x " + std::to_string(communicator.size()) + " ranks (" +
+                                      communicator.backend() + ")"
+                                : "";
+    std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs%s), run directory %s\n",
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
-                 options.env.num_envs, run_dir.c_str());
+                 options.env.num_envs, ranks.c_str(), run_dir.c_str());
   }
-  result.training = train(options, metrics, &checkpoints);
+  result.training = train(options, metrics, &checkpoints, &communicator);
   core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
   return result;
 }
@@ -111,12 +128,14 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
 
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings) {
+  const auto communicator = distributed::make_communicator(options.distributed.backend);
+  if (communicator->rank() > 0) return train_follower(options, *communicator, std::nullopt);
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
   ExperimentOptions resolved = options;
   core::write_file_atomically(run_dir / "config.yaml",
                               core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
   core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings));
-  return train_in(run_dir, options, settings, std::nullopt);
+  return train_in(run_dir, options, settings, std::nullopt, *communicator);
 }
 
 TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSettings& settings,
@@ -127,14 +146,18 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                                   "': not a run directory (no config.yaml)");
   }
   const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), {});
-  Checkpoint checkpoint = open_latest_checkpoint(run_dir, skipped);
+  const auto communicator = distributed::make_communicator(options.distributed.backend);
+  // Every rank opens the checkpoint; rank 0 alone says which it skipped.
+  Checkpoint checkpoint = open_latest_checkpoint(
+      run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
   check_checkpoint_matches(checkpoint, options);
   if (checkpoint.info().step >= options.train.total_steps) {
     throw CheckpointError("run '" + run_dir.string() + "' is complete (its latest checkpoint is at "
                           "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
-  return train_in(run_dir, options, settings, std::move(checkpoint));
+  if (communicator->rank() > 0) return train_follower(options, *communicator, std::move(checkpoint));
+  return train_in(run_dir, options, settings, std::move(checkpoint), *communicator);
 }
 
 }  // namespace mnrl::experiments

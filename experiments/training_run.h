@@ -8,6 +8,10 @@
 #include "experiments/experiment_options.h"
 #include "experiments/training.h"
 
+namespace mnrl::distributed {
+class Communicator;
+}
+
 namespace mnrl::experiments {
 
 struct TrainingRunSettings {
@@ -26,7 +30,11 @@ struct TrainingRunResult {
 // console line (and a TensorBoard event file with logging.tensorboard), writes checkpoints
 // (checkpoint.*, at the end and when stopped) and summary.yaml at the end (also after Ctrl-C).
 // Options must already be validated: nothing here should fail on user input except the run
-// directory itself.
+// directory itself and distributed.backend (distributed::CommunicatorError).
+//
+// Under mpirun every rank calls it and trains over the communicator of distributed.backend;
+// rank 0 alone makes and writes the run directory and prints. resume_training() reads the run
+// directory on every rank, which must therefore be on a file system all ranks see.
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings);
 

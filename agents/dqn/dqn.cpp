@@ -125,6 +125,7 @@ Statistics Dqn::update(const TrainingProgress& progress) {
       q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
     }
     train_kernel_.backward(q_gradients_.data());
+    if (after_backward_) after_backward_();
     torch::nn::utils::clip_grad_norm_(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
     if (prioritized_) prioritized_->update_priorities(batch_.indices.data(), td_errors_.data(), b);

@@ -48,6 +48,7 @@ class Dqn final : public Agent {
   void load_replay(const std::string& path) override;
 
   double epsilon() const;
+  void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
  private:
   void add_transition(const replay::Transition& transition);
@@ -75,6 +76,7 @@ class Dqn final : public Agent {
   std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
   std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
+  GradientHook after_backward_;
 };
 
 }  // namespace mnrl::agents
