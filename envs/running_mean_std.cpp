@@ -79,6 +79,7 @@ RunningMeanStd RunningMeanStd::added_since(const RunningMeanStd& earlier) const 
 
 void RunningMeanStd::add_moments(const std::vector<double>& mean, const std::vector<double>& var,
                                  double count) {
+  if (count == 0) return;  // nothing added (see added_since)
   // SB3's update_from_moments, element by element.
   const double total = count_ + count;
   for (std::size_t j = 0; j < size(); ++j) {

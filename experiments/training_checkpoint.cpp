@@ -130,13 +130,22 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   core::StateWriter env_state;
   for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
   if (parts.evaluator) parts.evaluator->save_state(env_state);
+  // Each rank's: LibTorch's generator draws this rank's samples.
+  core::StateWriter training;
+  training.tag("training_loop");
+  training.value(loop.step);
+  training.value(loop.next_eval);
+  training.value(loop.seconds);
+  nn::save_torch_rng(training);
   const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
                            options.checkpoint.replay_buffer;
 
   // The other ranks' files go to rank 0 (their replay buffers through a temporary directory).
   std::vector<Files> other_ranks;
   if (parts.communicator && parts.communicator->size() > 1) {
-    Files mine{{kAgentFile, agent_state.bytes()}, {kEnvsFile, env_state.bytes()}};
+    Files mine{{kAgentFile, agent_state.bytes()},
+               {kEnvsFile, env_state.bytes()},
+               {kTrainingFile, training.bytes()}};
     if (save_replay && rank_of(parts) > 0) {
       for (auto& file : replay_files(*parts.agents.front())) mine.push_back(std::move(file));
     }
@@ -156,12 +165,6 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
     }
   }
 
-  core::StateWriter training;
-  training.tag("training_loop");
-  training.value(loop.step);
-  training.value(loop.next_eval);
-  training.value(loop.seconds);
-  nn::save_torch_rng(training);
   writer.add(kTrainingFile, training.bytes());
 
   if (save_replay) parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
@@ -189,7 +192,7 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
   const int rank = rank_of(parts);
   std::string bytes;
   {
-    core::StateReader in = reader_of(checkpoint, kTrainingFile, bytes);
+    core::StateReader in = reader_of(checkpoint, rank_file(kTrainingFile, rank), bytes);
     in.expect_tag("training_loop");
     in.value(loop.step);
     in.value(loop.next_eval);

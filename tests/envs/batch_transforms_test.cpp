@@ -72,6 +72,32 @@ TEST(RunningMeanStdTest, MergingStatisticsGatheredApartEqualsGatheringThemTogeth
   EXPECT_THROW(first.merge(RunningMeanStd(3)), std::invalid_argument);
 }
 
+TEST(RunningMeanStdTest, WhatWasAddedSinceAnEarlierStateMergesBackIntoIt) {
+  // Two processes start from the same statistics, each adds rows of its own; merging what each
+  // added into the common start gives what one process seeing every row would hold.
+  const std::vector<float> rows = sample_rows(300, 2);
+  RunningMeanStd agreed(2);
+  agreed.update(rows.data(), 100);
+  RunningMeanStd first = agreed, second = agreed, together = agreed;
+  first.update(rows.data() + 200, 120);
+  second.update(rows.data() + 440, 80);
+  together.update(rows.data() + 200, 200);
+  RunningMeanStd merged = agreed;
+  merged.merge(first.added_since(agreed));
+  merged.merge(second.added_since(agreed));
+  EXPECT_DOUBLE_EQ(merged.count(), together.count());
+  for (std::size_t j = 0; j < 2; ++j) {
+    EXPECT_NEAR(merged.mean()[j], together.mean()[j], 1e-9);
+    EXPECT_NEAR(merged.var()[j], together.var()[j], 1e-9);
+  }
+  const RunningMeanStd nothing = agreed.added_since(agreed);
+  EXPECT_EQ(nothing.count(), 0.0);
+  merged = agreed;
+  merged.merge(nothing);
+  EXPECT_EQ(merged.mean(), agreed.mean());
+  EXPECT_EQ(merged.var(), agreed.var());
+}
+
 TEST(RunningMeanStdTest, StateReadsBackBitForBit) {
   RunningMeanStd stats(4);
   const std::vector<float> rows = sample_rows(33, 4);

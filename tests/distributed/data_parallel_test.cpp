@@ -1,0 +1,169 @@
+// Data-parallel training under mpirun: every rank runs every test, and the ranks meet in the
+// training loop's collectives. Rank 0 writes the checkpoints, holding every rank's state, and
+// checks them. As one process (no mpirun) the same tests run a job of one rank.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/state_stream.h"
+#include "distributed/byte_exchange.h"
+#include "experiments/checkpoint.h"
+#include "experiments/experiment_options.h"
+#include "experiments/training_run.h"
+#include "test_communicator.h"
+
+namespace mnrl::experiments {
+namespace {
+namespace fs = std::filesystem;
+
+distributed::Communicator& communicator() { return distributed::test_communicator(); }
+
+// The same new, empty directory on every rank (rank 0 names and makes it).
+fs::path shared_directory(const std::string& name) {
+  const std::string mine =
+      (fs::temp_directory_path() / ("mnrl_dp_" + std::to_string(::getpid()) + "_" + name)).string();
+  const fs::path directory = distributed::all_gather_bytes(communicator(), mine).front();
+  if (communicator().rank() == 0) {
+    fs::remove_all(directory);
+    fs::create_directories(directory);
+  }
+  communicator().barrier();
+  return directory;
+}
+
+std::string rank_file(const std::string& name, int rank) {
+  return rank == 0 ? name : "rank" + std::to_string(rank) + "." + name;
+}
+
+// The flat parameters at the start of a checkpoint's agent.state (`algo_tag`: the agent's).
+std::vector<float> parameters_in(const Checkpoint& checkpoint, const std::string& file,
+                                 const char* algo_tag) {
+  const std::string bytes = checkpoint.read(file);
+  core::StateReader in(bytes, file);
+  in.expect_tag("agents");
+  EXPECT_EQ(in.value<std::uint64_t>(), 1u);
+  in.expect_tag(algo_tag);
+  core::StateReader peek = in;
+  std::vector<float> parameters(peek.value<std::uint64_t>());
+  in.values(parameters);
+  return parameters;
+}
+
+class DataParallelTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    communicator().barrier();
+    if (communicator().rank() == 0 && !dir_.empty()) fs::remove_all(dir_);
+    std::fclose(quiet_);
+  }
+
+  TrainingRunResult train(const std::string& config, std::vector<std::string> overrides,
+                          const std::string& run) {
+    overrides.push_back("checkpoint.keep=100");
+    const ExperimentOptions options =
+        load_experiment(MNRL_SOURCE_DIR "/configs/" + config, overrides);
+    TrainingRunSettings settings;
+    settings.console = quiet_;
+    settings.run_dir = (dir_ / run).string();
+    return run_training(options, settings);
+  }
+
+  // Rank 0: every rank's parameters in the run's last checkpoint are the same bits.
+  void expect_replicas_equal(const std::string& run, const char* algo_tag) {
+    if (communicator().rank() != 0) return;
+    const auto checkpoints = list_checkpoints(dir_ / run);
+    ASSERT_FALSE(checkpoints.empty());
+    const Checkpoint last = Checkpoint::open(checkpoints.back());
+    const std::vector<float> leader = parameters_in(last, "agent.state", algo_tag);
+    for (int rank = 1; rank < communicator().size(); ++rank) {
+      EXPECT_EQ(parameters_in(last, rank_file("agent.state", rank), algo_tag), leader)
+          << "rank " << rank;
+      // Each rank stepped envs of its own (seeded apart).
+      EXPECT_NE(last.read(rank_file("envs.state", rank)), last.read("envs.state"));
+    }
+    EXPECT_FALSE(last.has(rank_file("agent.state", communicator().size())));
+  }
+
+  fs::path dir_;
+  std::FILE* quiet_ = std::fopen("/dev/null", "w");
+};
+
+TEST_F(DataParallelTest, PpoReplicasAreBitwiseEqualAfter100Updates) {
+  dir_ = shared_directory("ppo");
+  const int ranks = communicator().size();
+  // 100 updates of 4 steps x 2 envs on each rank, with merged observation statistics and the
+  // replica check every 10 updates.
+  const auto run = train("cartpole_ppo.yaml",
+                         {"env.num_envs=2", "ppo.n_steps=4", "ppo.batch_size=8", "ppo.n_epochs=2",
+                          "train.total_steps=" + std::to_string(100 * 4 * 2 * ranks),
+                          "train.eval_interval=0", "train.eval_episodes=1",
+                          "env.wrappers=[{type: normalize_observation}]",
+                          "distributed.sync_check_interval=10"},
+                         "ppo");
+  EXPECT_EQ(run.training.steps, 100 * 4 * 2 * ranks);
+  expect_replicas_equal("ppo", "actor_critic");
+}
+
+TEST_F(DataParallelTest, DqnReplicasAreBitwiseEqualThoughTheirBuffersFillUnevenly) {
+  dir_ = shared_directory("dqn");
+  // 3-step returns add transitions at each rank's own pace (at episode ends); the ranks must
+  // still update together.
+  train("cartpole_dqn.yaml",
+        {"env.num_envs=2", "dqn.n_step=3", "dqn.learning_starts=200", "dqn.batch_size=16",
+         "dqn.train_freq=1", "dqn.gradient_steps=1", "dqn.target_update_interval=100",
+         "train.total_steps=" + std::to_string(1200 * communicator().size()),
+         "train.eval_interval=0", "train.eval_episodes=1", "distributed.sync_check_interval=50"},
+        "dqn");
+  expect_replicas_equal("dqn", "dqn");
+}
+
+TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
+  dir_ = shared_directory("resume");
+  const int ranks = communicator().size();
+  const std::vector<std::string> overrides{
+      "env.num_envs=2", "ppo.n_steps=8", "ppo.batch_size=16", "ppo.n_epochs=2",
+      "train.total_steps=" + std::to_string(48 * 2 * ranks), "train.eval_interval=0",
+      "train.eval_episodes=1", "checkpoint.interval=" + std::to_string(20 * 2 * ranks)};
+  train("cartpole_ppo.yaml", overrides, "whole");
+  // The same run stopped at its first checkpoint (a mid-rollout one) and resumed.
+  if (communicator().rank() == 0) {
+    fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
+    const auto checkpoints = list_checkpoints(dir_ / "resumed");
+    ASSERT_GE(checkpoints.size(), 3u);
+    for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
+  }
+  communicator().barrier();
+  TrainingRunSettings settings;
+  settings.console = quiet_;
+  const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
+  EXPECT_EQ(resumed.training.steps, 48 * 2 * ranks);
+  if (communicator().rank() != 0) return;
+  const Checkpoint whole = Checkpoint::open(list_checkpoints(dir_ / "whole").back());
+  const Checkpoint again = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
+  for (int rank = 0; rank < ranks; ++rank) {
+    for (const char* file : {"agent.state", "envs.state"}) {
+      EXPECT_EQ(whole.read(rank_file(file, rank)), again.read(rank_file(file, rank)))
+          << rank_file(file, rank);
+    }
+  }
+}
+
+// Learning, with the per-rank step budget of the single-process learning test.
+TEST_F(DataParallelTest, PpoSolvesCartPoleOnEveryRankCount) {
+  dir_ = shared_directory("learn");
+  const auto run = train("cartpole_ppo.yaml",
+                         {"train.total_steps=" + std::to_string(100000 * communicator().size()),
+                          "train.eval_interval=0"},
+                         "learn");
+  if (communicator().rank() == 0) {
+    EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
+  }
+}
+
+}  // namespace
+}  // namespace mnrl::experiments
