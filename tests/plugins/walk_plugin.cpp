@@ -2,9 +2,10 @@
 //  - Walk-v0: a random walk on [0, length]: action 0 steps left, 1 right; terminated at
 //    `length`, reward 1 there and 0 elsewhere. Kwargs: length (int, default 5), start (int).
 //  - Throwing-v0: throws std::runtime_error("sensor unplugged") in `in` (reset|step), on the
-//    `after`-th call of it (default 1).
+//    `after`-th call of it (default 1); with `on_rank` R, only in rank R of an mpirun job.
 //  - OutOfSpace-v0: declares observations in [0, 1] and writes 7.5 at step `at_step`.
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -61,6 +62,9 @@ class Throwing final : public Env {
   explicit Throwing(const Kwargs& kwargs)
       : in_(kwargs.get<std::string>("in", "step")), after_(kwargs.get<int>("after", 1)),
         spec_(walk_spec("Throwing-v0", 1.0f)) {
+    const int on_rank = kwargs.get<int>("on_rank", -1);
+    const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+    armed_ = on_rank < 0 || (rank && std::atoi(rank) == on_rank);
     if (in_ != "reset" && in_ != "step") throw kwargs.error("in", "must be reset or step");
   }
   const EnvSpec& spec() const override { return spec_; }
@@ -77,8 +81,9 @@ class Throwing final : public Env {
 
  private:
   void maybe_throw(const std::string& call) {
-    if (call == in_ && ++calls_ >= after_) throw std::runtime_error("sensor unplugged");
+    if (armed_ && call == in_ && ++calls_ >= after_) throw std::runtime_error("sensor unplugged");
   }
+  bool armed_;
   std::string in_;
   int after_;
   int calls_ = 0;

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# How a job of several ranks ends when one rank fails, run as a user would (mpirun, mnrl):
+#  1. kill -9 of one rank during training ends the whole job, non-zero, within 30 s (3 times);
+#  2. an exception on one rank ends the whole job with a message naming the rank and the cause;
+#  3. SIGTERM to one rank stops every rank at the same step with one checkpoint of all ranks,
+#     which a job of another size refuses to resume.
+# Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
+set -uo pipefail
+mnrl=$1 source_dir=$2 plugin=$3
+work=$(mktemp -d)
+trap 'pkill -9 -f "$work" 2>/dev/null; rm -rf "$work"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# Starts `mpirun -np 2 mnrl train ARGS...` in the background; sets job (its pid) and log.
+start_job() {
+  log=$work/job.log
+  mpirun --oversubscribe -np 2 "$mnrl" train "$@" >"$log" 2>&1 &
+  job=$!
+}
+
+# Waits until FILE exists (training under way), at most 60 s.
+wait_for_file() {
+  for _ in $(seq 600); do [[ -s $1 ]] && return 0; sleep 0.1; done
+  fail "no $1 after 60 s"; return 1
+}
+
+# Waits for the job to end within LIMIT seconds; sets status. Kills it if it hangs.
+wait_for_job() {
+  local limit=$1 start=$SECONDS
+  while kill -0 "$job" 2>/dev/null; do
+    if (( SECONDS - start > limit )); then
+      fail "the job still runs $limit s later (hang)"; kill -9 "$job"; pkill -9 -f "$work"
+      wait "$job"; status=-1; return 1
+    fi
+    sleep 0.2
+  done
+  wait "$job"; status=$?
+  echo "  ended with status $status after $((SECONDS - start)) s"
+}
+
+# The pid of rank RANK: mpirun starts the ranks as its children on this host.
+rank_pid() {
+  for pid in $(pgrep -P "$job"); do
+    if tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
+      echo "$pid"; return
+    fi
+  done
+}
+
+long_run=(--set train.total_steps=100000000 --set train.log_interval=1000)
+
+echo "1. kill -9 of one rank"
+for attempt in 1 2 3; do
+  start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" --run-dir "$work/kill$attempt"
+  wait_for_file "$work/kill$attempt/metrics.csv" || continue
+  victim=$(rank_pid $((attempt % 2)))
+  [[ -n $victim ]] || { fail "rank pid not found"; continue; }
+  kill -9 "$victim"
+  wait_for_job 30 && { [[ $status -ne 0 ]] || fail "the job exited 0 after a rank was killed"; }
+done
+
+echo "2. an exception on rank 1"
+cat >"$work/throwing.yaml" <<YAML
+algo: ppo
+env: {id: Throwing-v0, plugin: $plugin, num_envs: 2, kwargs: {after: 300, on_rank: 1}}
+ppo: {n_steps: 16, batch_size: 32}
+train: {total_steps: 100000000}
+YAML
+start_job "$work/throwing.yaml" --run-dir "$work/throwing"
+if wait_for_job 30; then
+  [[ $status -eq 1 ]] || fail "exit status $status, expected 1"
+  grep -q "rank 1 of 2" "$log" || fail "the message does not name rank 1"
+  grep -q "sensor unplugged" "$log" || fail "the message does not give the cause"
+fi
+
+echo "3. SIGTERM to rank 1"
+start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" --run-dir "$work/term"
+if wait_for_file "$work/term/metrics.csv"; then
+  kill -TERM "$(rank_pid 1)"
+  if wait_for_job 30; then
+    [[ $status -eq 143 ]] || fail "exit status $status, expected 143"
+    grep -q "stopped by a signal to another rank" "$log" || fail "rank 0 did not say why it stopped"
+    checkpoint=$(ls -d "$work"/term/checkpoints/step_* 2>/dev/null | tail -1)
+    [[ -f $checkpoint/rank1.agent.state && -f $checkpoint/agent.state ]] ||
+      fail "no checkpoint holding both ranks"
+    "$mnrl" train --resume "$work/term" >"$work/resume.log" 2>&1
+    resume_status=$?
+    [[ $resume_status -eq 2 ]] || fail "resume by one process exited $resume_status, expected 2"
+    grep -q "written by a job of 2 rank(s)" "$work/resume.log" ||
+      fail "the refusal does not say the checkpoint's rank count: $(cat "$work/resume.log")"
+  fi
+fi
+
+if (( failures > 0 )); then
+  echo "--- last job's output:"; tail -20 "$log"
+  exit 1
+fi
+echo "all failure cases ended the job as they should"
