@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <functional>
+
 #include <ATen/Parallel.h>
 #include <ATen/ops/empty_like.h>
 #include <torch/optim/adam.h>
@@ -157,13 +160,24 @@ std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptio
 std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
                                                const envs::EnvSpec& spec,
                                                std::shared_ptr<agents::SharedModel> shared) {
+  return make_a3c_worker_with(options, spec, [&](const at::Tensor& local_parameters) {
+    shared->copy_to(local_parameters);
+    const agents::A3cOptions& a3c = options.a3c;
+    return std::make_unique<agents::SharedRmsprop>(
+        local_parameters, std::move(shared),
+        torch::optim::RMSpropOptions(a3c.learning_rate)
+            .alpha(a3c.rms_prop_alpha)
+            .eps(a3c.optimizer_eps));
+  });
+}
+
+std::unique_ptr<agents::Agent> make_a3c_worker_with(const ExperimentOptions& options,
+                                                    const envs::EnvSpec& spec,
+                                                    const WorkerOptimizerFactory& make_optimizer) {
   const agents::A3cOptions& a3c = options.a3c;
   nn::ActorCritic model = make_actor_critic(options.network, spec);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
-  shared->copy_to(parameters->values());
-  auto optimizer = std::make_unique<agents::SharedRmsprop>(
-      parameters->values(), std::move(shared),
-      torch::optim::RMSpropOptions(a3c.learning_rate).alpha(a3c.rms_prop_alpha).eps(a3c.optimizer_eps));
+  auto optimizer = make_optimizer(parameters->values());
   replay::RolloutBuffer buffer(a3c.n_steps, options.env.num_envs,
                                envs::flat_size(spec.observation_space), stored_action_size(spec));
   return std::make_unique<agents::A2c>(a3c, std::move(model), std::move(parameters),

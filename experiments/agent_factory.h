@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "agents/a3c/shared_rmsprop.h"
@@ -44,6 +45,14 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
 std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
                                                const envs::EnvSpec& spec,
                                                std::shared_ptr<agents::SharedModel> shared);
+
+// An A3C worker whose updates go through `make_optimizer(its local flat parameters)` (which
+// may also set the parameters): across processes, a parameter server's client.
+using WorkerOptimizerFactory =
+    std::function<std::unique_ptr<torch::optim::Optimizer>(const at::Tensor& local_parameters)>;
+std::unique_ptr<agents::Agent> make_a3c_worker_with(const ExperimentOptions& options,
+                                                    const envs::EnvSpec& spec,
+                                                    const WorkerOptimizerFactory& make_optimizer);
 
 // An agent that plays a consistent snapshot of `shared` (taken now), for evaluation: a worker
 // over a model of its own, so the running workers' updates do not reach it.

@@ -165,5 +165,17 @@ TEST_F(DataParallelTest, PpoSolvesCartPoleOnEveryRankCount) {
   }
 }
 
+// A3C across processes: rank 0 the parameter server, ranks 1 and 2 the workers, with the
+// shipped config's budget (500k steps in all; one process runs it as two worker threads).
+TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
+  if (communicator().size() != 3) GTEST_SKIP() << "needs 3 ranks (1 server, 2 workers)";
+  dir_ = shared_directory("a3c");
+  const auto run = train("cartpole_a3c.yaml", {}, "a3c");
+  if (communicator().rank() == 0) {
+    EXPECT_GE(run.training.steps, 500000);
+    EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
+  }
+}
+
 }  // namespace
 }  // namespace mnrl::experiments
