@@ -6,6 +6,10 @@
 #ifdef MNRL_WITH_MPI
 #include "distributed/mpi_communicator.h"
 #endif
+#ifdef MNRL_WITH_NCCL
+#include "distributed/hierarchical_communicator.h"
+#include "distributed/nccl_communicator.h"
+#endif
 
 namespace mnrl::distributed {
 
@@ -37,8 +41,23 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend) {
 #endif
   }
   if (backend == "auto") return std::make_unique<LocalCommunicator>();
+  if (backend == "nccl" || backend == "hierarchical") {
+#ifdef MNRL_WITH_NCCL
+    if (!launched_by_mpi()) {
+      throw CommunicatorError("distributed.backend " + backend +
+                              " bootstraps over MPI: start the job with mpirun or srun");
+    }
+    auto mpi = std::make_unique<MpiCommunicator>();
+    if (backend == "nccl") return std::make_unique<NcclCommunicator>(std::move(mpi));
+    return std::make_unique<HierarchicalCommunicator>(std::move(mpi));
+#else
+    throw CommunicatorError("distributed.backend " + backend +
+                            ": this mnrl was built without NCCL (it needs the CUDA toolkit, NCCL "
+                            "and MPI at build time)");
+#endif
+  }
   throw CommunicatorError("unknown distributed.backend '" + backend +
-                          "' (expected auto, local or mpi)");
+                          "' (expected auto, local, mpi, nccl or hierarchical)");
 }
 
 }  // namespace mnrl::distributed

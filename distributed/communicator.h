@@ -53,7 +53,9 @@ class Communicator {
 };
 
 // `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with
-// mpirun), or "auto" (mpi when started by mpirun and built with MPI, local otherwise).
+// mpirun), "nccl" / "hierarchical" (CUDA tensors; built with MNRL_WITH_NCCL, run under mpirun
+// with CUDA LibTorch and a GPU), or "auto" (mpi when started by mpirun and built with MPI,
+// local otherwise: mnrl's agents keep their models on the CPU, so auto never picks NCCL).
 // Throws CommunicatorError for an unknown or unavailable backend.
 std::unique_ptr<Communicator> make_communicator(const std::string& backend);
 
