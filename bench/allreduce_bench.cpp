@@ -1,7 +1,9 @@
 // All-reduce latency and bandwidth of the communicator, against a plain memcpy of the same size.
 //
-//   mpirun -np 2 build/bench/allreduce_bench [--backend mpi] [--max-bytes 67108864]
+//   mpirun -np 2 build/bench/allreduce_bench [--backend mpi|nccl|hierarchical] [--max-bytes 67108864]
 //
+// The NCCL backends reduce tensors on each rank's GPU (bench/gpu/run.sh); memcpy stays a host
+// copy.
 // For each size it times `iterations` in-place sum all-reduces of a float tensor (after two
 // warm-up calls; the reported time is the slowest rank's mean) and reports the algorithm
 // bandwidth (size / time) and the bus bandwidth (2 (n - 1) / n * size / time: the bytes a ring
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
   }
   auto comm = mnrl::distributed::make_communicator(backend);
   const int n = comm->size();
+  const bool on_gpu = comm->backend() == "nccl" || comm->backend() == "hierarchical";
+  const auto options = at::TensorOptions().device(on_gpu ? at::kCUDA : at::kCPU);
   if (comm->rank() == 0) {
     std::printf("all-reduce (sum, float32, in place), backend %s, %d ranks\n\n", comm->backend().c_str(), n);
     std::printf("| size | latency | algorithm bandwidth | bus bandwidth | memcpy |\n");
@@ -61,14 +65,15 @@ int main(int argc, char** argv) {
   }
   for (std::size_t bytes = 1u << 10; bytes <= max_bytes; bytes *= 4) {
     const auto floats = static_cast<std::int64_t>(bytes / sizeof(float));
-    at::Tensor values = at::ones({floats});
+    at::Tensor values = at::ones({floats}, options);
     const int iterations = static_cast<int>(std::clamp<std::size_t>((256u << 20) / bytes, 5, 2000));
     comm->all_reduce(values, mnrl::distributed::ReduceOp::kSum);
     comm->all_reduce(values, mnrl::distributed::ReduceOp::kSum);
     comm->barrier();
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < iterations; ++i) comm->all_reduce(values, mnrl::distributed::ReduceOp::kSum);
-    at::Tensor seconds = at::full({1}, seconds_since(start) / iterations, at::kDouble);
+    at::Tensor seconds =
+        at::full({1}, seconds_since(start) / iterations, options.dtype(at::kDouble));
     comm->all_reduce(seconds, mnrl::distributed::ReduceOp::kMax);
     const double t = seconds.item<double>();
     const double copy = memcpy_seconds(bytes, iterations);

@@ -87,7 +87,25 @@ TEST(CommunicatorTest, UnknownBackendIsRefused) {
     FAIL() << "expected a refusal";
   } catch (const CommunicatorError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown distributed.backend 'nccl2' (expected auto, local or mpi)");
+              "unknown distributed.backend 'nccl2' (expected auto, local, mpi, nccl or "
+              "hierarchical)");
+  }
+}
+
+TEST(CommunicatorTest, LocalBackendIsRefusedInAJobOfSeveralRanks) {
+  // Each rank would otherwise train alone and write a run of its own.
+  if (test_communicator().size() == 1) {
+    EXPECT_EQ(make_communicator("local")->size(), 1);
+    return;
+  }
+  try {
+    make_communicator("local");
+    FAIL() << "expected a refusal";
+  } catch (const CommunicatorError& e) {
+    EXPECT_NE(std::string(e.what()).find("mpirun started " +
+                                         std::to_string(test_communicator().size()) + " ranks"),
+              std::string::npos)
+        << e.what();
   }
 }
 
