@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler gnuplot-nox
   libopenmpi-dev openmpi-bin
+  procps iproute2  # the failure and multi-node tests: pgrep, ip netns
 )
 
 missing=()
