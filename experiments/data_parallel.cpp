@@ -73,19 +73,19 @@ void DataParallel::broadcast_from_leader() {
   }
 }
 
-bool DataParallel::stop_agreed(bool requested) {
-  if (++steps_since_stop_check_ < kStopCheckSteps) return false;
-  steps_since_stop_check_ = 0;
-  at::Tensor flag = at::tensor({static_cast<std::int64_t>(requested)}, at::kLong);
+bool DataParallel::any_rank(bool condition) {
+  at::Tensor flag = at::tensor({static_cast<std::int64_t>(condition)}, at::kLong);
   communicator_.all_reduce(flag, distributed::ReduceOp::kMax);
   return flag.item<std::int64_t>() != 0;
 }
 
-bool DataParallel::all_agree(bool yes) {
-  at::Tensor flag = at::tensor({static_cast<std::int64_t>(!yes)}, at::kLong);
-  communicator_.all_reduce(flag, distributed::ReduceOp::kMax);
-  return flag.item<std::int64_t>() == 0;
+bool DataParallel::stop_agreed(bool requested) {
+  if (++steps_since_stop_check_ < kStopCheckSteps) return false;
+  steps_since_stop_check_ = 0;
+  return any_rank(requested);
 }
+
+bool DataParallel::all_agree(bool yes) { return !any_rank(!yes); }
 
 void DataParallel::after_update() {
   // What each rank added since the last agreement, merged in rank order: the same bits

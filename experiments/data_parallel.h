@@ -53,6 +53,9 @@ class DataParallel {
  private:
   static constexpr int kStopCheckSteps = 16;
 
+  // Collective: whether `condition` holds on any rank.
+  bool any_rank(bool condition);
+
   // The envs' normalization statistics, each with the value all ranks last agreed on.
   struct SharedStatistics {
     std::shared_ptr<envs::RunningMeanStd> statistics;
