@@ -24,12 +24,14 @@ RolloutBatch RolloutBatch::select(const at::Tensor& rows) const {
 ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
                                    std::shared_ptr<nn::FlatParameters> parameters,
                                    std::unique_ptr<torch::optim::Optimizer> optimizer,
-                                   replay::RolloutBuffer buffer, ActionBounds bounds)
+                                   replay::RolloutBuffer buffer, ActionBounds bounds,
+                                   std::int64_t sde_sample_freq)
     : model_(std::move(model)),
       parameters_(std::move(parameters)),
       optimizer_(std::move(optimizer)),
       buffer_(std::move(buffer)),
       bounds_(std::move(bounds)),
+      sde_sample_freq_(sde_sample_freq),
       next_observations_(
           static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())) {}
 
@@ -39,13 +41,15 @@ void ActorCriticAgent::act(const float* observations, const ActionsOut& out) {
   const std::int64_t size = buffer_.observation_size();
   std::memcpy(buffer_.observations_at_step(), observations,
               static_cast<std::size_t>(n * size) * sizeof(float));
-  const auto [policy, value] = model_->forward(view_floats(observations, n, size));
-  const auto distribution = model_->distribution(policy);
+  const std::int64_t step = buffer_.step();
+  if (step == 0 || (sde_sample_freq_ > 0 && step % sde_sample_freq_ == 0)) model_->reset_noise(n);
+  const nn::PolicyValue output = model_->forward(view_floats(observations, n, size));
+  const auto distribution = model_->exploration_distribution(output);
   const at::Tensor actions = distribution->sample();
   // The rollout keeps the sample itself (an index as a float, or the unclipped values).
   copy_out(actions.to(at::kFloat), buffer_.actions_at_step());
   copy_out(distribution->log_prob(actions), buffer_.log_probs_at_step());
-  copy_out(value, buffer_.values_at_step());
+  copy_out(output.value, buffer_.values_at_step());
   write_env_actions(actions, out);
 }
 
@@ -81,9 +85,8 @@ void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t ba
 void ActorCriticAgent::act_without_storing(const float* observations, std::int64_t batch,
                                            const ActionsOut& out, bool sample) {
   c10::InferenceMode inference;
-  const at::Tensor policy =
-      model_->forward(view_floats(observations, batch, buffer_.observation_size())).policy;
-  const auto distribution = model_->distribution(policy);
+  const auto distribution =
+      model_->distribution(model_->forward(view_floats(observations, batch, buffer_.observation_size())));
   write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
 }
 
@@ -93,6 +96,7 @@ void ActorCriticAgent::save_state(core::StateWriter& out) const {
   nn::save_optimizer(out, *optimizer_);
   buffer_.save_state(out);
   out.values(next_observations_);
+  if (const auto* noise = model_->state_dependent_noise()) noise->save_state(out);
 }
 
 void ActorCriticAgent::load_state(core::StateReader& in) {
@@ -101,6 +105,7 @@ void ActorCriticAgent::load_state(core::StateReader& in) {
   nn::load_optimizer(in, *optimizer_);
   buffer_.load_state(in);
   in.values(next_observations_);
+  if (auto* noise = model_->state_dependent_noise()) noise->load_state(in, buffer_.num_envs());
 }
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {

@@ -35,11 +35,15 @@ struct RolloutBatch {
 // What PPO and A2C share: acting with the actor-critic's action distribution, filling the
 // rollout buffer, bootstrapping truncated episodes from V(final observation), GAE, gradient
 // steps over the flat parameters, and greedy actions. Subclasses implement update().
+//
+// With gSDE (the model's use_sde), the exploration matrices are drawn at the start of every
+// rollout and, when sde_sample_freq > 0, every sde_sample_freq steps within it, as SB3.
 class ActorCriticAgent : public Agent {
  public:
   ActorCriticAgent(nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
                    std::unique_ptr<torch::optim::Optimizer> optimizer,
-                   replay::RolloutBuffer buffer, ActionBounds bounds);
+                   replay::RolloutBuffer buffer, ActionBounds bounds,
+                   std::int64_t sde_sample_freq);
 
   void act(const float* observations, const ActionsOut& out) override;
   void observe(const StepOutcome& outcome) override;
@@ -47,7 +51,8 @@ class ActorCriticAgent : public Agent {
   void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
   void act_stochastic(const float* observations, std::int64_t batch,
                       const ActionsOut& out) override;
-  // The parameters, the optimizer, the rollout so far and the last observations.
+  // The parameters, the optimizer, the rollout so far, the last observations and gSDE's
+  // exploration matrices.
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
 
@@ -75,6 +80,7 @@ class ActorCriticAgent : public Agent {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   replay::RolloutBuffer buffer_;
   ActionBounds bounds_;
+  std::int64_t sde_sample_freq_;  // steps between gSDE draws within a rollout; <= 0: once
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
   GradientHook after_backward_;
 };

@@ -8,8 +8,9 @@ namespace mnrl::agents {
 
 ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch& batch,
                                   const ActorCriticLossOptions& options) {
-  const auto [policy, values] = model.forward(batch.observations);
-  const auto distribution = model.distribution(policy);
+  const nn::PolicyValue output = model.forward(batch.observations);
+  const at::Tensor& values = output.value;
+  const auto distribution = model.distribution(output);
   const at::Tensor log_prob = distribution->log_prob(batch.actions);
 
   at::Tensor advantages = batch.advantages;

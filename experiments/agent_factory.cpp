@@ -23,7 +23,8 @@ namespace mnrl::experiments {
 
 namespace {
 
-nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec) {
+nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
+                                  bool use_sde) {
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
   const bool continuous = !envs::is_discrete(spec.action_space);
   const std::int64_t action_size = continuous
@@ -36,7 +37,11 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
                              .orthogonal_init(network.orthogonal_init)
                              .continuous(continuous)
                              .log_std_init(network.log_std_init)
-                             .squash(continuous && network.squash_output));
+                             .squash(continuous && network.squash_output)
+                             .use_sde(use_sde)
+                             .full_std(network.full_std)
+                             .use_expln(network.use_expln)
+                             .learn_features(network.learn_features));
 }
 
 // Floats per action in a rollout buffer: the index of a Discrete action, or the Box values.
@@ -101,16 +106,18 @@ std::unique_ptr<agents::Agent> build_agent(const ExperimentOptions& options,
                                            const GradientHookFactory& hook_for) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
   if (options.algo == "dqn") return make_dqn(options, spec, hook_for);
-  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  const bool a2c = options.algo == "a2c";
+  nn::ActorCritic model =
+      make_actor_critic(options.network, spec, a2c ? options.a2c.use_sde : options.ppo.use_sde);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(options, *parameters);
   agents::GradientHook hook = hook_for(*parameters);
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
-  const std::int64_t n_steps = options.algo == "a2c" ? options.a2c.n_steps : options.ppo.n_steps;
+  const std::int64_t n_steps = a2c ? options.a2c.n_steps : options.ppo.n_steps;
   replay::RolloutBuffer buffer(n_steps, options.env.num_envs, observation_size,
                                stored_action_size(spec));
   std::unique_ptr<agents::ActorCriticAgent> agent;
-  if (options.algo == "a2c") {
+  if (a2c) {
     agent = std::make_unique<agents::A2c>(options.a2c, std::move(model), std::move(parameters),
                                           std::move(optimizer), std::move(buffer),
                                           action_bounds(spec));
@@ -152,7 +159,7 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
                                                            const envs::EnvSpec& spec) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
-  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  nn::ActorCritic model = make_actor_critic(options.network, spec, options.a3c.use_sde);
   const nn::FlatParameters parameters(*model);
   return std::make_shared<agents::SharedModel>(parameters.values());
 }
@@ -175,7 +182,7 @@ std::unique_ptr<agents::Agent> make_a3c_worker_with(const ExperimentOptions& opt
                                                     const envs::EnvSpec& spec,
                                                     const WorkerOptimizerFactory& make_optimizer) {
   const agents::A3cOptions& a3c = options.a3c;
-  nn::ActorCritic model = make_actor_critic(options.network, spec);
+  nn::ActorCritic model = make_actor_critic(options.network, spec, a3c.use_sde);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(parameters->values());
   replay::RolloutBuffer buffer(a3c.n_steps, options.env.num_envs,

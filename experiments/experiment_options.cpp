@@ -104,6 +104,14 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
     }
   }
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
+  const bool use_sde = (options.algo == "ppo" && options.ppo.use_sde) ||
+                       (options.algo == "a2c" && options.a2c.use_sde) ||
+                       (options.algo == "a3c" && options.a3c.use_sde);
+  if (use_sde && !box) {
+    const std::string key = options.algo + ".use_sde";
+    throw document.error_at(key, key + ": gSDE explores continuous actions; '" + options.env.id +
+                                     "' has " + envs::describe(env->spec().action_space));
+  }
   if (box && options.network.squash_output) {
     for (std::size_t k = 0; k < box->low.size(); ++k) {
       if (!std::isfinite(box->low[k]) || !std::isfinite(box->high[k])) {

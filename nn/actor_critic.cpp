@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <ATen/ops/full.h>
+#include <c10/util/Exception.h>
 
 #include "nn/categorical.h"
 #include "nn/diag_gaussian.h"
@@ -28,23 +29,45 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
     orthogonal_init(policy_head_, 0.01);
     orthogonal_init(value_head_, 1.0);
   }
-  if (options.continuous()) {
+  TORCH_CHECK(options.continuous() || !options.use_sde(), "ActorCritic: gSDE needs Box actions");
+  if (options.use_sde()) {
+    sde_.emplace(features, options.action_size(),
+                 StateDependentNoiseOptions()
+                     .full_std(options.full_std())
+                     .use_expln(options.use_expln())
+                     .learn_features(options.learn_features())
+                     .squash(options.squash()));
+    log_std_ = register_parameter("log_std", sde_->initial_log_std(options.log_std_init()));
+  } else if (options.continuous()) {
     log_std_ = register_parameter(
         "log_std", at::full({options.action_size()}, options.log_std_init(), at::kFloat));
   }
 }
 
-std::unique_ptr<ActionDistribution> ActorCriticImpl::distribution(const at::Tensor& policy) const {
-  if (!options.continuous()) return std::make_unique<Categorical>(policy);
-  if (options.squash()) return std::make_unique<SquashedDiagGaussian>(policy, log_std_);
-  return std::make_unique<DiagGaussian>(policy, log_std_);
+std::unique_ptr<ActionDistribution> ActorCriticImpl::distribution(
+    const PolicyValue& output) const {
+  if (!options.continuous()) return std::make_unique<Categorical>(output.policy);
+  if (sde_) return sde_->distribution(output.policy, log_std_, output.features, false);
+  if (options.squash()) return std::make_unique<SquashedDiagGaussian>(output.policy, log_std_);
+  return std::make_unique<DiagGaussian>(output.policy, log_std_);
+}
+
+std::unique_ptr<ActionDistribution> ActorCriticImpl::exploration_distribution(
+    const PolicyValue& output) const {
+  if (sde_) return sde_->distribution(output.policy, log_std_, output.features, true);
+  return distribution(output);
+}
+
+void ActorCriticImpl::reset_noise(std::int64_t count) {
+  if (sde_) sde_->resample(count);
 }
 
 PolicyValue ActorCriticImpl::forward(const at::Tensor& observations) {
   const at::Tensor policy_features = policy_trunk_->forward(observations);
   const at::Tensor value_features =
       value_trunk_.is_empty() ? policy_features : value_trunk_->forward(observations);
-  return {policy_head_->forward(policy_features), value_head_->forward(value_features).squeeze(-1)};
+  return {policy_head_->forward(policy_features), value_head_->forward(value_features).squeeze(-1),
+          policy_features};
 }
 
 at::Tensor ActorCriticImpl::value(const at::Tensor& observations) {

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <torch/arg.h>
@@ -11,6 +12,7 @@
 
 #include "nn/action_distribution.h"
 #include "nn/mlp.h"
+#include "nn/state_dependent_noise.h"
 
 namespace mnrl::nn {
 
@@ -35,11 +37,19 @@ struct ActorCriticOptions {
   TORCH_ARG(double, log_std_init) = 0.0;
   // Continuous actions squashed by tanh into (-1, 1), with the log-prob correction.
   TORCH_ARG(bool, squash) = false;
+  // Continuous actions: generalized state-dependent exploration (nn/state_dependent_noise.h)
+  // on the policy trunk's features, in place of the state-independent std; log_std_init then
+  // starts its log-std matrix. full_std, use_expln and learn_features are its options.
+  TORCH_ARG(bool, use_sde) = false;
+  TORCH_ARG(bool, full_std) = true;
+  TORCH_ARG(bool, use_expln) = false;
+  TORCH_ARG(bool, learn_features) = false;
 };
 
 struct PolicyValue {
-  at::Tensor policy;  // [batch, action_size]: logits (Discrete) or Gaussian means (Box)
-  at::Tensor value;   // [batch]
+  at::Tensor policy;    // [batch, action_size]: logits (Discrete) or Gaussian means (Box)
+  at::Tensor value;     // [batch]
+  at::Tensor features;  // [batch, features]: the policy trunk's output (gSDE's latent)
 };
 
 // An actor-critic: observation -> (policy head output, state value), and the action
@@ -50,8 +60,17 @@ class ActorCriticImpl : public torch::nn::Module {
 
   PolicyValue forward(const at::Tensor& observations);
   at::Tensor value(const at::Tensor& observations);
-  // Categorical over logits, or (squashed) diagonal Gaussian around means.
-  std::unique_ptr<ActionDistribution> distribution(const at::Tensor& policy) const;
+  // Categorical over logits, or (squashed) diagonal Gaussian around means, with gSDE's
+  // state-dependent std when use_sde. Its samples are fresh draws (evaluation, losses).
+  std::unique_ptr<ActionDistribution> distribution(const PolicyValue& output) const;
+  // The same distribution, whose samples are what a rollout explores with: with gSDE, the
+  // mean plus the noise of the current exploration matrices (reset_noise()).
+  std::unique_ptr<ActionDistribution> exploration_distribution(const PolicyValue& output) const;
+  // gSDE: draws new exploration matrices, one per env of `count`. Nothing without gSDE.
+  void reset_noise(std::int64_t count);
+  // gSDE's exploration state (for checkpoints); null without gSDE.
+  StateDependentNoise* state_dependent_noise() { return sde_ ? &*sde_ : nullptr; }
+  const StateDependentNoise* state_dependent_noise() const { return sde_ ? &*sde_ : nullptr; }
 
   ActorCriticOptions options;
 
@@ -60,7 +79,9 @@ class ActorCriticImpl : public torch::nn::Module {
   Mlp value_trunk_{nullptr};  // null when the trunk is shared
   torch::nn::Linear policy_head_{nullptr};
   torch::nn::Linear value_head_{nullptr};
-  at::Tensor log_std_;  // [action_size], continuous actions only
+  // Continuous actions: [action_size], or gSDE's [features, action_size or 1].
+  at::Tensor log_std_;
+  std::optional<StateDependentNoise> sde_;
 };
 TORCH_MODULE(ActorCritic);
 

@@ -9,7 +9,7 @@ A2c::A2c(A2cOptions options, nn::ActorCritic model, std::shared_ptr<nn::FlatPara
          std::unique_ptr<torch::optim::Optimizer> optimizer, replay::RolloutBuffer buffer,
          ActionBounds bounds)
     : ActorCriticAgent(std::move(model), std::move(parameters), std::move(optimizer),
-                       std::move(buffer), std::move(bounds)),
+                       std::move(buffer), std::move(bounds), options.sde_sample_freq),
       options_(std::move(options)) {}
 
 Statistics A2c::update(const TrainingProgress& progress) {

@@ -23,6 +23,8 @@ struct A2cOptions {
   std::string optimizer = "rmsprop";    // rmsprop | adam
   double rms_prop_alpha = 0.99;         // RMSprop smoothing
   double optimizer_eps = 1e-5;          // RMSprop / Adam epsilon
+  bool use_sde = false;                 // Box actions: gSDE exploration (nn/state_dependent_noise.h)
+  std::int64_t sde_sample_freq = -1;    // steps between gSDE draws; -1 = once per rollout
 
   void visit(core::ConfigVisitor& v) {
     v.field("n_steps", n_steps, "steps per env in one rollout", core::at_least(1));
@@ -38,6 +40,9 @@ struct A2cOptions {
     v.field("optimizer", optimizer, "optimizer", core::one_of({"rmsprop", "adam"}));
     v.field("rms_prop_alpha", rms_prop_alpha, "RMSprop smoothing constant", core::between(0, 1));
     v.field("optimizer_eps", optimizer_eps, "optimizer epsilon", core::greater_than(0));
+    v.field("use_sde", use_sde, "Box actions: generalized state-dependent exploration");
+    v.field("sde_sample_freq", sde_sample_freq,
+            "steps between gSDE noise draws; -1 = once per rollout", core::at_least(-1));
   }
 };
 

@@ -26,6 +26,8 @@ struct PpoOptions {
   double max_grad_norm = 0.5;         // global gradient-norm clip
   bool normalize_advantage = true;    // per minibatch
   double adam_eps = 1e-5;             // Adam epsilon (SB3 uses 1e-5 for on-policy agents)
+  bool use_sde = false;               // Box actions: gSDE exploration (nn/state_dependent_noise.h)
+  std::int64_t sde_sample_freq = -1;  // steps between gSDE draws; -1 = once per rollout
 
   void visit(core::ConfigVisitor& v) {
     const core::Limits schedules = core::one_of({"constant", "linear"});
@@ -44,6 +46,9 @@ struct PpoOptions {
     v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));
     v.field("normalize_advantage", normalize_advantage, "normalize advantages per minibatch");
     v.field("adam_eps", adam_eps, "Adam epsilon", core::greater_than(0));
+    v.field("use_sde", use_sde, "Box actions: generalized state-dependent exploration");
+    v.field("sde_sample_freq", sde_sample_freq,
+            "steps between gSDE noise draws; -1 = once per rollout", core::at_least(-1));
   }
 };
 

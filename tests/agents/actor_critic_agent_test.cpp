@@ -101,8 +101,9 @@ TEST(ActorCriticLossTest, PolicyGradientAndClippedSurrogateMatchTheirFormulas) {
   const RolloutBatch batch{observations, actions, old_log_probs, old_values, advantages, returns};
 
   torch::NoGradGuard no_grad;
-  const auto [policy, values] = model->forward(observations);
-  const at::Tensor log_prob = model->distribution(policy)->log_prob(actions);
+  const nn::PolicyValue output = model->forward(observations);
+  const at::Tensor& values = output.value;
+  const at::Tensor log_prob = model->distribution(output)->log_prob(actions);
   const double value_loss = (values - returns).pow(2).mean().item<double>();
 
   const ActorCriticLoss a2c = actor_critic_loss(*model, batch, {std::nullopt, std::nullopt, 0.5, 0.0, false});
