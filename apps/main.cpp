@@ -11,6 +11,7 @@
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
 #include "core/build_info.h"
+#include "core/openblas.h"
 #include "core/text.h"
 
 namespace {
@@ -68,7 +69,8 @@ int main(int argc, char** argv) {
 
   CLI::App app{"mnrl: deep reinforcement learning in C++ on LibTorch", "mnrl"};
   app.set_version_flag("--version", std::string("mnrl ") + mnrl::core::version() + " (" +
-                                        mnrl::core::source_revision() + ")");
+                                        mnrl::core::source_revision() + ")\nBLAS: " +
+                                        mnrl::core::blas_description());
   app.require_subcommand(1, 1);
 
   TrainArguments train;

@@ -1,7 +1,5 @@
 #include "experiments/agent_factory.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <functional>
 
@@ -14,6 +12,7 @@
 #include "agents/a2c/a2c.h"
 #include "agents/dqn/dqn.h"
 #include "agents/ppo/ppo.h"
+#include "core/openblas.h"
 #include "core/rng.h"
 #include "distributed/gradient_synchronizer.h"
 #include "experiments/seed_streams.h"
@@ -202,12 +201,7 @@ std::unique_ptr<agents::Agent> make_a3c_player(const ExperimentOptions& options,
 
 void set_compute_threads(int threads) {
   at::set_num_threads(threads);
-  // Resolved at run time: present only when libblas.so.3 is OpenBLAS.
-  using SetThreads = void (*)(int);
-  if (auto* set_openblas_threads =
-          reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
-    set_openblas_threads(threads);
-  }
+  core::set_openblas_threads(threads);
 }
 
 }  // namespace mnrl::experiments

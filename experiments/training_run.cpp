@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/build_info.h"
+#include "core/openblas.h"
 #include "core/run_directory.h"
 #include "core/text.h"
 #include "distributed/communicator.h"
@@ -21,6 +22,7 @@ std::string run_info_yaml(const TrainingRunSettings& settings) {
   out << "command: " << core::yaml_quoted(settings.command_line) << "\n"
       << "mnrl_version: " << core::yaml_quoted(core::version()) << "\n"
       << "source_revision: " << core::yaml_quoted(core::source_revision()) << "\n"
+      << "blas: " << core::yaml_quoted(core::blas_description()) << "\n"
       << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n";
   return out.str();
 }

@@ -1,6 +1,8 @@
 // Runs the real `mnrl` program as a user would and checks exit codes, messages and files.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +27,19 @@ TEST_F(CliTest, VersionAndHelpExitZero) {
   const auto help = run("train --help");
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.output.find("--set"), std::string::npos) << help.output;
+}
+
+// Training differs between OpenBLAS kernels (float rounding), so --version names the one in use.
+TEST_F(CliTest, VersionNamesTheBlasKernelInUse) {
+  ::setenv("OPENBLAS_CORETYPE", "Sandybridge", 1);
+  const auto version = run("--version");
+  ::unsetenv("OPENBLAS_CORETYPE");
+  EXPECT_EQ(version.exit_code, 0);
+  if (version.output.find("BLAS: not OpenBLAS") != std::string::npos) {
+    GTEST_SKIP() << "libblas.so.3 is not OpenBLAS here: " << version.output;
+  }
+  EXPECT_NE(version.output.find("BLAS: OpenBLAS"), std::string::npos) << version.output;
+  EXPECT_NE(version.output.find(", kernel Sandybridge"), std::string::npos) << version.output;
 }
 
 TEST_F(CliTest, MistypedCommandSuggestsTheRightOne) {

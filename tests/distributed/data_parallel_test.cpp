@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/openblas.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
 #include "experiments/checkpoint.h"
@@ -161,6 +162,9 @@ TEST_F(DataParallelTest, PpoSolvesCartPoleOnEveryRankCount) {
                           "train.eval_interval=0"},
                          "learn");
   if (communicator().rank() == 0) {
+    std::printf("[ RESULT   ] ppo CartPole-v1 at np %d = %.2f (BLAS kernel %s)\n",
+                communicator().size(), run.training.final_evaluation.mean_return,
+                core::openblas_kernel().c_str());
     EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
   }
 }
@@ -173,6 +177,8 @@ TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
   const auto run = train("cartpole_a3c.yaml", {}, "a3c");
   if (communicator().rank() == 0) {
     EXPECT_GE(run.training.steps, 500000);
+    std::printf("[ RESULT   ] a3c CartPole-v1 parameter server = %.2f (BLAS kernel %s)\n",
+                run.training.final_evaluation.mean_return, core::openblas_kernel().c_str());
     EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
   }
 }

@@ -1,4 +1,5 @@
-// A2C and A3C must solve CartPole-v1 with the shipped configs within their 500k-step budgets.
+// A2C and A3C must solve CartPole-v1 with the shipped configs within their 500k-step budgets,
+// and A2C must learn Pendulum-v1.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,12 +23,35 @@ TEST_P(A2cCartPoleLearningTest, SolvesWithinBudget) {
   RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 500000);
+  print_learning_result("a2c CartPole-v1 seed " + std::to_string(GetParam()),
+                        result.final_evaluation.mean_return);
   EXPECT_GE(result.final_evaluation.mean_return, 475.0);
   // One update per rollout of 5 steps x 8 envs.
   EXPECT_EQ(metrics.count["losses/policy_loss"], 500000 / 40);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, A2cCartPoleLearningTest, ::testing::Values(1, 2, 3));
+
+// Continuous actions with gSDE and rl-zoo's A2C config: Pendulum-v1 reaches -250 at 1M steps
+// (rl-zoo reports -163), scored over 100 episodes as the PPO Pendulum test is.
+class A2cPendulumLearningTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(A2cPendulumLearningTest, ReachesMinus250WithGsdeWithin1MSteps) {
+  const auto options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/pendulum_a2c.yaml",
+      {"seed=" + std::to_string(GetParam()), "train.eval_interval=0", "train.eval_episodes=100"});
+  ASSERT_EQ(options.train.total_steps, 1000000);
+  ASSERT_TRUE(options.a2c.use_sde);
+  RecordingMetrics metrics;
+  const TrainingResult result = train(options, metrics);
+  EXPECT_EQ(result.steps, 1000000);
+  EXPECT_EQ(result.final_evaluation.episodes, 100);
+  print_learning_result("a2c Pendulum-v1 seed " + std::to_string(GetParam()),
+                        result.final_evaluation.mean_return);
+  EXPECT_GE(result.final_evaluation.mean_return, -250.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, A2cPendulumLearningTest, ::testing::Values(1, 2, 3));
 
 // Two asynchronous workers: not deterministic (they interleave freely, more so when other
 // processes share the cores), so "solved within the budget" is read as an evaluation of >= 475
@@ -55,6 +79,9 @@ TEST_P(A3cCartPoleLearningTest, TwoWorkersSolveWithinBudget) {
     EXPECT_GT(metrics.count["charts/episodic_return"], 100);
     best = metrics.best["eval/mean_return"];
     RecordProperty("attempt" + std::to_string(attempt) + "_best_eval", std::to_string(best));
+    print_learning_result("a3c CartPole-v1 seed " + std::to_string(GetParam()) + " attempt " +
+                              std::to_string(attempt) + " best evaluation",
+                          best);
   }
   EXPECT_GE(best, 475.0);
 }

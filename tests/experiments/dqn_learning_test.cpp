@@ -51,6 +51,8 @@ TEST(DqnCartPoleLearningTest, SolvesOnTwoOfThreeSeedsWithin100kSteps) {
     const double best = metrics.best.at("eval/mean_return");
     solved += best >= 475.0;
     RecordProperty("seed" + std::to_string(seed) + "_best_eval", std::to_string(best));
+    print_learning_result("dqn CartPole-v1 seed " + std::to_string(seed) + " best evaluation",
+                          best);
   }
   EXPECT_GE(solved, 2);
 }
@@ -59,6 +61,8 @@ class DqnAcrobotLearningTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(DqnAcrobotLearningTest, ReachesMinus100Within100kSteps) {
   const auto metrics = train_dqn("acrobot_dqn.yaml", GetParam(), 100000);
+  print_learning_result("dqn Acrobot-v1 seed " + std::to_string(GetParam()) + " best evaluation",
+                        metrics.best.at("eval/mean_return"));
   EXPECT_GE(metrics.best.at("eval/mean_return"), -100.0);
 }
 
@@ -68,6 +72,9 @@ class DqnMountainCarLearningTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(DqnMountainCarLearningTest, ReachesMinus120Within120kSteps) {
   const auto metrics = train_dqn("mountaincar_dqn.yaml", GetParam(), 120000);
+  print_learning_result(
+      "dqn MountainCar-v0 seed " + std::to_string(GetParam()) + " best evaluation",
+      metrics.best.at("eval/mean_return"));
   EXPECT_GE(metrics.best.at("eval/mean_return"), -120.0);
 }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 
+#include "core/openblas.h"
 #include "experiments/metrics.h"
 
 namespace mnrl::experiments {
@@ -20,5 +22,13 @@ class RecordingMetrics final : public MetricsSink {
   std::map<std::string, int> count;
   std::map<std::string, double> last, best;
 };
+
+// Prints what a learning test measured, with the BLAS kernel it ran under, as one line that
+// `ctest -V` logs keep (docs/BENCHMARKS.md's table of learning results is read from them).
+inline void print_learning_result(const std::string& what, double value) {
+  std::printf("[ RESULT   ] %s = %.2f (BLAS kernel %s)\n", what.c_str(), value,
+              core::openblas_kernel().c_str());
+  std::fflush(stdout);
+}
 
 }  // namespace mnrl::experiments

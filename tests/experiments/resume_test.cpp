@@ -118,12 +118,17 @@ INSTANTIATE_TEST_SUITE_P(
                    {"train.eval_interval=1000", "dqn.learning_starts=500"},
                    4000,
                    1000},
-        // Observation and reward normalization statistics with a Box action space.
-        ResumeCase{"ppo_normalized",
-                   "pendulum_ppo.yaml",
-                   {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=256"},
+        // Observation and reward normalization statistics with a Box action space, and gSDE's
+        // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
+        // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
+        ResumeCase{"ppo_normalized_gsde",
+                   "mountaincarcontinuous_ppo.yaml",
+                   {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=48",
+                    "ppo.batch_size=32", "ppo.sde_sample_freq=7"},
                    4000,
-                   1000}),
+                   1000},
+        // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
+        ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000}),
     [](const auto& info) { return info.param.name; });
 
 // checkpoint.replay_buffer: false leaves the buffer out; the resumed DQN refills it to
