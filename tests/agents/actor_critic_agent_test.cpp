@@ -88,6 +88,48 @@ TEST(ActorCriticAgentTest, SquashedSamplesAreMappedOntoTheBounds) {
   }
 }
 
+// gSDE: the noise is a function of the state, fixed between draws. With sde_sample_freq 2 the
+// same observations get the same actions at steps 0 and 1, new ones at step 2 (and again at 3),
+// and fresh ones when the next rollout starts.
+TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) {
+  torch::manual_seed(4);
+  constexpr std::int64_t kSteps = 4;
+  nn::ActorCritic model(nn::ActorCriticOptions(kObservationSize, 2)
+                            .hidden_sizes({8})
+                            .continuous(true)
+                            .use_sde(true)
+                            .log_std_init(-1.0));
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  auto optimizer = std::make_unique<torch::optim::Adam>(
+      std::vector<at::Tensor>{parameters->values()}, torch::optim::AdamOptions(1e-3));
+  A2cOptions options;
+  options.use_sde = true;
+  options.sde_sample_freq = 2;
+  const ActionBounds wide{{-100.0f, -100.0f}, {100.0f, 100.0f}};  // no clipping
+  A2c agent(options, std::move(model), std::move(parameters), std::move(optimizer),
+            replay::RolloutBuffer(kSteps, kEnvs, kObservationSize, 2), wide);
+
+  // Every env sees the same observation: only their exploration matrices tell them apart.
+  std::vector<float> obs(kEnvs * kObservationSize);
+  for (std::size_t i = 0; i < obs.size(); ++i) obs[i] = 0.3f * static_cast<float>(i % kObservationSize) - 0.2f;
+  const std::vector<float> rewards(kEnvs, 0.0f);
+  const std::vector<std::uint8_t> flags(kEnvs, 0);
+  std::vector<std::vector<float>> actions;
+  for (std::int64_t step = 0; step < kSteps + 1; ++step) {
+    if (step == kSteps) agent.update({kSteps * kEnvs, 100 * kSteps * kEnvs});
+    actions.emplace_back(kEnvs * 2);
+    agent.act(obs.data(), {nullptr, actions.back().data()});
+    if (step < kSteps) agent.observe({obs.data(), rewards.data(), flags.data(), flags.data(), obs.data()});
+  }
+  EXPECT_EQ(actions[0], actions[1]);
+  EXPECT_NE(actions[1], actions[2]);
+  EXPECT_EQ(actions[2], actions[3]);
+  EXPECT_NE(actions[3], actions[4]);  // the next rollout draws anew
+  int differing_envs = 0;  // one matrix per env: the same state, different noise
+  for (std::int64_t i = 1; i < kEnvs; ++i) differing_envs += actions[0][2 * i] != actions[0][0];
+  EXPECT_EQ(differing_envs, kEnvs - 1);
+}
+
 // A batch whose losses are computed by hand from the model's own outputs.
 TEST(ActorCriticLossTest, PolicyGradientAndClippedSurrogateMatchTheirFormulas) {
   torch::manual_seed(5);

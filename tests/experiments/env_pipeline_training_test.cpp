@@ -91,6 +91,16 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
   EXPECT_EQ(config_error({"algo=ppo", "env.id=MountainCarContinuous-v0",
                           "network.squash_output=true"}),
             "(no error)");
+  // gSDE explores continuous actions; CartPole's are Discrete.
+  EXPECT_NE(config_error({"algo=a2c", "a2c.use_sde=true"})
+                .find("a2c.use_sde: gSDE explores continuous actions; 'CartPole-v1' has "
+                      "Discrete(2)"),
+            std::string::npos);
+  EXPECT_NE(config_error({"ppo.sde_sample_freq=-2"}).find("ppo.sde_sample_freq = -2"),
+            std::string::npos);
+  EXPECT_EQ(config_error({"algo=a3c", "env.id=Pendulum-v1", "a3c.use_sde=true",
+                          "network.full_std=false", "network.use_expln=true"}),
+            "(no error)");
   EXPECT_NE(config_error({"algo=dqn", "env.id=Pendulum-v1"})
                 .find("algo: dqn needs Discrete actions; 'Pendulum-v1' has Box(1)"),
             std::string::npos);
