@@ -85,8 +85,9 @@ void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t ba
 void ActorCriticAgent::act_without_storing(const float* observations, std::int64_t batch,
                                            const ActionsOut& out, bool sample) {
   c10::InferenceMode inference;
-  const auto distribution =
-      model_->distribution(model_->forward(view_floats(observations, batch, buffer_.observation_size())));
+  const nn::PolicyValue output =
+      model_->forward(view_floats(observations, batch, buffer_.observation_size()));
+  const auto distribution = model_->distribution(output);
   write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
 }
 

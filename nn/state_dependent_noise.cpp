@@ -1,8 +1,5 @@
 #include "nn/state_dependent_noise.h"
 
-#include <optional>
-#include <string>
-
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/exp.h>
@@ -17,6 +14,9 @@
 #include <c10/core/InferenceMode.h>
 #include <c10/util/Exception.h>
 #include <torch/utils.h>
+
+#include <optional>
+#include <string>
 
 #include "nn/diag_gaussian.h"
 #include "nn/squashed_diag_gaussian.h"
@@ -61,8 +61,7 @@ StateDependentNoise::StateDependentNoise(std::int64_t latent_size, std::int64_t 
     : latent_size_(latent_size), action_size_(action_size), options_(options) {}
 
 at::Tensor StateDependentNoise::initial_log_std(double log_std_init) const {
-  return at::full({latent_size_, options_.full_std() ? action_size_ : 1}, log_std_init,
-                  at::kFloat);
+  return at::full({latent_size_, options_.full_std() ? action_size_ : 1}, log_std_init, at::kFloat);
 }
 
 at::Tensor StateDependentNoise::weight_std(const at::Tensor& log_std) const {
@@ -90,8 +89,8 @@ at::Tensor StateDependentNoise::noise(const at::Tensor& latent, const at::Tensor
   const at::Tensor features = options_.learn_features() ? latent : latent.detach();
   const at::Tensor weights = weight_std(log_std).unsqueeze(0) * unit_weights_;
   if (count() == 1) return at::mm(features, weights[0]);
-  TORCH_CHECK(features.size(0) == count(), "StateDependentNoise: ", features.size(0),
-              " rows for ", count(), " exploration matrices");
+  TORCH_CHECK(features.size(0) == count(), "StateDependentNoise: ", features.size(0), " rows for ",
+              count(), " exploration matrices");
   return at::bmm(features.unsqueeze(1), weights).squeeze(1);
 }
 

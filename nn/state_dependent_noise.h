@@ -1,10 +1,10 @@
 #pragma once
 
-#include <cstdint>
-#include <memory>
-
 #include <ATen/core/Tensor.h>
 #include <torch/arg.h>
+
+#include <cstdint>
+#include <memory>
 
 #include "core/state_stream.h"
 #include "nn/action_distribution.h"

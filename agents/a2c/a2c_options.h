@@ -23,7 +23,7 @@ struct A2cOptions {
   std::string optimizer = "rmsprop";    // rmsprop | adam
   double rms_prop_alpha = 0.99;         // RMSprop smoothing
   double optimizer_eps = 1e-5;          // RMSprop / Adam epsilon
-  bool use_sde = false;                 // Box actions: gSDE exploration (nn/state_dependent_noise.h)
+  bool use_sde = false;                 // Box actions: gSDE (nn/state_dependent_noise.h)
   std::int64_t sde_sample_freq = -1;    // steps between gSDE draws; -1 = once per rollout
 
   void visit(core::ConfigVisitor& v) {

@@ -111,7 +111,9 @@ TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) 
 
   // Every env sees the same observation: only their exploration matrices tell them apart.
   std::vector<float> obs(kEnvs * kObservationSize);
-  for (std::size_t i = 0; i < obs.size(); ++i) obs[i] = 0.3f * static_cast<float>(i % kObservationSize) - 0.2f;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    obs[i] = 0.3f * static_cast<float>(i % kObservationSize) - 0.2f;
+  }
   const std::vector<float> rewards(kEnvs, 0.0f);
   const std::vector<std::uint8_t> flags(kEnvs, 0);
   std::vector<std::vector<float>> actions;
@@ -119,7 +121,9 @@ TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) 
     if (step == kSteps) agent.update({kSteps * kEnvs, 100 * kSteps * kEnvs});
     actions.emplace_back(kEnvs * 2);
     agent.act(obs.data(), {nullptr, actions.back().data()});
-    if (step < kSteps) agent.observe({obs.data(), rewards.data(), flags.data(), flags.data(), obs.data()});
+    if (step < kSteps) {
+      agent.observe({obs.data(), rewards.data(), flags.data(), flags.data(), obs.data()});
+    }
   }
   EXPECT_EQ(actions[0], actions[1]);
   EXPECT_NE(actions[1], actions[2]);

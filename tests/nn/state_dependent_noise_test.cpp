@@ -1,5 +1,7 @@
 // gSDE against closed forms: the per-state Gaussian it stands for, its exploration noise, its
 // std parameterizations and the gradients each option lets through.
+#include "nn/state_dependent_noise.h"
+
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/equal.h>
@@ -16,7 +18,6 @@
 #include <vector>
 
 #include "core/state_stream.h"
-#include "nn/state_dependent_noise.h"
 
 namespace mnrl::nn {
 namespace {
@@ -105,10 +106,10 @@ TEST(StateDependentNoiseTest, ExplorationNoiseIsTheLatentTimesTheDrawnWeights) {
   ASSERT_EQ(sde.count(), 2);
   const at::Tensor log_std = to_tensor(kLogStd);
   const at::Tensor noise = sde.noise(to_tensor(kLatent), log_std);
-  const at::Tensor first = sde.distribution(to_tensor(kMean), log_std, to_tensor(kLatent), true)
-                               ->sample();
-  const at::Tensor again = sde.distribution(to_tensor(kMean), log_std, to_tensor(kLatent), true)
-                               ->sample();
+  const at::Tensor first =
+      sde.distribution(to_tensor(kMean), log_std, to_tensor(kLatent), true)->sample();
+  const at::Tensor again =
+      sde.distribution(to_tensor(kMean), log_std, to_tensor(kLatent), true)->sample();
   // Same states, same matrices: the same actions, mean + noise.
   EXPECT_TRUE(at::equal(first, again));
   EXPECT_TRUE(at::allclose(first, to_tensor(kMean) + noise));
