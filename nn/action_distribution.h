@@ -11,7 +11,8 @@ class ActionDistribution {
  public:
   virtual ~ActionDistribution() = default;
 
-  // Draws from torch's default generator, without gradient.
+  // Draws from torch's default generator, without gradient (gSDE's exploration distribution
+  // adds its current exploration noise instead: nn/state_dependent_noise.h).
   virtual at::Tensor sample() const = 0;
   // The most likely action (the mean for a Gaussian), for greedy evaluation.
   virtual at::Tensor mode() const = 0;

@@ -77,8 +77,8 @@ at::Tensor StateDependentNoise::weight_std(const at::Tensor& log_std) const {
 }
 
 void StateDependentNoise::resample(std::int64_t count) {
-  // Plain tensors even when called while acting under inference mode: a learner may later use
-  // them in a differentiable noise (SAC's reparameterized actions).
+  // Plain tensors even when called while acting under inference mode: noise() may use them
+  // in a graph (its gradient w.r.t. log_std), which inference tensors cannot join.
   c10::InferenceMode not_inference(false);
   torch::NoGradGuard no_grad;
   unit_weights_ = at::randn({count, latent_size_, action_size_}, at::kFloat);

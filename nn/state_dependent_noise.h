@@ -56,7 +56,8 @@ class StateDependentNoise {
 
   // z(s) theta, [batch, action], with the current matrices (one per row, or one for every
   // row: batch must equal count(), or count() must be 1). Differentiable w.r.t. log_std, and
-  // w.r.t. latent with learn_features (SAC's reparameterized actions: mean + noise).
+  // w.r.t. latent with learn_features: a learner that reparameterizes actions (SAC, to
+  // come) takes mean + noise.
   at::Tensor noise(const at::Tensor& latent, const at::Tensor& log_std) const;
 
   // The action distribution at states with features `latent` ([batch, latent]) and means `mean`

@@ -90,7 +90,8 @@ TEST(ActorCriticAgentTest, SquashedSamplesAreMappedOntoTheBounds) {
 
 // gSDE: the noise is a function of the state, fixed between draws. With sde_sample_freq 2 the
 // same observations get the same actions at steps 0 and 1, new ones at step 2 (and again at 3),
-// and fresh ones when the next rollout starts.
+// and fresh ones when the next rollout starts (the update in between has learning rate 0, so
+// only the noise can change them).
 TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) {
   torch::manual_seed(4);
   constexpr std::int64_t kSteps = 4;
@@ -105,6 +106,7 @@ TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) 
   A2cOptions options;
   options.use_sde = true;
   options.sde_sample_freq = 2;
+  options.learning_rate = 0.0;
   const ActionBounds wide{{-100.0f, -100.0f}, {100.0f, 100.0f}};  // no clipping
   A2c agent(options, std::move(model), std::move(parameters), std::move(optimizer),
             replay::RolloutBuffer(kSteps, kEnvs, kObservationSize, 2), wide);
