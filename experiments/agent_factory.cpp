@@ -38,9 +38,10 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
                              .log_std_init(network.log_std_init)
                              .squash(continuous && network.squash_output)
                              .use_sde(use_sde)
-                             .full_std(network.full_std)
-                             .use_expln(network.use_expln)
-                             .learn_features(network.learn_features));
+                             .sde(nn::StateDependentNoiseOptions()
+                                      .full_std(network.full_std)
+                                      .use_expln(network.use_expln)
+                                      .learn_features(network.learn_features)));
 }
 
 // Floats per action in a rollout buffer: the index of a Discrete action, or the Box values.
@@ -106,8 +107,7 @@ std::unique_ptr<agents::Agent> build_agent(const ExperimentOptions& options,
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
   if (options.algo == "dqn") return make_dqn(options, spec, hook_for);
   const bool a2c = options.algo == "a2c";
-  nn::ActorCritic model =
-      make_actor_critic(options.network, spec, a2c ? options.a2c.use_sde : options.ppo.use_sde);
+  nn::ActorCritic model = make_actor_critic(options.network, spec, uses_sde(options));
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(options, *parameters);
   agents::GradientHook hook = hook_for(*parameters);
@@ -158,7 +158,7 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
                                                            const envs::EnvSpec& spec) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), 0x746f7263));
-  nn::ActorCritic model = make_actor_critic(options.network, spec, options.a3c.use_sde);
+  nn::ActorCritic model = make_actor_critic(options.network, spec, uses_sde(options));
   const nn::FlatParameters parameters(*model);
   return std::make_shared<agents::SharedModel>(parameters.values());
 }
@@ -181,7 +181,7 @@ std::unique_ptr<agents::Agent> make_a3c_worker_with(const ExperimentOptions& opt
                                                     const envs::EnvSpec& spec,
                                                     const WorkerOptimizerFactory& make_optimizer) {
   const agents::A3cOptions& a3c = options.a3c;
-  nn::ActorCritic model = make_actor_critic(options.network, spec, a3c.use_sde);
+  nn::ActorCritic model = make_actor_critic(options.network, spec, uses_sde(options));
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(parameters->values());
   replay::RolloutBuffer buffer(a3c.n_steps, options.env.num_envs,

@@ -35,6 +35,12 @@ ExperimentOptions parse_experiment(const std::string& yaml, const std::string& s
   return read_experiment(core::ConfigDocument::parse_string(yaml, source_name), overrides);
 }
 
+bool uses_sde(const ExperimentOptions& options) {
+  return (options.algo == "ppo" && options.ppo.use_sde) ||
+         (options.algo == "a2c" && options.a2c.use_sde) ||
+         (options.algo == "a3c" && options.a3c.use_sde);
+}
+
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
   if (!options.env.plugin.empty()) {
     try {
@@ -104,10 +110,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
     }
   }
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
-  const bool use_sde = (options.algo == "ppo" && options.ppo.use_sde) ||
-                       (options.algo == "a2c" && options.a2c.use_sde) ||
-                       (options.algo == "a3c" && options.a3c.use_sde);
-  if (use_sde && !box) {
+  if (uses_sde(options) && !box) {
     const std::string key = options.algo + ".use_sde";
     throw document.error_at(key, key + ": gSDE explores continuous actions; '" + options.env.id +
                                      "' has " + envs::describe(env->spec().action_space));

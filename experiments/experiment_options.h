@@ -152,6 +152,9 @@ ExperimentOptions load_experiment(const std::string& path,
 ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
                                    const std::vector<std::string>& overrides = {});
 
+// Whether the chosen algorithm's section asks for gSDE exploration (its use_sde).
+bool uses_sde(const ExperimentOptions& options);
+
 // The checks of load_experiment on options read from `document`.
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);
 

@@ -32,11 +32,7 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
   TORCH_CHECK(options.continuous() || !options.use_sde(), "ActorCritic: gSDE needs Box actions");
   if (options.use_sde()) {
     sde_.emplace(features, options.action_size(),
-                 StateDependentNoiseOptions()
-                     .full_std(options.full_std())
-                     .use_expln(options.use_expln())
-                     .learn_features(options.learn_features())
-                     .squash(options.squash()));
+                 StateDependentNoiseOptions(options.sde()).squash(options.squash()));
     log_std_ = register_parameter("log_std", sde_->initial_log_std(options.log_std_init()));
   } else if (options.continuous()) {
     log_std_ = register_parameter(

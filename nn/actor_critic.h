@@ -38,12 +38,10 @@ struct ActorCriticOptions {
   // Continuous actions squashed by tanh into (-1, 1), with the log-prob correction.
   TORCH_ARG(bool, squash) = false;
   // Continuous actions: generalized state-dependent exploration (nn/state_dependent_noise.h)
-  // on the policy trunk's features, in place of the state-independent std; log_std_init then
-  // starts its log-std matrix. full_std, use_expln and learn_features are its options.
+  // on the policy trunk's features, in place of the state-independent std, with these options
+  // (their `squash` is taken from squash above); log_std_init then starts its log-std matrix.
   TORCH_ARG(bool, use_sde) = false;
-  TORCH_ARG(bool, full_std) = true;
-  TORCH_ARG(bool, use_expln) = false;
-  TORCH_ARG(bool, learn_features) = false;
+  TORCH_ARG(StateDependentNoiseOptions, sde) = {};
 };
 
 struct PolicyValue {

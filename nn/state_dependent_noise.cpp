@@ -85,9 +85,16 @@ void StateDependentNoise::resample(std::int64_t count) {
 }
 
 at::Tensor StateDependentNoise::noise(const at::Tensor& latent, const at::Tensor& log_std) const {
+  return noise_of(features_of(latent), weight_std(log_std));
+}
+
+at::Tensor StateDependentNoise::features_of(const at::Tensor& latent) const {
+  return options_.learn_features() ? latent : latent.detach();
+}
+
+at::Tensor StateDependentNoise::noise_of(const at::Tensor& features, const at::Tensor& sigma) const {
   TORCH_CHECK(unit_weights_.defined(), "StateDependentNoise: resample() before acting");
-  const at::Tensor features = options_.learn_features() ? latent : latent.detach();
-  const at::Tensor weights = weight_std(log_std).unsqueeze(0) * unit_weights_;
+  const at::Tensor weights = sigma.unsqueeze(0) * unit_weights_;
   if (count() == 1) return at::mm(features, weights[0]);
   TORCH_CHECK(features.size(0) == count(), "StateDependentNoise: ", features.size(0), " rows for ",
               count(), " exploration matrices");
@@ -97,12 +104,12 @@ at::Tensor StateDependentNoise::noise(const at::Tensor& latent, const at::Tensor
 std::unique_ptr<ActionDistribution> StateDependentNoise::distribution(
     const at::Tensor& mean, const at::Tensor& log_std, const at::Tensor& latent,
     bool exploration_noise) const {
-  const at::Tensor features = options_.learn_features() ? latent : latent.detach();
+  const at::Tensor features = features_of(latent);
   const at::Tensor sigma = weight_std(log_std);
   const at::Tensor variance = at::mm(features * features, sigma * sigma);
   return std::make_unique<StateDependentGaussian>(
       mean, at::log(variance + kEpsilon) * 0.5,
-      exploration_noise ? noise(latent, log_std) : at::Tensor(), options_.squash());
+      exploration_noise ? noise_of(features, sigma) : at::Tensor(), options_.squash());
 }
 
 void StateDependentNoise::save_state(core::StateWriter& out) const {

@@ -76,6 +76,11 @@ class StateDependentNoise {
   const StateDependentNoiseOptions& options() const { return options_; }
 
  private:
+  // The latent, detached unless learn_features.
+  at::Tensor features_of(const at::Tensor& latent) const;
+  // features theta, with theta = sigma * the current unit draws.
+  at::Tensor noise_of(const at::Tensor& features, const at::Tensor& sigma) const;
+
   std::int64_t latent_size_, action_size_;
   StateDependentNoiseOptions options_;
   at::Tensor unit_weights_;  // [count, latent, action], N(0, 1); undefined before a draw
