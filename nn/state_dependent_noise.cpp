@@ -92,7 +92,8 @@ at::Tensor StateDependentNoise::features_of(const at::Tensor& latent) const {
   return options_.learn_features() ? latent : latent.detach();
 }
 
-at::Tensor StateDependentNoise::noise_of(const at::Tensor& features, const at::Tensor& sigma) const {
+at::Tensor StateDependentNoise::noise_of(const at::Tensor& features,
+                                         const at::Tensor& sigma) const {
   TORCH_CHECK(unit_weights_.defined(), "StateDependentNoise: resample() before acting");
   const at::Tensor weights = sigma.unsqueeze(0) * unit_weights_;
   if (count() == 1) return at::mm(features, weights[0]);
