@@ -1,7 +1,6 @@
 #include "apps/learning_curve.h"
 
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sys/wait.h>
@@ -13,32 +12,30 @@ namespace mnrl::apps {
 
 Curve read_curve(const std::filesystem::path& run_dir, const std::string& metric) {
   const auto path = run_dir / "metrics.csv";
-  std::ifstream in(path);
-  if (!in) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
     throw CurveError("run '" + run_dir.string() + "': no metrics.csv (not a run directory?)");
   }
   Curve curve;
   std::set<std::string> names;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    std::optional<experiments::MetricsRow> row;
-    try {
-      row = experiments::parse_metrics_row(line, path.string());
-    } catch (const std::runtime_error& e) {
-      throw CurveError(e.what());
-    }
-    if (!row) continue;
-    if (row->name == metric) {
-      curve.emplace_back(row->step, row->value);
-    } else {
-      names.insert(row->name);
-    }
+  try {
+    experiments::read_metrics_file(path.string(), [&](const experiments::MetricsRow& row,
+                                                      const std::string&) {
+      if (row.name == metric) {
+        curve.emplace_back(row.step, row.value);
+      } else {
+        names.insert(row.name);
+      }
+    });
+  } catch (const std::runtime_error& e) {
+    throw CurveError(e.what());
   }
   if (curve.empty()) {
     const std::vector<std::string> known(names.begin(), names.end());
     throw CurveError("run '" + run_dir.string() + "' has no '" + metric + "' in metrics.csv" +
-                     core::did_you_mean(metric, known) + " (it has: " + core::join(known) + ")");
+                     core::did_you_mean(metric, known) +
+                     (known.empty() ? " (it has no metrics yet)"
+                                    : " (it has: " + core::join(known) + ")"));
   }
   return curve;
 }

@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <list>
@@ -53,6 +54,9 @@ CLI::Validator at_least(std::int64_t minimum) {
 
 int main(int argc, char** argv) {
   using namespace mnrl::apps;
+  // Past a file size limit (ulimit -f) a write then fails with EFBIG, which the writer reports
+  // by name, instead of the process dying silently of SIGXFSZ.
+  std::signal(SIGXFSZ, SIG_IGN);
 
   // A mistyped command gets a suggestion instead of CLI11's generic "not expected".
   if (argc > 1 && argv[1][0] != '-') {

@@ -2,22 +2,63 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "apps/commands.h"
 #include "apps/learning_curve.h"
+#include "core/files.h"
 
 namespace mnrl::apps {
 namespace {
 namespace fs = std::filesystem;
 
-// A gnuplot single-quoted string ('' stands for ').
+// A gnuplot single-quoted string ('' stands for '). Control characters become '?': a line
+// break would end the string and let the rest of the text run as gnuplot commands.
 std::string gnuplot_quoted(const std::string& text) {
   std::string out = "'";
-  for (const char c : text) out += c == '\'' ? std::string("''") : std::string(1, c);
+  for (const char c : text) {
+    if (c == '\'') {
+      out += "''";
+    } else {
+      out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+    }
+  }
   return out + "'";
+}
+
+// "750", "2.5k", "1.5M": a step count as a tick label.
+std::string step_label(double value) {
+  char text[32];
+  if (value >= 1e6) {
+    std::snprintf(text, sizeof text, "%gM", value / 1e6);
+  } else if (value >= 1e3) {
+    std::snprintf(text, sizeof text, "%gk", value / 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%g", value);
+  }
+  return text;
+}
+
+// Ticks of the step axis at round values (1, 2 or 5 times a power of ten apart, 4 to 10 of
+// them), each with its own label: gnuplot's "%.0s%c" labels 1.5M as 2M, repeating labels.
+std::string step_ticks(std::int64_t last_step) {
+  const double range = std::max<double>(static_cast<double>(last_step), 1.0);
+  double spacing = std::pow(10.0, std::floor(std::log10(range)));
+  for (const double factor : {0.5, 0.4, 0.5}) {  // 10^k, then 5, 2 and 1 times 10^(k-1)
+    if (range / spacing >= 4) break;
+    spacing *= factor;
+  }
+  spacing = std::max(spacing, 1.0);
+  std::string ticks = "set xtics (";
+  for (int i = 0; i * spacing <= range; ++i) {
+    ticks += (i ? ", " : "") + gnuplot_quoted(step_label(i * spacing)) + " " +
+             std::to_string(static_cast<std::int64_t>(i * spacing));
+  }
+  return ticks + ")\n";
 }
 
 // The run directory's own name, for the legend.
@@ -51,18 +92,30 @@ int plot_command(const PlotArguments& args) {
     std::fprintf(stderr, "mnrl plot: %s\n", e.what());
     return kExitUsage;
   }
+  if (args.output.empty()) {
+    std::fprintf(stderr, "mnrl plot: -o: give the PNG file to write\n");
+    return kExitUsage;
+  }
   try {
+    core::check_replaceable(args.output);
+  } catch (const core::FileError& e) {
+    std::fprintf(stderr, "mnrl plot: -o: %s\n", e.what());
+    return kExitUsage;
+  }
+  try {
+    // gnuplot sees no path or text of the user's but the quoted labels: it writes into a
+    // scratch directory, and the image is then moved into place as any output file is.
     ScratchDirectory scratch;
-    // gnuplot writes next to the output under a temporary name, renamed when complete.
-    const fs::path output = fs::absolute(args.output);
-    const fs::path partial = output.string() + ".partial";
+    const fs::path image = scratch.path / "plot.png";
+    std::int64_t last_step = 0;
+    for (const auto& curve : curves) last_step = std::max(last_step, curve.back().first);
     std::ofstream script(scratch.path / "plot.gp");
     script << "set terminal pngcairo size " << args.width << "," << args.height
            << " noenhanced font 'sans,10'\n"
-           << "set output " << gnuplot_quoted(partial.string()) << "\n"
+           << "set output " << gnuplot_quoted(image.string()) << "\n"
            << "set xlabel 'steps'\nset ylabel " << gnuplot_quoted(args.metric) << "\n"
-           << "set grid\nset key bottom right\nset format x '%.0s%c'\n"
-           << "plot ";
+           << "set grid\nset key bottom right\n"
+           << step_ticks(last_step) << "plot ";
     for (std::size_t i = 0; i < curves.size(); ++i) {
       const int window = args.smoothing > 0
                              ? args.smoothing
@@ -70,19 +123,20 @@ int plot_command(const PlotArguments& args) {
       const fs::path data = scratch.path / ("run" + std::to_string(i) + ".dat");
       std::ofstream out(data);
       for (const auto& [step, value] : smoothed(curves[i], window)) out << step << ' ' << value << '\n';
-      script << (i ? ", " : "") << gnuplot_quoted(data.string())
-             << " using 1:2 with lines lw 2 title " << gnuplot_quoted(run_label(args.run_dirs[i]));
+      // A line needs two points: a single one is drawn as a point.
+      script << (i ? ", " : "") << gnuplot_quoted(data.string()) << " using 1:2 with "
+             << (curves[i].size() > 1 ? "lines lw 2" : "points pt 7 ps 1.5") << " title "
+             << gnuplot_quoted(run_label(args.run_dirs[i]));
     }
     script << "\n";
     script.close();
     run_gnuplot((scratch.path / "plot.gp").string());
-    fs::rename(partial, output);
+    core::write_file_atomically(args.output,
+                                core::read_regular_file(image, 1ull << 30, "gnuplot's image"));
     std::printf("wrote %s (%s of %zu run%s, %dx%d)\n", args.output.c_str(), args.metric.c_str(),
                 curves.size(), curves.size() == 1 ? "" : "s", args.width, args.height);
     return kExitOk;
   } catch (const std::exception& e) {
-    std::error_code ignored;
-    fs::remove(fs::absolute(args.output).string() + ".partial", ignored);
     std::fprintf(stderr, "mnrl plot: %s\n", e.what());
     return kExitFailure;
   }

@@ -79,9 +79,20 @@ int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
   if (t.interrupted) {
     // In a job of several ranks, the signal may have reached another rank only.
     const int signal = core::stop_signal() ? core::stop_signal() : SIGTERM;
-    std::printf("stopped by %s at step %lld; checkpoint: %s\nresume with: mnrl train --resume %s\n",
-                core::stop_signal() ? signal_name(signal) : "a signal to another rank",
-                static_cast<long long>(t.steps), t.checkpoint.c_str(), run.run_dir.c_str());
+    const char* by = core::stop_signal() ? signal_name(signal) : "a signal to another rank";
+    if (t.stopped_in_final_evaluation) {
+      std::printf("stopped by %s during the final evaluation; the training is complete and its "
+                  "checkpoint written: %s\nevaluate it with: mnrl eval %s\n",
+                  by, t.checkpoint.c_str(), run.run_dir.c_str());
+    } else {
+      // The command that resumes: a job of several ranks resumes with as many.
+      const std::string launcher =
+          job.size() > 1 ? "mpirun -np " + std::to_string(job.size()) + " " : "";
+      std::printf("stopped by %s at step %lld; checkpoint: %s\nresume with: %smnrl train "
+                  "--resume %s\n",
+                  by, static_cast<long long>(t.steps), t.checkpoint.c_str(), launcher.c_str(),
+                  run.run_dir.c_str());
+    }
     return 128 + signal;
   }
   const auto& e = t.final_evaluation;

@@ -1,17 +1,17 @@
 #include "core/config.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <utility>
 
+#include "core/files.h"
 #include "core/kwargs.h"
 #include "core/scalar_text.h"
 #include "core/text.h"
@@ -101,12 +101,23 @@ std::optional<KeyValue> find_entry(const YAML::Node& map, std::string_view key) 
 // Formats where a node was written (its mark) for error messages.
 using Locator = std::function<std::string(const YAML::Mark&)>;
 
+// Bounds on what a config may be: far above any real experiment, far below what would hang
+// or exhaust memory. Aliases share nodes, so a 1 KB file of nested aliases ("billion laughs")
+// expands to billions of values when walked: the walk counts every value it meets.
+constexpr std::uint64_t kMaxConfigBytes = 1 << 20;
+constexpr std::size_t kMaxConfigValues = 100'000;
+
 // Throws unless every mapping key in `node` is a name given at most once per mapping (yaml-cpp
-// silently keeps duplicates).
-void check_keys(const YAML::Node& node, const std::string& path, const Locator& where) {
+// silently keeps duplicates), and `node` holds at most `budget` values with aliases expanded.
+void check_keys(const YAML::Node& node, const std::string& path, const Locator& where,
+                std::size_t& budget) {
+  if (budget-- == 0) {
+    throw ConfigError(where(node.Mark()) + ": the config expands to more than " +
+                      std::to_string(kMaxConfigValues) + " values (through YAML aliases?)");
+  }
   if (node.IsSequence()) {
     for (std::size_t i = 0; i < node.size(); ++i) {
-      check_keys(node[i], path + "[" + std::to_string(i) + "]", where);
+      check_keys(node[i], path + "[" + std::to_string(i) + "]", where, budget);
     }
     return;
   }
@@ -126,33 +137,54 @@ void check_keys(const YAML::Node& node, const std::string& path, const Locator& 
       const std::string hint = there == here ? "" : " (first defined at " + there + ")";
       throw ConfigError(here + ": duplicate key '" + key_path + "'" + hint);
     }
-    check_keys(pair.second, key_path, where);
+    check_keys(pair.second, key_path, where, budget);
   }
 }
 
+void check_keys(const YAML::Node& node, const std::string& path, const Locator& where) {
+  std::size_t budget = kMaxConfigValues;
+  check_keys(node, path, where, budget);
+}
+
 std::string read_file(const std::string& path) {
-  const auto cannot_read = [&path] {
-    return ConfigError("cannot read config file '" + path + "': " + std::strerror(errno));
-  };
-  struct Closer {
-    void operator()(std::FILE* file) const { std::fclose(file); }
-  };
-  errno = 0;
-  const std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) throw cannot_read();
-  std::string text;
-  char buffer[4096];
-  std::size_t count = 0;
-  while ((count = std::fread(buffer, 1, sizeof buffer, file.get())) > 0) text.append(buffer, count);
-  if (std::ferror(file.get())) throw cannot_read();  // e.g. the path is a directory
-  return text;
+  try {
+    return read_regular_file(path, kMaxConfigBytes, "config file");
+  } catch (const FileError& e) {
+    throw ConfigError(e.what());
+  }
+}
+
+// Throws for a control character (other than tab and line breaks) in `text`: YAML forbids
+// them, and yaml-cpp's own message for one (a NUL) is misleading.
+void check_characters(const std::string& text, const std::string& source_name) {
+  int line = 1, column = 1;
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\t' && c != '\n' && c != '\r') || byte == 0x7f) {
+      char code[8];
+      std::snprintf(code, sizeof code, "0x%02x", byte);
+      throw ConfigError(source_name + ":" + std::to_string(line) + ":" + std::to_string(column) +
+                        ": control character " + code + " is not allowed in YAML (is this a "
+                        "text file?)");
+    }
+    if (c == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
 }
 
 // The top-level mapping of `text`; an empty document is an empty mapping.
 YAML::Node parse_root(const std::string& text, const std::string& source_name) {
+  check_characters(text, source_name);
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw ConfigError(file_location(source_name, e.mark) + ": malformed YAML: nested deeper " +
+                      "than " + std::to_string(e.depth() - 1) + " levels");
   } catch (const YAML::ParserException& e) {
     throw ConfigError(file_location(source_name, e.mark) + ": malformed YAML: " + e.msg);
   }
@@ -255,6 +287,7 @@ class Document {
   }
 
   static YAML::Node parse_set_value(const std::string& text, const std::string& assignment) {
+    check_characters(text, "--set '" + assignment + "'");
     try {
       return YAML::Load(text);
     } catch (const YAML::ParserException& e) {
@@ -540,6 +573,10 @@ class Reader final : public ConfigVisitor {
     const auto value = entry.node.IsScalar() ? parse_number(entry.node.Scalar()) : std::nullopt;
     if (!value) throw type_error(entry, "a number");
     if (std::isnan(*value)) throw type_error(entry, "a number (NaN is never allowed)");
+    if (std::isinf(*value)) {
+      throw error(entry, entry.path + " = " + entry.node.Scalar() +
+                             " is out of range: a number in a config must be finite");
+    }
     check_range(entry, *value, limits);
     return *value;
   }

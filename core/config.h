@@ -38,9 +38,8 @@ class ConfigError : public std::runtime_error {
 };
 
 // The values a field accepts: a numeric interval and/or a list of allowed strings.
-// Bounds are inclusive unless marked exclusive, and an infinite bound admits YAML's .inf, so
-// at_least(0) accepts .inf (useful for "no clipping") while between(0, 1) does not. NaN is
-// never accepted, with or without limits.
+// Bounds are inclusive unless marked exclusive. A number field never takes .inf or .nan
+// (an infinite learning rate passes any lower bound and ruins a run); env kwargs may.
 struct Limits {
   double min = -std::numeric_limits<double>::infinity();
   double max = std::numeric_limits<double>::infinity();
@@ -121,7 +120,7 @@ using VisitFunction = std::function<void(ConfigVisitor&)>;
 // Copies are independent: set() on one copy does not change the others.
 //
 // Types: a bool takes true/false (also yes/no, on/off); an integer also takes a float that is a
-// whole number ("1e5"); a number takes integers, floats and +-.inf (see Limits); a string takes
+// whole number ("1e5"); a number takes finite integers and floats (see Limits); a string takes
 // any scalar; a list of integers takes a sequence ([] included); Kwargs take a mapping whose
 // values are scalars or sequences of scalars. A section that is missing or
 // null ("ppo:" with every key commented out) keeps its defaults.

@@ -1,6 +1,7 @@
 #include "core/run_directory.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -27,7 +28,11 @@ fs::path create_run_directory(const std::string& requested, const std::string& n
   std::error_code error;
   if (!requested.empty()) {
     const fs::path path(requested);
-    if (fs::exists(path, error) && !(fs::is_directory(path) && fs::is_empty(path, error))) {
+    if (fs::exists(path, error) && !fs::is_directory(path, error)) {
+      throw RunDirectoryError("run directory '" + requested +
+                              "' exists and is not a directory; choose another --run-dir");
+    }
+    if (fs::exists(path, error) && !fs::is_empty(path, error)) {
       throw RunDirectoryError("run directory '" + requested +
                                "' already exists and is not empty; choose another --run-dir");
     }
@@ -40,6 +45,10 @@ fs::path create_run_directory(const std::string& requested, const std::string& n
   }
   const fs::path base = fs::path("runs") / (name + "-" + format_current_time("%Y%m%d-%H%M%S", /*utc=*/false));
   fs::create_directories(base.parent_path(), error);
+  if (error) {
+    throw RunDirectoryError("cannot create '" + base.parent_path().string() + "' for run " +
+                            "directories: " + error.message());
+  }
   for (int attempt = 1;; ++attempt) {
     const fs::path path = attempt == 1 ? base : fs::path(base.string() + "-" + std::to_string(attempt));
     // create_directory reports false when the path exists: that name is taken, try the next.
@@ -51,45 +60,34 @@ fs::path create_run_directory(const std::string& requested, const std::string& n
   }
 }
 
-namespace {
-
-[[noreturn]] void throw_write_error(const fs::path& path, int error_number) {
-  throw std::runtime_error("cannot write '" + path.string() + "': " +
-                           std::generic_category().message(error_number));
-}
-
-}  // namespace
-
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  const fs::path temporary = path.string() + ".tmp";
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw_write_error(path, errno);
-  const char* data = content.data();
-  std::size_t left = content.size();
-  int error_number = 0;
-  while (left > 0 && error_number == 0) {
-    const ssize_t written = ::write(fd, data, left);
-    if (written < 0 && errno != EINTR) error_number = errno;
-    if (written > 0) {
-      data += written;
-      left -= static_cast<std::size_t>(written);
+RunDirectoryLock::RunDirectoryLock(const fs::path& run_dir) {
+  const fs::path path = run_dir / ".lock";
+  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd_ < 0) {
+    throw RunDirectoryError("cannot lock run directory '" + run_dir.string() + "': " +
+                            std::generic_category().message(errno));
+  }
+  if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int error_number = errno;
+    char holder[32] = {};
+    const ssize_t count = ::pread(fd_, holder, sizeof holder - 1, 0);
+    ::close(fd_);
+    if (error_number != EWOULDBLOCK) {
+      throw RunDirectoryError("cannot lock run directory '" + run_dir.string() + "': " +
+                              std::generic_category().message(error_number));
     }
+    const std::string pid = count > 0 ? std::string(holder, static_cast<std::size_t>(count)) : "";
+    throw RunDirectoryError("run directory '" + run_dir.string() +
+                            "' is in use by another mnrl process" +
+                            (pid.empty() ? "" : " (PID " + pid + ")") +
+                            "; one process at a time may train in a run directory");
   }
-  if (error_number == 0 && ::fsync(fd) != 0) error_number = errno;
-  if (::close(fd) != 0 && error_number == 0) error_number = errno;
-  if (error_number == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error_number = errno;
-  if (error_number != 0) {
-    ::unlink(temporary.c_str());
-    throw_write_error(path, error_number);
+  const std::string pid = std::to_string(::getpid());
+  if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the PID; only the message of a refused second process is poorer.
   }
-  sync_directory(path.parent_path().empty() ? fs::path(".") : path.parent_path());
 }
 
-void sync_directory(const fs::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;  // best effort: the data itself is already on disk
-  ::fsync(fd);
-  ::close(fd);
-}
+RunDirectoryLock::~RunDirectoryLock() { ::close(fd_); }  // releases the lock
 
 }  // namespace mnrl::core

@@ -19,13 +19,20 @@ class RunDirectoryError : public std::runtime_error {
 // Throws RunDirectoryError naming the path on failure.
 std::filesystem::path create_run_directory(const std::string& requested, const std::string& name);
 
-// Writes `content` to `path` through a temporary file in the same directory, flushed to disk
-// (fsync) and then renamed over `path`: readers see the old file or the whole new one, never a
-// partial one, even after a crash. Throws std::runtime_error naming the path and the cause.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+// One process per run directory: an exclusive lock (flock) on RUN_DIR/.lock, which holds the
+// holder's PID. The kernel releases it when the process ends in any way (a crash, kill -9),
+// so a stale lock never blocks a resume.
+class RunDirectoryLock {
+ public:
+  // Throws RunDirectoryError naming the PID of the process that holds the lock.
+  explicit RunDirectoryLock(const std::filesystem::path& run_dir);
+  ~RunDirectoryLock();
+  RunDirectoryLock(const RunDirectoryLock&) = delete;
+  RunDirectoryLock& operator=(const RunDirectoryLock&) = delete;
 
-// Makes the entries of `directory` (renames into it) durable; best effort.
-void sync_directory(const std::filesystem::path& directory);
+ private:
+  int fd_ = -1;
+};
 
 // The current time through strftime(`pattern`), in UTC or local time.
 std::string format_current_time(const char* pattern, bool utc);

@@ -28,7 +28,7 @@ struct EnvOptions {
             "env plugin (.so) to load before making the env; a path, relative to the working "
             "directory, never searched for");
     v.field("kwargs", kwargs, "keyword arguments of the env's constructor");
-    v.field("num_envs", num_envs, "environments stepped together", core::at_least(1));
+    v.field("num_envs", num_envs, "environments stepped together", core::between(1, 100000));
     v.field("num_threads", num_threads,
             "threads stepping the envs, this one included; results do not depend on it",
             core::at_least(1));

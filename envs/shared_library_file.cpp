@@ -82,6 +82,10 @@ std::optional<std::string> shared_library_problem(const std::string& path) {
   if (status.type() == std::filesystem::file_type::not_found) return "no such file";
   if (error) return "cannot read it: " + error.message();
   if (std::filesystem::is_directory(status)) return "it is a directory, not a shared library";
+  // A FIFO would block the read below (and dlopen) forever; a device would never end.
+  if (!std::filesystem::is_regular_file(status)) {
+    return "it is not a regular file (a FIFO, a device or a socket), not a shared library";
+  }
 
   ElfIdentity file{};
   std::string head;

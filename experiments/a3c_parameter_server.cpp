@@ -174,7 +174,8 @@ TrainingResult run_server(const ExperimentOptions& options, MetricsSink& metrics
       metrics.scalar(step, "charts/SPS", static_cast<double>(step) / seconds);
       metrics.progress(step);
       if (step >= next_eval && step < total_steps) {
-        record_evaluation(metrics, step, evaluator.run(*make_a3c_player(options, envs->spec(), *shared)));
+        evaluate_and_record(evaluator, *make_a3c_player(options, envs->spec(), *shared), metrics,
+                            step);
         next_eval += options.train.eval_interval;
       }
       stopping = step >= total_steps;
@@ -186,9 +187,10 @@ TrainingResult run_server(const ExperimentOptions& options, MetricsSink& metrics
     communicator.send(reply, worker, kReplyTag);
     if (stopping) --workers_running;
   }
-  if (!result.interrupted) {
-    result.final_evaluation = evaluator.run(*make_a3c_player(options, envs->spec(), *shared));
-    record_evaluation(metrics, step, result.final_evaluation);
+  if (!result.interrupted &&
+      !evaluate_and_record(evaluator, *make_a3c_player(options, envs->spec(), *shared), metrics,
+                           step, &result.final_evaluation)) {
+    result.interrupted = result.stopped_in_final_evaluation = true;
   }
   result.steps = step;
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -136,8 +136,9 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   Evaluator evaluator(options.env, options.train.eval_episodes,
                       core::derive_seed(seed, kEvalEnvStream), *worker_envs.front());
   // Evaluation plays a consistent snapshot of the shared model through an agent of its own.
-  const auto evaluate = [&] {
-    return evaluator.run(*make_a3c_player(options, spec, *shared_model));
+  const auto evaluate = [&](std::int64_t step, EvaluationResult* result) {
+    return evaluate_and_record(evaluator, *make_a3c_player(options, spec, *shared_model), metrics,
+                               step, result);
   };
 
   TrainingParts parts;
@@ -197,7 +198,7 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
     while (shared.running() && !core::stop_requested()) {
       const std::int64_t step = shared.steps.load(std::memory_order_relaxed);
       if (step >= loop.next_eval && step < shared.total_steps) {
-        record_evaluation(metrics, step, evaluate());
+        evaluate(step, nullptr);
         loop.next_eval += eval_interval;
       }
       if (schedule.due(step)) shared.while_paused(write_checkpoint);
@@ -214,12 +215,12 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   TrainingResult result;
   result.steps = shared.steps.load();
   result.interrupted = result.steps < shared.total_steps;
-  if (!result.interrupted) {
-    result.final_evaluation = evaluate();
-    record_evaluation(metrics, result.steps, result.final_evaluation);
-  }
+  // The checkpoint comes first: a stop during the final evaluation loses nothing.
   write_checkpoint();
   result.checkpoint = schedule.newest();
+  if (!result.interrupted && !evaluate(result.steps, &result.final_evaluation)) {
+    result.interrupted = result.stopped_in_final_evaluation = true;
+  }
   result.seconds = loop.seconds + shared.elapsed();
   return result;
 }

@@ -4,13 +4,14 @@
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
 #include "core/build_info.h"
 #include "core/crc32c.h"
-#include "core/run_directory.h"
+#include "core/files.h"
 #include "core/text.h"
 
 namespace mnrl::experiments {
@@ -34,19 +35,41 @@ struct FileDigest {
   std::uint32_t crc32c = 0;
 };
 
-// Size and CRC-32C of the file as it is on disk; nullopt-like `ok` false if unreadable.
-bool digest_file(const fs::path& path, FileDigest& digest) {
+// Size and CRC-32C of the file at `path`, read only up to `limit` bytes: a file longer than its
+// manifest says is not read to its end. False if it cannot be read.
+bool digest_file(const fs::path& path, std::uint64_t limit, FileDigest& digest) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return false;
   std::vector<char> chunk(1 << 20);
   digest = {};
-  while (in) {
+  while (in && digest.bytes <= limit) {
     in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
     const auto got = static_cast<std::size_t>(in.gcount());
     digest.crc32c = core::crc32c(chunk.data(), got, digest.crc32c);
     digest.bytes += got;
   }
-  return in.eof();
+  return in.eof() || digest.bytes > limit;
+}
+
+// A manifest lists a few files: far below this.
+constexpr std::uint64_t kMaxManifestBytes = 1 << 20;
+
+// The manifest's step must be a step and agree with the directory's name (step_<12 digits>),
+// when the directory has such a name (a checkpoint copied elsewhere may be renamed).
+void check_step(std::int64_t step, const fs::path& directory, const std::string& where) {
+  if (step < 0) {
+    throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
+                          "; a step is never negative");
+  }
+  const std::string name = directory.filename().string();
+  const bool step_named = name.size() == std::string(kPrefix).size() + 12 &&
+                          name.rfind(kPrefix, 0) == 0 &&
+                          name.find_first_not_of("0123456789", std::string(kPrefix).size()) ==
+                              std::string::npos;
+  if (step_named && name != directory_name(step)) {
+    throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
+                          ", the directory's name another");
+  }
 }
 
 std::string hex(std::uint32_t value) {
@@ -106,7 +129,7 @@ fs::path CheckpointWriter::commit(const std::string& created) {
            << "files:\n";
   for (const auto& file : files) {
     FileDigest digest;
-    if (!digest_file(file, digest)) {
+    if (!digest_file(file, std::numeric_limits<std::uint64_t>::max(), digest)) {
       throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
     }
     manifest << "  " << file.filename().string() << ": {bytes: " << digest.bytes
@@ -144,7 +167,8 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
   Checkpoint checkpoint;
   checkpoint.directory_ = directory;
   try {
-    const YAML::Node manifest = YAML::LoadFile(manifest_path.string());
+    const YAML::Node manifest =
+        YAML::Load(core::read_regular_file(manifest_path, kMaxManifestBytes, kManifest));
     if (!manifest.IsMap() || !manifest["mnrl_checkpoint"]) {
       throw CheckpointError(where + ": " + kManifest + " is not a mnrl checkpoint manifest");
     }
@@ -158,6 +182,7 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
       throw CheckpointError(where + ": " + kManifest + " is incomplete (truncated)");
     }
     checkpoint.info_.step = manifest["step"].as<std::int64_t>();
+    check_step(checkpoint.info_.step, directory, where);
     checkpoint.info_.algo = manifest["algo"].as<std::string>();
     checkpoint.info_.env = manifest["env"].as<std::string>();
     for (const auto& file : manifest["files"]) {
@@ -169,18 +194,29 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     }
   } catch (const CheckpointError&) {
     throw;
+  } catch (const core::FileError& e) {
+    throw CheckpointError(where + ": " + e.what());
   } catch (const std::exception& e) {
     throw CheckpointError(where + ": malformed " + kManifest + ": " + e.what());
   }
   for (const auto& [name, expected] : checkpoint.files_) {
     FileDigest found;
-    if (!digest_file(directory / name, found)) {
+    std::error_code missing;
+    if (fs::exists(directory / name, missing)) {
+      try {
+        core::check_regular_file(directory / name, "checkpoint file");  // not /dev/zero
+      } catch (const core::FileError& e) {
+        throw CheckpointError(where + ": " + e.what());
+      }
+    }
+    if (!digest_file(directory / name, expected.bytes, found)) {
       throw CheckpointError(where + ": file '" + name + "' listed in the manifest is missing");
     }
     if (found.bytes != expected.bytes) {
-      throw CheckpointError(where + ": file '" + name + "' has " + std::to_string(found.bytes) +
-                            " bytes, the manifest says " + std::to_string(expected.bytes) +
-                            " (truncated or overwritten)");
+      throw CheckpointError(where + ": file '" + name + "' has " +
+                            (found.bytes > expected.bytes ? "more than " : "") +
+                            std::to_string(found.bytes) + " bytes, the manifest says " +
+                            std::to_string(expected.bytes) + " (truncated or overwritten)");
     }
     if (found.crc32c != expected.crc32c) {
       throw CheckpointError(where + ": file '" + name + "' is corrupted (CRC-32C " +
@@ -195,8 +231,12 @@ std::string Checkpoint::read(const std::string& name) const {
   const auto entry = files_.find(name);
   const std::string where = "checkpoint '" + directory_.string() + "'";
   if (entry == files_.end()) throw CheckpointError(where + ": no file '" + name + "'");
-  std::ifstream in(directory_ / name, std::ios::binary);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes;
+  try {
+    bytes = core::read_regular_file(directory_ / name, entry->second.bytes, "checkpoint file");
+  } catch (const core::FileError& e) {
+    throw CheckpointError(where + ": " + e.what());
+  }
   if (bytes.size() != entry->second.bytes ||
       core::crc32c(bytes.data(), bytes.size()) != entry->second.crc32c) {
     throw CheckpointError(where + ": file '" + name + "' changed after it was checked");

@@ -61,7 +61,7 @@ CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
 
   torch::manual_seed(seed);  // sampling, with --stochastic
   Evaluator evaluator(options.env, episodes, seed, *envs);
-  return {checkpoint.directory(), checkpoint.info(), evaluator.run(player, stochastic)};
+  return {checkpoint.directory(), checkpoint.info(), *evaluator.run(player, stochastic)};
 }
 
 }  // namespace mnrl::experiments

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/stop_signal.h"
+
 namespace mnrl::experiments {
 namespace {
 
@@ -17,7 +19,7 @@ Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t se
     : envs_(envs::make_evaluation_vector_env(env, episodes, seed, training)),
       actions_(envs_->spec().action_space, episodes) {}
 
-EvaluationResult Evaluator::run(agents::Agent& agent, bool stochastic) {
+std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stochastic) {
   const int n = envs_->num_envs();
   std::vector<double> returns(static_cast<std::size_t>(n));
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
@@ -27,6 +29,7 @@ EvaluationResult Evaluator::run(agents::Agent& agent, bool stochastic) {
   envs_->reset();
   started_ = true;
   for (std::int64_t step = 0; remaining > 0; ++step) {
+    if (core::stop_requested()) return std::nullopt;
     if (step == kMaxEvaluationSteps) {
       throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id +
                                "' ran past " + std::to_string(kMaxEvaluationSteps) +
@@ -77,6 +80,15 @@ void record_evaluation(MetricsSink& metrics, std::int64_t step, const Evaluation
   metrics.scalar(step, "eval/std_return", result.std_return);
   metrics.scalar(step, "eval/mean_length", result.mean_length);
   metrics.scalar(step, "eval/mean_return", result.mean_return);
+}
+
+bool evaluate_and_record(Evaluator& evaluator, agents::Agent& agent, MetricsSink& metrics,
+                         std::int64_t step, EvaluationResult* result) {
+  const std::optional<EvaluationResult> evaluation = evaluator.run(agent);
+  if (!evaluation) return false;
+  record_evaluation(metrics, step, *evaluation);
+  if (result) *result = *evaluation;
+  return true;
 }
 
 }  // namespace mnrl::experiments

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "agents/agent.h"
@@ -29,7 +30,9 @@ class Evaluator {
             const envs::VectorEnv& training);
 
   // With `stochastic`, actions come from Agent::act_stochastic instead of act_greedy.
-  EvaluationResult run(agents::Agent& agent, bool stochastic = false);
+  // Returns nullopt when a stop was requested (core::stop_requested) before it finished: a
+  // long evaluation never delays Ctrl-C or SIGTERM by more than one batch step.
+  std::optional<EvaluationResult> run(agents::Agent& agent, bool stochastic = false);
 
   // For checkpoints: the evaluation envs' RNG streams (and statistics), so that evaluations
   // after a resume see the starts they would have seen.
@@ -44,5 +47,10 @@ class Evaluator {
 
 // Reports an evaluation as eval/mean_return, eval/std_return and eval/mean_length at `step`.
 void record_evaluation(MetricsSink& metrics, std::int64_t step, const EvaluationResult& result);
+
+// Evaluates `agent` and records the result at `step`, also into `*result` if given. Returns
+// false, recording nothing, when a stop request cut the evaluation short.
+bool evaluate_and_record(Evaluator& evaluator, agents::Agent& agent, MetricsSink& metrics,
+                         std::int64_t step, EvaluationResult* result = nullptr);
 
 }  // namespace mnrl::experiments

@@ -1,6 +1,10 @@
 #include "experiments/experiment_options.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -23,6 +27,76 @@ ExperimentOptions read_experiment(core::ConfigDocument document,
   return options;
 }
 
+// Bounds on what a config may ask for, checked before anything is allocated or written.
+constexpr std::size_t kMaxHiddenLayers = 64;
+constexpr double kMaxNetworkParameters = 100e6;
+
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+// Parameters of an MLP from `inputs` through `hidden` to `outputs`.
+double mlp_parameters(double inputs, const std::vector<std::int64_t>& hidden, double outputs) {
+  double total = 0.0;
+  for (const std::int64_t width : hidden) {
+    total += inputs * static_cast<double>(width) + static_cast<double>(width);
+    inputs = static_cast<double>(width);
+  }
+  return total + inputs * outputs + outputs;
+}
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  return text;
+}
+
+// Refuses networks, rollouts and replay buffers that would not fit: with a message naming the
+// key, before a gigabyte is allocated (or a LibTorch allocation trace is printed).
+void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                 const core::ConfigDocument& document) {
+  const auto& hidden = options.network.hidden_sizes;
+  if (hidden.size() > kMaxHiddenLayers) {
+    throw document.error_at("network.hidden_sizes",
+                            "network.hidden_sizes has " + std::to_string(hidden.size()) +
+                                " layers; at most " + std::to_string(kMaxHiddenLayers));
+  }
+  const double observation = static_cast<double>(envs::flat_size(spec.observation_space));
+  const double action = static_cast<double>(envs::flat_size(spec.action_space));
+  // Two networks (actor and critic, or online and target Q), each with its gradient and two
+  // Adam moments: 4 floats per parameter.
+  const double parameters = 2 * mlp_parameters(observation, hidden, std::max(action, 1.0) + 1);
+  if (parameters > kMaxNetworkParameters) {
+    throw document.error_at("network.hidden_sizes",
+                            "network.hidden_sizes makes networks of about " +
+                                std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
+                                "M parameters; mnrl's MLPs are limited to " +
+                                std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) +
+                                "M");
+  }
+  std::string key = "network.hidden_sizes";
+  double bytes = parameters * 4 * 4;
+  const double transition = (2 * observation + action + 4) * 4;  // replay or rollout floats
+  if (options.algo == "dqn") {
+    key = "dqn.buffer_size";
+    bytes += static_cast<double>(options.dqn.buffer_size) * transition;
+  } else if (options.algo == "ppo" || options.algo == "a2c" || options.algo == "a3c") {
+    const std::int64_t n_steps = options.algo == "ppo"   ? options.ppo.n_steps
+                                 : options.algo == "a2c" ? options.a2c.n_steps
+                                                         : options.a3c.n_steps;
+    key = options.algo + ".n_steps";
+    const double envs = static_cast<double>(options.env.num_envs) *
+                        (options.algo == "a3c" ? options.a3c.workers : 1);
+    bytes += static_cast<double>(n_steps) * envs * transition;
+  }
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && bytes > memory) {
+    throw document.error_at(key, key + ": this run would need about " + gigabytes(bytes) +
+                                     " of memory (networks, rollout or replay buffer); this "
+                                     "machine has " + gigabytes(memory));
+  }
+}
+
 }  // namespace
 
 ExperimentOptions load_experiment(const std::string& path,
@@ -42,6 +116,16 @@ bool uses_sde(const ExperimentOptions& options) {
 }
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  // The name becomes a directory under runs/: one path component, never "/x" or "../x".
+  const bool safe_name =
+      !options.name.empty() && options.name.size() <= 100 && options.name[0] != '.' &&
+      options.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789._-") == std::string::npos;
+  if (!safe_name) {
+    throw document.error_at("name", "name: '" + options.name + "' cannot name a run directory: "
+                                    "use 1 to 100 letters, digits, '.', '_' or '-', not "
+                                    "starting with '.'");
+  }
   if (!options.env.plugin.empty()) {
     try {
       envs::load_plugin(options.env.plugin);
@@ -109,6 +193,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                                   std::to_string(options.dqn.buffer_size));
     }
   }
+  check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {
     const std::string key = options.algo + ".use_sde";

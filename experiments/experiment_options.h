@@ -27,7 +27,7 @@ struct NetworkOptions {
   bool dueling = false;          // DQN: dueling Q head
 
   void visit(core::ConfigVisitor& v) {
-    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::at_least(1));
+    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::between(1, 65536));
     v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
     v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");
     v.field("orthogonal_init", orthogonal_init, "orthogonal initialization");
@@ -55,10 +55,11 @@ struct TrainOptions {
     v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
     v.field("eval_interval", eval_interval, "steps between evaluations; 0 = at the end only",
             core::at_least(0));
-    v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::at_least(1));
+    // One env per episode: bounded as env.num_envs is.
+    v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::between(1, 100000));
     v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
             core::at_least(0));
-    v.field("threads", threads, "intra-op threads per process", core::at_least(1));
+    v.field("threads", threads, "intra-op threads per process", core::between(1, 1024));
   }
 };
 

@@ -1,6 +1,9 @@
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "agents/agent.h"
 #include "envs/vector_env.h"
@@ -8,6 +11,28 @@
 #include "experiments/metrics.h"
 
 namespace mnrl::experiments {
+
+// A loss became NaN or infinite: the parameters are ruined from this update on, so the run
+// stops before it writes a checkpoint of them (the newest checkpoint is the last good one).
+class TrainingDiverged : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Throws TrainingDiverged naming the first loss in `statistics` that is not finite.
+// (losses/explained_variance is a diagnostic, undefined when the returns do not vary.)
+inline void check_losses_finite(const agents::Statistics& statistics, std::int64_t step) {
+  for (const auto& [name, value] : statistics) {
+    if (std::isfinite(value) || name.rfind("losses/", 0) != 0 ||
+        name == "losses/explained_variance") {
+      continue;
+    }
+    throw TrainingDiverged("training diverged: " + name + " = " + std::to_string(value) +
+                           " after the update at step " + std::to_string(step) +
+                           "; stopped without a checkpoint of the ruined parameters (lower the "
+                           "learning rate, clip gradients or normalize observations)");
+  }
+}
 
 // An agent acting on its own vector env: the body of the single-learner loop and of each A3C
 // worker.
@@ -44,11 +69,12 @@ class LearnerActor {
     return true;
   }
 
-  // Updates the agent and reports the update's statistics at the progress' step.
+  // Updates the agent and reports the update's statistics at the progress' step. Throws
+  // TrainingDiverged, before reporting, if a loss is not finite.
   void update(MetricsSink& metrics, const agents::TrainingProgress& progress) {
-    for (const auto& [name, value] : agent_.update(progress)) {
-      metrics.scalar(progress.steps_done, name, value);
-    }
+    const auto statistics = agent_.update(progress);
+    check_losses_finite(statistics, progress.steps_done);
+    for (const auto& [name, value] : statistics) metrics.scalar(progress.steps_done, name, value);
   }
 
  private:

@@ -2,10 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
-#include <iomanip>
+#include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
-#include "core/run_directory.h"
+#include "core/files.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -17,21 +18,31 @@ double now_seconds() {
 
 constexpr const char* kHeader = "step,wall_time,name,value";
 
+// Far longer than a row (a metric name and three numbers).
+constexpr std::size_t kMaxLineBytes = 4096;
+
+// The next line of `in` without its '\n'; false at the end. Throws for a line too long.
+bool read_line(std::istream& in, std::string& line, const std::string& path) {
+  line.clear();
+  for (int c = in.get(); c != EOF; c = in.get()) {
+    if (c == '\n') return true;
+    if (line.size() == kMaxLineBytes) {
+      throw std::runtime_error("'" + path + "' is not an mnrl metrics file (a line is longer "
+                               "than " + std::to_string(kMaxLineBytes) + " bytes)");
+    }
+    line += static_cast<char>(c);
+  }
+  return !line.empty();
+}
+
 // The header and the rows of `path` at steps <= `step`, and the last kept row's wall time.
 std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_time) {
-  std::ifstream in(path);
-  std::string line, kept;
-  if (!std::getline(in, line) || line != kHeader) {
-    throw std::runtime_error("'" + path + "' is not an mnrl metrics file (expected the header '" +
-                             kHeader + "')");
-  }
-  kept = line + "\n";
-  while (std::getline(in, line)) {
-    const auto row = parse_metrics_row(line, path);
-    if (!row || row->step > step) continue;
-    wall_time = std::max(wall_time, row->wall_time);
+  std::string kept = std::string(kHeader) + "\n";
+  read_metrics_file(path, [&](const MetricsRow& row, const std::string& line) {
+    if (row.step > step) return;
+    wall_time = std::max(wall_time, row.wall_time);
     kept += line + "\n";
-  }
+  });
   return kept;
 }
 
@@ -51,29 +62,41 @@ std::optional<MetricsRow> parse_metrics_row(const std::string& line, const std::
   }
 }
 
+void read_metrics_file(
+    const std::string& path,
+    const std::function<void(const MetricsRow& row, const std::string& line)>& on_row) {
+  core::check_regular_file(path, "metrics file");
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read metrics file '" + path + "'");
+  std::string line;
+  if (!read_line(in, line, path) || line != kHeader) {
+    throw std::runtime_error("'" + path + "' is not an mnrl metrics file (expected the header '" +
+                             kHeader + "')");
+  }
+  while (read_line(in, line, path)) {
+    if (const auto row = parse_metrics_row(line, path)) on_row(*row, line);
+  }
+}
+
 CsvMetrics::CsvMetrics(const std::string& path, std::optional<std::int64_t> resumed_at)
-    : path_(path), start_seconds_(now_seconds()) {
+    : start_seconds_(now_seconds()) {
   if (resumed_at) {
     double wall_time = 0.0;
     core::write_file_atomically(path, rows_up_to(path, *resumed_at, wall_time));
     start_seconds_ -= wall_time;
-    out_.open(path, std::ios::out | std::ios::app);
+    out_.emplace(path, /*truncate=*/false);
   } else {
-    out_.open(path, std::ios::out | std::ios::trunc);
-    out_ << kHeader << '\n';
+    out_.emplace(path, /*truncate=*/true);
+    out_->append(std::string(kHeader) + "\n");
   }
-  if (!out_) throw std::runtime_error("cannot write metrics file '" + path + "'");
-  out_ << std::setprecision(9);
 }
 
 void CsvMetrics::scalar(std::int64_t step, const std::string& name, double value) {
-  out_ << step << ',' << std::fixed << std::setprecision(3) << now_seconds() - start_seconds_
-       << std::defaultfloat << std::setprecision(9) << ',' << name << ',' << value << '\n';
-}
-
-void CsvMetrics::flush() {
-  out_.flush();
-  if (!out_) throw std::runtime_error("writing metrics file '" + path_ + "' failed");
+  char numbers[3][48];
+  std::snprintf(numbers[0], sizeof numbers[0], "%lld", static_cast<long long>(step));
+  std::snprintf(numbers[1], sizeof numbers[1], "%.3f", now_seconds() - start_seconds_);
+  std::snprintf(numbers[2], sizeof numbers[2], "%.9g", value);
+  out_->append(std::string(numbers[0]) + ',' + numbers[1] + ',' + name + ',' + numbers[2] + '\n');
 }
 
 }  // namespace mnrl::experiments

@@ -1,10 +1,12 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "core/files.h"
 
 namespace mnrl::experiments {
 
@@ -56,9 +58,18 @@ struct MetricsRow {
 // killed run); throws std::runtime_error naming `path` for a malformed one.
 std::optional<MetricsRow> parse_metrics_row(const std::string& line, const std::string& path);
 
+// Calls `on_row(row, line)` for each complete row of the metrics file at `path`. Throws
+// std::runtime_error naming the file when it cannot be read, lacks the header, or has a
+// malformed row or a line longer than any row (a damaged file is refused, not read whole).
+void read_metrics_file(
+    const std::string& path,
+    const std::function<void(const MetricsRow& row, const std::string& line)>& on_row);
+
 // metrics.csv in long form, one scalar per row: step,wall_time,name,value (wall_time in
 // seconds since the sink was opened). Long form because scalars arrive at different steps;
 // pandas: df.pivot_table(index="step", columns="name", values="value").
+// Each row goes to the file as it comes, so a failed write (a full disk) stops the run at once
+// with the system's reason, rather than at the next checkpoint.
 class CsvMetrics final : public MetricsSink {
  public:
   // Creates the file; or, for a run resumed from a checkpoint at step `resumed_at`, keeps the
@@ -67,11 +78,9 @@ class CsvMetrics final : public MetricsSink {
   explicit CsvMetrics(const std::string& path,
                       std::optional<std::int64_t> resumed_at = std::nullopt);
   void scalar(std::int64_t step, const std::string& name, double value) override;
-  void flush() override;
 
  private:
-  std::ofstream out_;
-  std::string path_;
+  std::optional<core::AppendOnlyFile> out_;
   double start_seconds_;
 };
 

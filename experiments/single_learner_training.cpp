@@ -106,7 +106,7 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
       }
     }
     if (step >= loop.next_eval && step < total_steps) {
-      if (leader) record_evaluation(metrics, step, evaluator->run(agent));
+      if (leader) evaluate_and_record(*evaluator, agent, metrics, step);
       loop.next_eval += eval_interval;
     }
     if (schedule.due(step)) write_checkpoint();
@@ -114,13 +114,13 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
   }
   if (reduced) reduced->publish(step);  // the episodes since the last update
 
-  // A stopped run saves at once; a finished one is evaluated first.
-  if (!result.interrupted && leader) {
-    result.final_evaluation = evaluator->run(agent);
-    record_evaluation(metrics, step, result.final_evaluation);
-  }
+  // The checkpoint comes first: a stop during the final evaluation loses nothing.
   write_checkpoint();
   result.checkpoint = schedule.newest();
+  if (!result.interrupted && leader &&
+      !evaluate_and_record(*evaluator, agent, metrics, step, &result.final_evaluation)) {
+    result.interrupted = result.stopped_in_final_evaluation = true;
+  }
   result.steps = step;
   result.seconds = loop.seconds + elapsed();
   return result;

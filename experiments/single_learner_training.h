@@ -18,7 +18,9 @@ struct TrainingResult {
   std::int64_t steps = 0;
   double seconds = 0.0;
   EvaluationResult final_evaluation;
-  bool interrupted = false;  // stopped by Ctrl-C / SIGTERM before total_steps
+  bool interrupted = false;  // stopped by Ctrl-C / SIGTERM before the end
+  // Stopped during the final evaluation: after the last step, whose checkpoint is written.
+  bool stopped_in_final_evaluation = false;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
 };
 

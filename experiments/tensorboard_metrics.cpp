@@ -37,10 +37,10 @@ TensorBoardMetrics::TensorBoardMetrics(const std::filesystem::path& run_dir,
                                        std::int64_t resumed_at) {
   const double now = wall_time();
   // TensorFlow's name plus the process id: two resumes within a second get files of their own.
-  path_ = run_dir / ("events.out.tfevents." + std::to_string(static_cast<std::int64_t>(now)) +
-                     "." + host_name() + "." + std::to_string(::getpid()));
-  out_.open(path_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw std::runtime_error("cannot write TensorBoard event file '" + path_.string() + "'");
+  out_.emplace(run_dir / ("events.out.tfevents." +
+                          std::to_string(static_cast<std::int64_t>(now)) + "." + host_name() +
+                          "." + std::to_string(::getpid())),
+               /*truncate=*/true);
   tensorboard::Event header;
   header.set_wall_time(now);
   header.set_file_version("brain.Event:2");
@@ -64,18 +64,13 @@ void TensorBoardMetrics::scalar(std::int64_t step, const std::string& name, doub
   write_record(event.SerializeAsString());
 }
 
-void TensorBoardMetrics::flush() {
-  out_.flush();
-  if (!out_) throw std::runtime_error("writing TensorBoard event file '" + path_.string() + "' failed");
-}
-
 void TensorBoardMetrics::write_record(const std::string& event) {
   std::string record;
   append_little_endian(record, event.size(), 8);
   append_little_endian(record, masked_crc32c(record.data(), 8), 4);
   record += event;
   append_little_endian(record, masked_crc32c(event.data(), event.size()), 4);
-  out_.write(record.data(), static_cast<std::streamsize>(record.size()));
+  out_->append(record);
 }
 
 }  // namespace mnrl::experiments

@@ -2,8 +2,10 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string>
+
+#include "core/files.h"
 
 #include "experiments/metrics.h"
 
@@ -15,8 +17,8 @@ namespace mnrl::experiments {
 // File format (TensorFlow's TFRecord framing of Event protocol buffers, little endian): per
 // record a uint64 length, the masked CRC-32C of those 8 bytes, the serialized Event, and the
 // masked CRC-32C of it; masked(crc) = ((crc >> 15) | (crc << 17)) + 0xa282ead8. The first
-// record holds file_version "brain.Event:2". Records are written as they come and flushed with
-// flush() (at checkpoints and at the end).
+// record holds file_version "brain.Event:2". Records go to the file as they come (a failed
+// write stops the run at once, as metrics.csv's).
 class TensorBoardMetrics final : public MetricsSink {
  public:
   // A run resumed at step `resumed_at` > 0 writes a new file that starts with a SessionLog
@@ -25,9 +27,8 @@ class TensorBoardMetrics final : public MetricsSink {
   TensorBoardMetrics(const std::filesystem::path& run_dir, std::int64_t resumed_at = 0);
 
   void scalar(std::int64_t step, const std::string& name, double value) override;
-  void flush() override;
 
-  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& path() const { return out_->path(); }
 
   // masked CRC-32C of TFRecord framing.
   static std::uint32_t masked_crc32c(const void* data, std::size_t size);
@@ -35,8 +36,7 @@ class TensorBoardMetrics final : public MetricsSink {
  private:
   void write_record(const std::string& event);
 
-  std::filesystem::path path_;
-  std::ofstream out_;
+  std::optional<core::AppendOnlyFile> out_;
 };
 
 }  // namespace mnrl::experiments

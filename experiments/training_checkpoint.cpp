@@ -8,6 +8,7 @@
 
 #include "agents/a3c/shared_rmsprop.h"
 #include "core/config.h"
+#include "core/files.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
@@ -199,6 +200,12 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
     in.value(loop.seconds);
     nn::load_torch_rng(in);
     in.expect_end();
+  }
+  // The manifest's step decides which metrics rows a resume keeps: it must be the loop's.
+  if (loop.step != checkpoint.info().step) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "': its manifest "
+                          "says step " + std::to_string(checkpoint.info().step) + ", its " +
+                          kTrainingFile + " step " + std::to_string(loop.step));
   }
   load_agents(checkpoint, parts);
   const std::string replay = rank_file(kReplayFile, rank);

@@ -7,6 +7,7 @@
 
 #include "core/build_info.h"
 #include "core/openblas.h"
+#include "core/files.h"
 #include "core/run_directory.h"
 #include "core/text.h"
 #include "distributed/communicator.h"
@@ -96,21 +97,25 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
   CheckpointSettings checkpoints{run_dir, std::move(resume_from), {}};
   const auto open_metric_files = [&] {
     std::optional<std::int64_t> resumed_at;
+    if (checkpoints.resume_from) resumed_at = first_step;
+    metrics.add(&csv.emplace((run_dir / "metrics.csv").string(), resumed_at));
     if (checkpoints.resume_from) {
-      resumed_at = first_step;
       set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
       core::write_file_atomically(run_dir / "run_info.yaml",
                                   run_info_resumed(run_dir, settings, *checkpoints.resume_from));
     }
-    metrics.add(&csv.emplace((run_dir / "metrics.csv").string(), resumed_at));
     if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
   };
 
   if (checkpoints.resume_from) {
-    std::fprintf(settings.console, "mnrl %s: resuming %s on %s at step %lld from %s\n",
-                 core::version(), options.algo.c_str(), options.env.id.c_str(),
-                 static_cast<long long>(first_step), checkpoints.resume_from->directory().c_str());
-    checkpoints.on_restored = open_metric_files;
+    // Said once the checkpoint has loaded: a refused one was never being resumed.
+    checkpoints.on_restored = [&] {
+      std::fprintf(settings.console, "mnrl %s: resuming %s on %s at step %lld from %s\n",
+                   core::version(), options.algo.c_str(), options.env.id.c_str(),
+                   static_cast<long long>(first_step),
+                   checkpoints.resume_from->directory().c_str());
+      open_metric_files();
+    };
   } else {
     open_metric_files();
     const std::string ranks =
@@ -133,6 +138,7 @@ TrainingRunResult run_training(const ExperimentOptions& options,
   const auto communicator = distributed::make_communicator(options.distributed.backend);
   if (communicator->rank() > 0) return train_follower(options, *communicator, std::nullopt);
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
+  const core::RunDirectoryLock lock(run_dir);
   ExperimentOptions resolved = options;
   core::write_file_atomically(run_dir / "config.yaml",
                               core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
@@ -148,7 +154,18 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                                   "': not a run directory (no config.yaml)");
   }
   const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), {});
+  // What a resume rewrites must be there and readable before anything changes.
+  for (const char* file : {"metrics.csv", "run_info.yaml"}) {
+    try {
+      core::check_regular_file(run_dir / file, "file");
+    } catch (const core::FileError& e) {
+      throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
+    }
+  }
   const auto communicator = distributed::make_communicator(options.distributed.backend);
+  // Rank 0 writes the run directory: it holds the lock until it is done.
+  std::optional<core::RunDirectoryLock> lock;
+  if (communicator->rank() == 0) lock.emplace(run_dir);
   // Every rank opens the checkpoint; rank 0 alone says which it skipped.
   Checkpoint checkpoint = open_latest_checkpoint(
       run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});

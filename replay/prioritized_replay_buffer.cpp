@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "core/rng.h"
-#include "core/run_directory.h"
+#include "core/files.h"
 #include "replay/binary_io.h"
 
 namespace mnrl::replay {

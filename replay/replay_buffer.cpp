@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/rng.h"
-#include "core/run_directory.h"
+#include "core/files.h"
 #include "replay/binary_io.h"
 
 namespace mnrl::replay {

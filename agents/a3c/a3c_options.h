@@ -12,7 +12,7 @@ struct A3cOptions : A2cOptions {
   int workers = 2;
 
   void visit(core::ConfigVisitor& v) {
-    v.field("workers", workers, "actor-learner threads", core::at_least(1));
+    v.field("workers", workers, "actor-learner threads", core::between(1, 1024));
     A2cOptions::visit(v);
   }
 };

@@ -35,8 +35,14 @@ class CliTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   Outcome run(const std::string& arguments) const {
+    return run_shell("'" MNRL_BINARY "' " + arguments);
+  }
+
+  // Runs a shell command (bash) in the test directory.
+  Outcome run_shell(const std::string& shell_command) const {
     const std::string command =
-        "cd '" + dir_.string() + "' && '" MNRL_BINARY "' " + arguments + " 2>&1";
+        "cd '" + dir_.string() + "' && exec bash -c '" + single_quoted_body(shell_command) +
+        "' 2>&1";
     Outcome outcome;
     FILE* pipe = popen(command.c_str(), "r");
     std::array<char, 4096> buffer{};
@@ -44,6 +50,13 @@ class CliTest : public ::testing::Test {
     const int status = pclose(pipe);
     outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return outcome;
+  }
+
+  // `text` for the inside of a shell single-quoted string.
+  static std::string single_quoted_body(const std::string& text) {
+    std::string out;
+    for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out;
   }
 
   fs::path write_config(const std::string& text, const std::string& name = "x.yaml") const {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -228,7 +230,8 @@ TEST(ConfigReadTest, NumbersOutOfRange) {
   EXPECT_EQ(read_error("ppo:\n  learning_rate: 0\n"),
             "test.yaml:2:18: ppo.learning_rate = 0 is out of range: must be > 0");
   EXPECT_EQ(read_error("ppo:\n  gamma: -.inf\n"),
-            "test.yaml:2:10: ppo.gamma = -.inf is out of range: must be in [0, 1]");
+            "test.yaml:2:10: ppo.gamma = -.inf is out of range: a number in a config must be "
+            "finite");
 }
 
 TEST(ConfigReadTest, NanIsNeverAllowed) {
@@ -238,12 +241,16 @@ TEST(ConfigReadTest, NanIsNeverAllowed) {
             "test.yaml:1:9: offset: expected a number (NaN is never allowed), got '.NaN'");
 }
 
-TEST(ConfigReadTest, InfinityOnlyWhereTheLimitsAreOpen) {
-  EXPECT_EQ(read("ppo:\n  max_grad_norm: .inf\n").ppo.max_grad_norm,
-            std::numeric_limits<double>::infinity());
-  EXPECT_EQ(read("offset: -.Inf\n").offset, -std::numeric_limits<double>::infinity());
-  EXPECT_EQ(read_error("ppo:\n  max_grad_norm: -.inf\n"),
-            "test.yaml:2:18: ppo.max_grad_norm = -.inf is out of range: must be >= 0");
+// An infinite learning rate or coefficient passes any lower bound and ruins the run.
+TEST(ConfigReadTest, InfinityIsNeverAllowed) {
+  EXPECT_EQ(read_error("ppo:\n  max_grad_norm: .inf\n"),
+            "test.yaml:2:18: ppo.max_grad_norm = .inf is out of range: a number in a config "
+            "must be finite");
+  EXPECT_EQ(read_error("offset: -.Inf\n"),
+            "test.yaml:1:9: offset = -.Inf is out of range: a number in a config must be finite");
+  EXPECT_EQ(read_error("", {"ppo.learning_rate=.inf"}),
+            "--set ppo.learning_rate=.inf: ppo.learning_rate = .inf is out of range: a number "
+            "in a config must be finite");
 }
 
 TEST(ConfigReadTest, OptionalNumberAcceptsNull) {
@@ -374,7 +381,52 @@ TEST(ConfigFileTest, UnreadableFileSaysWhy) {
   EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(missing); }),
             "cannot read config file '" + missing + "': No such file or directory");
   EXPECT_EQ(error_of([] { ConfigDocument::parse_file("."); }),
-            "cannot read config file '.': Is a directory");
+            "config file '.' is a directory, not a regular file");
+}
+
+// Inputs without bounds: each would hang validation or read without end before this check.
+TEST(ConfigBoundsTest, AliasExpansionIsBounded) {
+  // "Billion laughs": nine levels of ten aliases each expand to 10^9 values.
+  std::string yaml = "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    const std::string previous = "*l" + std::to_string(level - 1);
+    yaml += "l" + std::to_string(level) + ": &l" + std::to_string(level) + " [";
+    for (int k = 0; k < 10; ++k) yaml += (k ? ", " : "") + previous;
+    yaml += "]\n";
+  }
+  EXPECT_LT(yaml.size(), 1024u);
+  const std::string message = error_of([&] { ConfigDocument::parse_string(yaml, "bomb.yaml"); });
+  EXPECT_NE(message.find("bomb.yaml:"), std::string::npos) << message;
+  EXPECT_NE(message.find("expands to more than 100000 values (through YAML aliases?)"),
+            std::string::npos)
+      << message;
+  // A few aliases are fine.
+  EXPECT_NO_THROW(ConfigDocument::parse_string("a: &a [1, 2]\nb: *a\n", "ok.yaml"));
+}
+
+TEST(ConfigBoundsTest, OnlyRegularFilesOfAtMostAMegabyte) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_file("/dev/zero"); }),
+            "config file '/dev/zero' is a character device, not a regular file");
+  const std::string fifo = testing::TempDir() + "mnrl_config_fifo.yaml";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Would block forever in open() if it were waited on.
+  EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(fifo); }),
+            "config file '" + fifo + "' is a FIFO, not a regular file");
+  std::remove(fifo.c_str());
+  const TempFile large("mnrl_large_config.yaml", "# " + std::string(1 << 20, 'x') + "\n");
+  EXPECT_EQ(error_of([&] { ConfigDocument::parse_file(large.path()); }),
+            "config file '" + large.path() + "' is larger than the 1048576 bytes allowed");
+}
+
+TEST(ConfigBoundsTest, ControlCharactersAndDeepNestingSayWhatIsWrong) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string(std::string("seed: 1\nalgo: p\0o\n", 19),
+                                                       "nul.yaml"); }),
+            "nul.yaml:2:8: control character 0x00 is not allowed in YAML (is this a text file?)");
+  const std::string deep = "a: " + std::string(5000, '[') + std::string(5000, ']') + "\n";
+  const std::string message = error_of([&] { ConfigDocument::parse_string(deep, "deep.yaml"); });
+  EXPECT_NE(message.find("deep.yaml:1:"), std::string::npos) << message;
+  EXPECT_NE(message.find("malformed YAML: nested deeper than"), std::string::npos) << message;
 }
 
 TEST(ConfigSetTest, OverridesValuesFromTheFile) {
@@ -520,13 +572,13 @@ TEST(ConfigYamlTest, RoundTripsExactly) {
   TestOptions options;
   options.env = "a: b # not a comment";
   options.seed = std::numeric_limits<std::int64_t>::min();
-  options.offset = -std::numeric_limits<double>::infinity();
+  options.offset = -std::numeric_limits<double>::max();
   options.ppo.n_steps = std::numeric_limits<std::int64_t>::max();
   options.ppo.n_epochs = 7;
   options.ppo.gamma = 1.0 / 3.0;
   options.ppo.learning_rate = 1e-300;
   options.ppo.target_kl = 0.1 + 0.2;
-  options.ppo.max_grad_norm = std::numeric_limits<double>::infinity();
+  options.ppo.max_grad_norm = std::numeric_limits<double>::denorm_min();
   options.ppo.normalize_advantages = false;
   options.network.hidden_sizes = {};
   options.network.activation = "relu";

@@ -1,0 +1,291 @@
+// What mnrl does with hostile or unlucky input and timing: outputs that are not files, stops
+// in every phase, two processes on one run, tampered checkpoints, full disks, unbounded sizes.
+// Each test is one class of fault; each failed on the code before the hardening issue.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_test_fixture.h"
+
+namespace {
+using namespace mnrl_cli_test;
+
+const std::string kPpo = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
+const std::string kDqn = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_dqn.yaml";
+
+class HardeningCliTest : public CliTest {
+ protected:
+  // Starts `mnrl ARGUMENTS...` in the test directory (stdout to /dev/null, stderr to
+  // stderr.txt) and returns its PID.
+  pid_t start(const std::vector<std::string>& arguments) const {
+    const pid_t child = fork();
+    if (child == 0) {
+      if (chdir(dir_.c_str()) != 0) _exit(99);
+      std::vector<char*> argv{const_cast<char*>(MNRL_BINARY)};
+      for (const auto& a : arguments) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      if (!freopen("/dev/null", "w", stdout) || !freopen("stderr.txt", "w", stderr)) _exit(97);
+      execv(MNRL_BINARY, argv.data());
+      _exit(98);
+    }
+    return child;
+  }
+
+  // Waits up to `seconds` for `condition`; false if it never held.
+  static bool wait_for(const std::function<bool()>& condition, double seconds = 60) {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!condition()) {
+      if (std::chrono::steady_clock::now() > end) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return true;
+  }
+
+  // The exit status of `child` once it ends (-signal if a signal ended it).
+  static int exit_status(pid_t child) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+  }
+
+  bool has_checkpoint(const std::string& run) const {
+    std::error_code ignored;
+    for (const auto& entry : fs::directory_iterator(dir_ / run / "checkpoints", ignored)) {
+      if (entry.path().filename().string().rfind("step_", 0) == 0) return true;
+    }
+    return false;
+  }
+
+  // A short finished PPO run in out/ with checkpoints at steps 1000, 2000 and 3000.
+  void train_short_run() {
+    const auto r = run("train " + kPpo +
+                       " --set train.total_steps=3000 --set checkpoint.interval=1000 "
+                       "--set checkpoint.keep=3 --set train.eval_episodes=2 --run-dir out");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+};
+
+// An output path replaces only a regular file: never a device, a FIFO or a symlink.
+TEST_F(HardeningCliTest, PlotReplacesOnlyRegularFiles) {
+  fs::create_directories(dir_ / "run");
+  std::ofstream(dir_ / "run" / "metrics.csv")
+      << "step,wall_time,name,value\n100,0.1,charts/episodic_return,5\n";
+  expect_outcome(run("plot run -o /dev/null"), 2,
+                 "mnrl plot: -o: will not write '/dev/null': it is a character device");
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  expect_outcome(run("plot run -o fifo"), 2, "it is a FIFO");
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo"));
+  expect_outcome(run("plot run -o ''"), 2, "mnrl plot: -o: give the PNG file to write");
+  // A single point is drawn (as a point), into a new file.
+  expect_outcome(run("plot run -o one.png"), 0, "wrote one.png");
+  EXPECT_EQ(read_file(dir_ / "one.png").substr(1, 3), "PNG");
+}
+
+// Text of the user's never runs as gnuplot commands: a newline in a path or a label would
+// end a quoted string.
+TEST_F(HardeningCliTest, PlotNeverRunsUserTextAsGnuplotCommands) {
+  const std::string run_name = "run\nsystem 'touch injected_by_label'\n";
+  fs::create_directories(dir_ / run_name);
+  std::ofstream(dir_ / run_name / "metrics.csv")
+      << "step,wall_time,name,value\n100,0.1,charts/episodic_return,5\n"
+         "200,0.2,charts/episodic_return,6\n";
+  const auto r = run("plot $'run\\nsystem \\'touch injected_by_label\\'\\n' "
+                     "-o $'x.png\\nsystem \\'touch injected_by_output\\'\\n'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(dir_ / "injected_by_label"));
+  EXPECT_FALSE(fs::exists(dir_ / "injected_by_output"));
+  EXPECT_TRUE(fs::exists(dir_ / "x.png\nsystem 'touch injected_by_output'\n"));
+}
+
+// A damaged metrics file is refused at its first overlong line, not read whole.
+TEST_F(HardeningCliTest, ASparseGigabyteMetricsFileIsRefusedAtOnce) {
+  fs::create_directories(dir_ / "run");
+  { std::ofstream(dir_ / "run" / "metrics.csv"); }
+  fs::resize_file(dir_ / "run" / "metrics.csv", 1ull << 30);
+  const auto start = std::chrono::steady_clock::now();
+  expect_outcome(run("plot run -o x.png"), 2, "is not an mnrl metrics file (a line is longer than");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+// The checkpoint comes before the final evaluation, and a stop cuts the evaluation short:
+// SIGTERM there keeps the finished run (it used to be swallowed: exit 0, not interrupted).
+TEST_F(HardeningCliTest, AStopDuringTheFinalEvaluationKeepsTheRun) {
+  const pid_t child = start({"train", kPpo, "--set", "train.total_steps=2048", "--set",
+                             "train.eval_episodes=100000", "--run-dir", "out"});
+  ASSERT_TRUE(wait_for([&] { return has_checkpoint("out"); })) << read_file(dir_ / "stderr.txt");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // into the evaluation
+  kill(child, SIGTERM);
+  EXPECT_EQ(exit_status(child), 143) << read_file(dir_ / "stderr.txt");
+  const std::string summary = read_file(dir_ / "out" / "summary.yaml");
+  EXPECT_NE(summary.find("steps: 2048\n"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("interrupted: true"), std::string::npos) << summary;
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000002048" / "manifest.yaml"));
+  // The run is complete: evaluating it is what is left.
+  expect_outcome(run("train --resume out"), 2, "is complete");
+}
+
+// Two Ctrl-C during the final evaluation end the process at once, and the run is still there.
+TEST_F(HardeningCliTest, TwoCtrlCDuringTheFinalEvaluationLoseNothing) {
+  const pid_t child = start({"train", kPpo, "--set", "train.total_steps=2048", "--set",
+                             "train.eval_episodes=100000", "--run-dir", "out"});
+  ASSERT_TRUE(wait_for([&] { return has_checkpoint("out"); })) << read_file(dir_ / "stderr.txt");
+  kill(child, SIGINT);
+  kill(child, SIGINT);
+  EXPECT_EQ(exit_status(child), 130);
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000002048" / "manifest.yaml"));
+  expect_outcome(run("eval out --episodes 2"), 0, "step 2048");
+}
+
+// One process per run directory: a second one is refused with the holder's PID, and the
+// first one's run is untouched.
+TEST_F(HardeningCliTest, OneProcessPerRunDirectory) {
+  train_short_run();
+  // Make the run resumable again, then let a long resume hold it.
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 100000000");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  const pid_t first = start({"train", "--resume", "out"});
+  ASSERT_TRUE(wait_for([&] { return read_file(dir_ / "out" / "run_info.yaml").find("resumed:") !=
+                                    std::string::npos; }));
+  expect_outcome(run("train --resume out"), 2,
+                 "run directory 'out' is in use by another mnrl process (PID " +
+                     std::to_string(first) + ")");
+  kill(first, SIGINT);
+  EXPECT_EQ(exit_status(first), 130);
+  // Released with the process: the run resumes again.
+  const auto resumes = [&] {
+    const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
+    int count = 0;
+    for (auto at = run_info.find("  - command"); at != std::string::npos;
+         at = run_info.find("  - command", at + 1)) {
+      ++count;
+    }
+    return count;
+  };
+  const pid_t again = start({"train", "--resume", "out"});
+  EXPECT_TRUE(wait_for([&] { return resumes() == 2; })) << read_file(dir_ / "stderr.txt");
+  kill(again, SIGINT);
+  EXPECT_EQ(exit_status(again), 130);
+}
+
+// The manifest's step decides which metrics rows a resume keeps: one that disagrees with the
+// checkpoint's own training state is refused, and nothing changes.
+TEST_F(HardeningCliTest, AManifestStepThatDisagreesIsRefused) {
+  train_short_run();
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 6000");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  const fs::path checkpoints = dir_ / "out" / "checkpoints";
+  const std::string metrics = read_file(dir_ / "out" / "metrics.csv");
+  const auto set_step = [&](const std::string& directory, const std::string& step) {
+    std::string manifest = read_file(checkpoints / directory / "manifest.yaml");
+    const auto line = manifest.find("\nstep: ") + 1;
+    manifest.replace(line, manifest.find('\n', line) - line, "step: " + step);
+    std::ofstream(checkpoints / directory / "manifest.yaml") << manifest;
+  };
+  set_step("step_000000003000", "-5");
+  fs::remove_all(checkpoints / "step_000000002000");
+  fs::remove_all(checkpoints / "step_000000001000");
+  expect_outcome(run("train --resume out"), 2, "says step -5; a step is never negative");
+  set_step("step_000000003000", "500");
+  fs::rename(checkpoints / "step_000000003000", checkpoints / "step_000000000500");
+  expect_outcome(run("train --resume out"), 2,
+                 "its manifest says step 500, its training.state step 3000");
+  EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
+}
+
+// A failed metrics write (a full disk; here a file size limit) stops the run at once, naming
+// the file and the reason. It used to be noticed at the next checkpoint, without the reason.
+TEST_F(HardeningCliTest, AFailedMetricsWriteStopsTheRunAtOnce) {
+  const auto r = run_shell("ulimit -f 48 && '" MNRL_BINARY "' train " + kPpo +
+                           " --set train.total_steps=100000000 --set logging.tensorboard=false "
+                           "--run-dir out");
+  expect_outcome(r, 1, "writing 'out/metrics.csv' failed: File too large");
+}
+
+// Sizes that would exhaust memory are refused before anything is allocated or written.
+TEST_F(HardeningCliTest, SizesAreBoundedBeforeAnythingIsAllocated) {
+  expect_outcome(run("train " + kPpo + " --set env.num_envs=1e9"), 2,
+                 "env.num_envs = 1e9 is out of range: must be in [1, 100000]");
+  expect_outcome(run("train " + kPpo + " --set network.hidden_sizes=[100000,100000]"), 2,
+                 "network.hidden_sizes[0] = 100000 is out of range: must be in [1, 65536]");
+  expect_outcome(run("train " + kPpo + " --set network.hidden_sizes=[60000,60000]"), 2,
+                 "network.hidden_sizes makes networks of about 7");
+  expect_outcome(run("train " + kDqn + " --set dqn.buffer_size=100000000000"), 2,
+                 "dqn.buffer_size: this run would need about");
+  EXPECT_FALSE(fs::exists(dir_ / "runs"));
+}
+
+// A float key must be finite, and a run whose loss stops being finite ends with exit 1 and
+// writes no checkpoint of the ruined parameters.
+TEST_F(HardeningCliTest, NonFiniteValuesNeverReachOrLeaveTraining) {
+  expect_outcome(run("train " + kPpo + " --set ppo.ent_coef=.inf"), 2,
+                 "ppo.ent_coef = .inf is out of range: a number in a config must be finite");
+  const auto r = run("train " + kDqn + " --set dqn.learning_rate=1e30 --set dqn.learning_starts=100 "
+                     "--set checkpoint.interval=50 --run-dir out");
+  expect_outcome(r, 1, "training diverged: losses/td_loss = ");
+  for (const auto& checkpoint : fs::directory_iterator(dir_ / "out" / "checkpoints")) {
+    // Only the checkpoints before the divergence: at most every 50 steps up to the last good.
+    EXPECT_EQ(checkpoint.path().filename().string().rfind("step_", 0), 0u);
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "summary.yaml"));
+}
+
+// The name becomes a directory: one path component, never an absolute path or "..".
+TEST_F(HardeningCliTest, NamesStayInsideRuns) {
+  for (const std::string name : {"/abs", "../x", "a/b", ".hidden", ""}) {
+    expect_outcome(run("train " + kPpo + " --set 'name=\"" + name + "\"'"), 2,
+                   "cannot name a run directory");
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "runs"));
+  EXPECT_FALSE(fs::exists(dir_ / "x"));
+}
+
+// Inputs that are not regular files are refused at once, never waited on or read without end.
+TEST_F(HardeningCliTest, InputsMustBeRegularFiles) {
+  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  expect_outcome(run("train fifo"), 2, "config file 'fifo' is a FIFO, not a regular file");
+  expect_outcome(run("train /dev/zero"), 2, "config file '/dev/zero' is a character device");
+  expect_outcome(run("envs --plugin ./fifo"), 2, "it is not a regular file");
+  train_short_run();
+  const fs::path checkpoint = dir_ / "out" / "checkpoints" / "step_000000003000";
+  fs::remove(checkpoint / "agent.state");
+  fs::create_symlink("/dev/zero", checkpoint / "agent.state");
+  expect_outcome(run("eval out/checkpoints/step_000000003000"), 2,
+                 "checkpoint file 'out/checkpoints/step_000000003000/agent.state' is a character "
+                 "device, not a regular file");
+}
+
+// What a run directory must be, said with exit 2 and before anything is written.
+TEST_F(HardeningCliTest, RunDirectoryProblemsAreUsageErrors) {
+  ASSERT_EQ(mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  expect_outcome(run("train " + kPpo + " --run-dir fifo"), 2,
+                 "run directory 'fifo' exists and is not a directory");
+  std::ofstream(dir_ / "file") << "x";
+  expect_outcome(run("train " + kPpo + " --run-dir file/out"), 2,
+                 "cannot create run directory 'file/out': Not a directory");
+  train_short_run();
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 6000");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  fs::remove(dir_ / "out" / "metrics.csv");
+  const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
+  const auto r = run("train --resume out");
+  expect_outcome(r, 2, "cannot resume 'out': cannot read file 'out/metrics.csv': No such file");
+  EXPECT_EQ(r.output.find("resuming"), std::string::npos) << r.output;
+  EXPECT_EQ(read_file(dir_ / "out" / "run_info.yaml"), run_info);
+}
+
+}  // namespace
