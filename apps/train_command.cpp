@@ -14,6 +14,7 @@
 #include "distributed/job.h"
 #include "experiments/checkpoint.h"
 #include "experiments/experiment_options.h"
+#include "experiments/rank_agreement.h"
 #include "experiments/training_run.h"
 
 namespace mnrl::apps {
@@ -131,6 +132,10 @@ int train_command(const TrainArguments& args) {
     settings.run_dir = args.run_dir;
     settings.command_line = args.command_line;
     return report(start_or_resume(args, settings, options), job);
+  } catch (const experiments::RanksDisagree& e) {
+    // Every rank knows, and none waits for another: each ends, rank 0 says why.
+    if (job.rank() == 0) std::fprintf(stderr, "mnrl train: %s\n", e.what());
+    return kExitUsage;
   } catch (const core::RunDirectoryError& e) {
     return fail(job, kExitUsage, e.what());
   } catch (const core::ConfigError& e) {

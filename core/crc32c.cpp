@@ -1,6 +1,8 @@
 #include "core/crc32c.h"
 
 #include <array>
+#include <fstream>
+#include <vector>
 
 namespace mnrl::core {
 namespace {
@@ -45,6 +47,21 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc) {
   }
   for (; size > 0; --size, ++bytes) crc = (crc >> 8) ^ t[0][(crc ^ *bytes) & 0xffu];
   return ~crc;
+}
+
+std::optional<FileDigest> digest_file(const std::filesystem::path& path, std::uint64_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::vector<char> chunk(1 << 20);
+  FileDigest digest;
+  while (in && digest.bytes <= limit) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const auto got = static_cast<std::size_t>(in.gcount());
+    digest.crc32c = crc32c(chunk.data(), got, digest.crc32c);
+    digest.bytes += got;
+  }
+  if (!in.eof() && digest.bytes <= limit) return std::nullopt;  // a read error
+  return digest;
 }
 
 }  // namespace mnrl::core

@@ -2,6 +2,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <optional>
 
 namespace mnrl::core {
 
@@ -9,5 +12,17 @@ namespace mnrl::core {
 // iSCSI use it. `crc` continues an earlier result, so data can be checked piece by piece:
 // crc32c(b, crc32c(a)) == crc32c(a + b).
 std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc = 0);
+
+struct FileDigest {
+  std::uint64_t bytes = 0;
+  std::uint32_t crc32c = 0;
+};
+
+// Size and CRC-32C of the file at `path`, reading at most a little past `limit` bytes (bytes
+// then exceeds limit): a file longer than expected is not read to its end. nullopt if it
+// cannot be read.
+std::optional<FileDigest> digest_file(
+    const std::filesystem::path& path,
+    std::uint64_t limit = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace mnrl::core

@@ -50,6 +50,11 @@ class Communicator {
   // Ends every process of the job now with exit status `code`, so that no rank waits forever
   // for one that failed. The caller says why first (on stderr, naming its rank).
   [[noreturn]] virtual void abort(int code) = 0;
+
+  // How long a rank waits in one exchange for ranks that neither join nor report being busy
+  // (core::report_alive) before it ends the job with a message naming them (distributed.
+  // timeout); a warning comes at half of it. The MPI backend's; the others wait as they do.
+  virtual void set_stall_timeout(double seconds) {}
 };
 
 // `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with

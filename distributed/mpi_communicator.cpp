@@ -11,6 +11,8 @@
 
 #include <ATen/ops/empty.h>
 
+#include "core/liveness.h"
+
 namespace mnrl::distributed {
 namespace {
 
@@ -26,8 +28,22 @@ void ensure_mpi_initialized() {
   if (initialized) return;
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  // Errors come back as codes, turned into CommunicatorErrors that name the operation.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::atexit(finalize_mpi);
 }
+
+// Throws CommunicatorError for an MPI error code.
+void check(int code, const char* operation) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw CommunicatorError(std::string("MPI ") + operation + " failed: " + text +
+                          " (do all ranks run the same config and mnrl?)");
+}
+
+constexpr double kDefaultStallTimeout = 300.0;  // distributed.timeout's default
 
 MPI_Datatype mpi_type(const at::Tensor& tensor, const char* call) {
   TORCH_CHECK(tensor.defined() && tensor.is_cpu() && tensor.is_contiguous(), call,
@@ -59,12 +75,24 @@ MpiCommunicator::MpiCommunicator() {
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
+  watchdog_ = std::make_unique<StallWatchdog>(MPI_COMM_WORLD, kDefaultStallTimeout);
+  core::set_alive_reporter([watchdog = watchdog_.get()] { watchdog->keep_alive(); });
+}
+
+MpiCommunicator::~MpiCommunicator() { core::set_alive_reporter({}); }
+
+void MpiCommunicator::wait(MPI_Request& request, const char* operation, bool collective,
+                           MPI_Status* status) {
+  check(watchdog_->wait(request, operation, collective, status), operation);
 }
 
 void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
   const MPI_Datatype type = mpi_type(tensor, "all_reduce");
-  MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
-                op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+  MPI_Request request;
+  check(MPI_Iallreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
+                       op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD, &request),
+        "all_reduce");
+  wait(request, "all_reduce", /*collective=*/true);
   if (op == ReduceOp::kMean) {
     TORCH_CHECK(tensor.is_floating_point(), "all_reduce: a mean of integers");
     tensor.div_(size_);
@@ -76,8 +104,11 @@ void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
     throw std::invalid_argument("broadcast: root " + std::to_string(root) + " of " +
                                 std::to_string(size_) + " ranks");
   }
-  MPI_Bcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
-            MPI_COMM_WORLD);
+  MPI_Request request;
+  check(MPI_Ibcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
+                   MPI_COMM_WORLD, &request),
+        "broadcast");
+  wait(request, "broadcast", /*collective=*/true);
 }
 
 at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
@@ -85,22 +116,45 @@ at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
   std::vector<std::int64_t> shape{size_};
   for (const auto dimension : tensor.sizes()) shape.push_back(dimension);
   at::Tensor gathered = at::empty(shape, tensor.options());
-  MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(), count_of(tensor),
-                type, MPI_COMM_WORLD);
+  MPI_Request request;
+  check(MPI_Iallgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
+                       count_of(tensor), type, MPI_COMM_WORLD, &request),
+        "all_gather");
+  wait(request, "all_gather", /*collective=*/true);
   return gathered;
 }
 
-void MpiCommunicator::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiCommunicator::barrier() {
+  MPI_Request request;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "barrier");
+  wait(request, "barrier", /*collective=*/true);
+}
 
 void MpiCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
-  MPI_Send(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "send"), destination, tag,
-           MPI_COMM_WORLD);
+  MPI_Request request;
+  check(MPI_Isend(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "send"), destination, tag,
+                  MPI_COMM_WORLD, &request),
+        "send");
+  wait(request, "send", /*collective=*/false);
 }
 
 int MpiCommunicator::receive(at::Tensor& tensor, int source, int tag) {
+  const MPI_Datatype type = mpi_type(tensor, "receive");
+  MPI_Request request;
   MPI_Status status;
-  MPI_Recv(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "receive"),
-           source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &status);
+  check(MPI_Irecv(tensor.data_ptr(), count_of(tensor), type,
+                  source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &request),
+        "receive");
+  wait(request, "receive", /*collective=*/false, &status);
+  // A shorter message would leave the rest of the buffer stale: the sizes must agree exactly.
+  int count = 0;
+  MPI_Get_count(&status, type, &count);
+  if (count != count_of(tensor)) {
+    throw CommunicatorError("received " + std::to_string(count) + " values from rank " +
+                            std::to_string(status.MPI_SOURCE) + ", expected " +
+                            std::to_string(count_of(tensor)) +
+                            " (do all ranks run the same config and mnrl?)");
+  }
   return status.MPI_SOURCE;
 }
 

@@ -1,15 +1,23 @@
 #pragma once
 
+#include <mpi.h>
+
+#include <memory>
+
 #include "distributed/communicator.h"
+#include "distributed/stall_watchdog.h"
 
 namespace mnrl::distributed {
 
 // Open MPI over CPU tensors. The first one made initializes MPI (MPI_THREAD_FUNNELED: only
-// the thread that made it calls MPI) and MPI is finalized at exit. MPI's errors abort the
-// whole job (MPI_ERRORS_ARE_FATAL): no rank is left waiting in a collective.
+// the thread that made it calls MPI) and MPI is finalized at exit. An MPI error (a message
+// larger than the buffer for it, ...) is a CommunicatorError naming the operation, which ends
+// the job through the caller's abort. Every exchange is waited for by a StallWatchdog: a rank
+// that never joins ends the job after the stall timeout (default 300 s).
 class MpiCommunicator final : public Communicator {
  public:
   MpiCommunicator();
+  ~MpiCommunicator() override;
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -23,9 +31,15 @@ class MpiCommunicator final : public Communicator {
   int receive(at::Tensor& tensor, int source, int tag) override;
   // MPI_Abort on MPI_COMM_WORLD: mpirun ends every rank.
   [[noreturn]] void abort(int code) override;
+  void set_stall_timeout(double seconds) override { watchdog_->set_timeout(seconds); }
 
  private:
+  // Waits for `request` under the watchdog; throws CommunicatorError if MPI reports an error.
+  void wait(MPI_Request& request, const char* operation, bool collective,
+            MPI_Status* status = nullptr);
+
   int rank_ = 0, size_ = 1, local_rank_ = 0;
+  std::unique_ptr<StallWatchdog> watchdog_;
 };
 
 }  // namespace mnrl::distributed

@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
-#include <limits>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
@@ -12,6 +10,7 @@
 #include "core/build_info.h"
 #include "core/crc32c.h"
 #include "core/files.h"
+#include "core/liveness.h"
 #include "core/text.h"
 
 namespace mnrl::experiments {
@@ -28,27 +27,6 @@ std::string directory_name(std::int64_t step) {
   char name[32];
   std::snprintf(name, sizeof name, "%s%012" PRId64, kPrefix, step);
   return name;
-}
-
-struct FileDigest {
-  std::uint64_t bytes = 0;
-  std::uint32_t crc32c = 0;
-};
-
-// Size and CRC-32C of the file at `path`, read only up to `limit` bytes: a file longer than its
-// manifest says is not read to its end. False if it cannot be read.
-bool digest_file(const fs::path& path, std::uint64_t limit, FileDigest& digest) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::vector<char> chunk(1 << 20);
-  digest = {};
-  while (in && digest.bytes <= limit) {
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    const auto got = static_cast<std::size_t>(in.gcount());
-    digest.crc32c = core::crc32c(chunk.data(), got, digest.crc32c);
-    digest.bytes += got;
-  }
-  return in.eof() || digest.bytes > limit;
 }
 
 // A manifest lists a few files: far below this.
@@ -108,6 +86,7 @@ CheckpointWriter::~CheckpointWriter() {
 }
 
 void CheckpointWriter::add(const std::string& name, const std::string& bytes) {
+  core::report_alive();  // rank 0 writes alone while the other ranks wait
   core::write_file_atomically(path_of(name), bytes);
 }
 
@@ -128,12 +107,10 @@ fs::path CheckpointWriter::commit(const std::string& created) {
            << "created: \"" << created << "\"\n"
            << "files:\n";
   for (const auto& file : files) {
-    FileDigest digest;
-    if (!digest_file(file, std::numeric_limits<std::uint64_t>::max(), digest)) {
-      throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
-    }
-    manifest << "  " << file.filename().string() << ": {bytes: " << digest.bytes
-             << ", crc32c: \"" << hex(digest.crc32c) << "\"}\n";
+    const std::optional<core::FileDigest> digest = core::digest_file(file);
+    if (!digest) throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
+    manifest << "  " << file.filename().string() << ": {bytes: " << digest->bytes
+             << ", crc32c: \"" << hex(digest->crc32c) << "\"}\n";
   }
   manifest << "complete: true\n";  // last: a manifest cut short lacks it
   core::write_file_atomically(partial_ / kManifest, manifest.str());
@@ -200,7 +177,6 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     throw CheckpointError(where + ": malformed " + kManifest + ": " + e.what());
   }
   for (const auto& [name, expected] : checkpoint.files_) {
-    FileDigest found;
     std::error_code missing;
     if (fs::exists(directory / name, missing)) {
       try {
@@ -209,14 +185,18 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
         throw CheckpointError(where + ": " + e.what());
       }
     }
-    if (!digest_file(directory / name, expected.bytes, found)) {
+    const std::optional<core::FileDigest> digest = core::digest_file(directory / name, expected.bytes);
+    if (!digest) {
       throw CheckpointError(where + ": file '" + name + "' listed in the manifest is missing");
     }
+    const core::FileDigest& found = *digest;
     if (found.bytes != expected.bytes) {
-      throw CheckpointError(where + ": file '" + name + "' has " +
-                            (found.bytes > expected.bytes ? "more than " : "") +
-                            std::to_string(found.bytes) + " bytes, the manifest says " +
-                            std::to_string(expected.bytes) + " (truncated or overwritten)");
+      const std::string size = found.bytes > expected.bytes
+                                   ? "more than " + std::to_string(expected.bytes)
+                                   : std::to_string(found.bytes);
+      throw CheckpointError(where + ": file '" + name + "' has " + size +
+                            " bytes, the manifest says " + std::to_string(expected.bytes) +
+                            " (truncated or overwritten)");
     }
     if (found.crc32c != expected.crc32c) {
       throw CheckpointError(where + ": file '" + name + "' is corrupted (CRC-32C " +

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/liveness.h"
 #include "core/stop_signal.h"
 
 namespace mnrl::experiments {
@@ -30,6 +31,7 @@ std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stocha
   started_ = true;
   for (std::int64_t step = 0; remaining > 0; ++step) {
     if (core::stop_requested()) return std::nullopt;
+    core::report_alive();  // rank 0 evaluates alone while the other ranks wait
     if (step == kMaxEvaluationSteps) {
       throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id +
                                "' ran past " + std::to_string(kMaxEvaluationSteps) +

@@ -94,6 +94,7 @@ struct DistributedOptions {
   double bucket_mb = 25.0;             // gradient MiB per all-reduce call
   std::int64_t sync_check_interval = 100;  // updates between replica checks; 0 = never
   std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
+  double timeout = 300.0;              // seconds a rank waits for the others before the job ends
 
   void visit(core::ConfigVisitor& v) {
     v.field("backend", backend,
@@ -106,6 +107,10 @@ struct DistributedOptions {
     v.field("lr_scaling", lr_scaling,
             "learning rate with N ranks: none (as written) or linear (times N)",
             core::one_of({"none", "linear"}));
+    v.field("timeout", timeout,
+            "seconds a rank waits for the others in one exchange before the job ends (a rank "
+            "stopped, hung or stuck in an env step); a warning names them at half of it",
+            core::between(1, 86400));
   }
 };
 

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "distributed/communicator.h"
 #include "experiments/console_reporter.h"
+#include "experiments/rank_agreement.h"
 #include "experiments/tensorboard_metrics.h"
 
 namespace mnrl::experiments {
@@ -65,6 +66,15 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
     fs::rename(checkpoint, checkpoint.parent_path() / (".unusable-" + checkpoint.filename().string()),
                ignored);
   }
+}
+
+// The communicator of distributed.backend, with the job's stall timeout, once every rank is
+// known to run the same experiment (check_ranks_agree).
+std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
+  auto communicator = distributed::make_communicator(options.distributed.backend);
+  communicator->set_stall_timeout(options.distributed.timeout);
+  check_ranks_agree(*communicator, options);
+  return communicator;
 }
 
 // A rank other than 0 of a data-parallel job: trains its replica, writes nothing.
@@ -135,7 +145,7 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
 
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings) {
-  const auto communicator = distributed::make_communicator(options.distributed.backend);
+  const auto communicator = make_job_communicator(options);
   if (communicator->rank() > 0) return train_follower(options, *communicator, std::nullopt);
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
   const core::RunDirectoryLock lock(run_dir);
@@ -162,7 +172,7 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
       throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
     }
   }
-  const auto communicator = distributed::make_communicator(options.distributed.backend);
+  const auto communicator = make_job_communicator(options);
   // Rank 0 writes the run directory: it holds the lock until it is done.
   std::optional<core::RunDirectoryLock> lock;
   if (communicator->rank() == 0) lock.emplace(run_dir);

@@ -3,7 +3,10 @@
 #  1. kill -9 of one rank during training ends the whole job, non-zero, within 30 s (3 times);
 #  2. an exception on one rank ends the whole job with a message naming the rank and the cause;
 #  3. SIGTERM to one rank stops every rank at the same step with one checkpoint of all ranks,
-#     which a job of another size refuses to resume.
+#     which a job of another size refuses to resume;
+#  4. a rank stopped (SIGSTOP) or stuck in an env step ends the job at distributed.timeout, the
+#     others having named it;
+#  5. ranks that run different configs are refused (exit 2) before any work, naming the key.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
 set -uo pipefail
 mnrl=$1 source_dir=$2 plugin=$3
@@ -92,6 +95,45 @@ if wait_for_file "$work/term/metrics.csv"; then
       fail "the refusal does not say the checkpoint's rank count: $(cat "$work/resume.log")"
   fi
 fi
+
+echo "4. a stalled rank: stopped, then stuck in an env step"
+start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" --set distributed.timeout=4 \
+  --run-dir "$work/stopped"
+if wait_for_file "$work/stopped/metrics.csv"; then
+  victim=$(rank_pid 1)
+  kill -STOP "$victim"
+  if wait_for_job 30; then
+    [[ $status -ne 0 ]] || fail "the job exited 0 with a stopped rank"
+    grep -q "waiting .* for rank(s) 1 (stopped, hung, or stuck in an env step?)" "$log" ||
+      fail "no warning naming rank 1"
+    grep -q "rank(s) 1 did not join .* within distributed.timeout = 4 s" "$log" ||
+      fail "no message naming rank 1 at the timeout"
+  fi
+  kill -9 "$victim" 2>/dev/null
+fi
+cat >"$work/spinning.yaml" <<YAML
+algo: ppo
+env: {id: Throwing-v0, plugin: $plugin, num_envs: 2, kwargs: {after: 300, on_rank: 1, how: spin}}
+ppo: {n_steps: 16, batch_size: 32}
+train: {total_steps: 100000000}
+distributed: {timeout: 4}
+YAML
+start_job "$work/spinning.yaml" --run-dir "$work/spinning"
+if wait_for_job 30; then
+  [[ $status -ne 0 ]] || fail "the job exited 0 with a rank stuck in an env step"
+  grep -q "rank(s) 1 did not join" "$log" || fail "the message does not name the stuck rank 1"
+fi
+
+echo "5. ranks with different configs"
+log=$work/mismatch.log
+mpirun --oversubscribe -np 1 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" \
+  --run-dir "$work/mismatch" : -np 1 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" \
+  --set "network.hidden_sizes=[32,32]" --run-dir "$work/mismatch" >"$log" 2>&1
+status=$?
+[[ $status -eq 2 ]] || fail "exit status $status, expected 2"
+grep -q "rank(s) 1 do not run the same experiment as rank 0 (first difference: 'network.hidden_sizes', rank 0 has '\[64, 64\]', rank 1 has '\[32, 32\]')" "$log" ||
+  fail "the refusal does not name the rank and the key"
+[[ ! -e $work/mismatch ]] || fail "the refused job wrote its run directory"
 
 if (( failures > 0 )); then
   echo "--- last job's output:"; tail -20 "$log"

@@ -1,9 +1,12 @@
 // A well-behaved test plugin with envs that misbehave on request, as users' envs do:
 //  - Walk-v0: a random walk on [0, length]: action 0 steps left, 1 right; terminated at
 //    `length`, reward 1 there and 0 elsewhere. Kwargs: length (int, default 5), start (int).
-//  - Throwing-v0: throws std::runtime_error("sensor unplugged") in `in` (reset|step), on the
-//    `after`-th call of it (default 1); with `on_rank` R, only in rank R of an mpirun job.
+//  - Throwing-v0: fails in `in` (reset|step), on the `after`-th call of it (default 1); with
+//    `on_rank` R, only in rank R of an mpirun job. How, by `how`: throw (std::runtime_error
+//    "sensor unplugged", the default), spin (loops forever), segfault, abort, exit (exit(0))
+//    or quick_exit (quick_exit(0)).
 //  - OutOfSpace-v0: declares observations in [0, 1] and writes 7.5 at step `at_step`.
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
@@ -60,8 +63,8 @@ class Walk final : public Env {
 class Throwing final : public Env {
  public:
   explicit Throwing(const Kwargs& kwargs)
-      : in_(kwargs.get<std::string>("in", "step")), after_(kwargs.get<int>("after", 1)),
-        spec_(walk_spec("Throwing-v0", 1.0f)) {
+      : in_(kwargs.get<std::string>("in", "step")), how_(kwargs.get<std::string>("how", "throw")),
+        after_(kwargs.get<int>("after", 1)), spec_(walk_spec("Throwing-v0", 1.0f)) {
     const int on_rank = kwargs.get<int>("on_rank", -1);
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
     armed_ = on_rank < 0 || (rank && std::atoi(rank) == on_rank);
@@ -81,10 +84,20 @@ class Throwing final : public Env {
 
  private:
   void maybe_throw(const std::string& call) {
-    if (armed_ && call == in_ && ++calls_ >= after_) throw std::runtime_error("sensor unplugged");
+    if (!armed_ || call != in_ || ++calls_ < after_) return;
+    if (how_ == "spin") {
+      for (volatile unsigned long spins = 0;; spins = spins + 1) {
+      }
+    }
+    if (how_ == "segfault") std::raise(SIGSEGV);
+    if (how_ == "abort") std::abort();
+    if (how_ == "exit") std::exit(0);
+    if (how_ == "quick_exit") std::quick_exit(0);
+    throw std::runtime_error("sensor unplugged");
   }
   bool armed_;
   std::string in_;
+  std::string how_;
   int after_;
   int calls_ = 0;
   EnvSpec spec_;

@@ -1,0 +1,163 @@
+#include "distributed/stall_watchdog.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <list>
+#include <string>
+#include <thread>
+
+namespace mnrl::distributed {
+namespace {
+
+constexpr int kTag = 7001;
+// Most exchanges of a training step complete within this: spin through it, then sleep.
+constexpr double kSpinSeconds = 0.002;
+constexpr double kWatchEverySeconds = 0.5;
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text;
+  for (const int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
+  return text;
+}
+
+// Messages in flight: MPI needs each buffer unchanged until its send completes.
+struct Outgoing {
+  MPI_Request request = MPI_REQUEST_NULL;
+  long long message[2] = {0, 0};
+};
+
+std::list<Outgoing>& in_flight() {
+  static std::list<Outgoing> sends;
+  return sends;
+}
+
+}  // namespace
+
+StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds)
+    : timeout_(timeout_seconds) {
+  MPI_Comm_dup(world, &comm_);  // collective: every rank makes its communicators in one order
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  waiting_in_.assign(static_cast<std::size_t>(size_), -1);
+  alive_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
+}
+
+int StallWatchdog::wait(MPI_Request& request, const char* operation, bool collective,
+                        MPI_Status* status) {
+  if (collective) ++collectives_;
+  const auto start = Clock::now();
+  double next_watch = kWatchEverySeconds;
+  bool announced = false, warned = false;
+  for (;;) {
+    int done = 0;
+    const int code = MPI_Test(&request, &done, status ? status : MPI_STATUS_IGNORE);
+    if (code != MPI_SUCCESS || done) return code;
+    const double waited = std::chrono::duration<double>(Clock::now() - start).count();
+    if (waited < kSpinSeconds) continue;
+    std::this_thread::sleep_for(std::chrono::microseconds(waited < 0.1 ? 20 : 1000));
+    if (waited >= next_watch) {
+      watch(operation, collective, waited, announced, warned);
+      next_watch = waited + kWatchEverySeconds;
+    }
+  }
+}
+
+void StallWatchdog::keep_alive() {
+  const auto now = Clock::now();
+  if (now - alive_sent_ < std::chrono::duration<double>(std::min(1.0, timeout_ / 8))) return;
+  alive_sent_ = now;
+  tell_others(kAlive, 0);
+}
+
+void StallWatchdog::tell_others(Kind kind, long long value) {
+  auto& sends = in_flight();
+  sends.remove_if([](Outgoing& send) {
+    int done = 0;
+    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  for (int rank = 0; rank < size_; ++rank) {
+    if (rank == rank_) continue;
+    Outgoing& send = sends.emplace_back();
+    send.message[0] = kind;
+    send.message[1] = value;
+    MPI_Isend(send.message, 2, MPI_LONG_LONG, rank, kTag, comm_, &send.request);
+  }
+  receive_messages();
+}
+
+void StallWatchdog::receive_messages() {
+  for (;;) {
+    int pending = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, kTag, comm_, &pending, &status);
+    if (!pending) return;
+    long long message[2] = {0, 0};
+    int count = 0;
+    MPI_Get_count(&status, MPI_LONG_LONG, &count);
+    if (count != 2) {  // not ours: take it off the queue and ignore it
+      std::vector<char> ignored(static_cast<std::size_t>(std::max(count, 0)) * 8 + 8);
+      MPI_Recv(ignored.data(), static_cast<int>(ignored.size()), MPI_BYTE, status.MPI_SOURCE,
+               kTag, comm_, MPI_STATUS_IGNORE);
+      continue;
+    }
+    MPI_Recv(message, 2, MPI_LONG_LONG, status.MPI_SOURCE, kTag, comm_, MPI_STATUS_IGNORE);
+    const auto from = static_cast<std::size_t>(status.MPI_SOURCE);
+    if (message[0] == kWaiting) waiting_in_[from] = message[1];
+    if (message[0] == kAlive) alive_[from] = Clock::now();
+  }
+}
+
+std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
+  const auto lately = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(timeout_ / 2));
+  std::vector<int> missing;
+  for (int rank = 0; rank < size_; ++rank) {
+    const auto r = static_cast<std::size_t>(rank);
+    if (rank == rank_ || (collective && waiting_in_[r] == collectives_) || alive_[r] > lately) {
+      continue;
+    }
+    missing.push_back(rank);
+  }
+  return missing;
+}
+
+void StallWatchdog::watch(const char* operation, bool collective, double waited, bool& announced,
+                          bool& warned) {
+  receive_messages();
+  if (!announced && waited >= timeout_ / 4) {
+    tell_others(kWaiting, collective ? collectives_ : -1);
+    announced = true;
+  }
+  const std::vector<int> missing = missing_ranks(collective);
+  const std::string me = "mnrl (rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ")";
+  if (!warned && waited >= timeout_ / 2 && !missing.empty()) {
+    std::fprintf(stderr,
+                 "%s: waiting %.0f s in %s for rank(s) %s (stopped, hung, or stuck in an env "
+                 "step?); the job ends if they have not joined at distributed.timeout = %g s\n",
+                 me.c_str(), waited, operation, rank_list(missing).c_str(), timeout_);
+    warned = true;
+  }
+  if (waited < timeout_) return;
+  // Every other rank waiting in this same collective, which still does not complete: they
+  // called different collectives (a bug), and would wait forever too.
+  bool all_waiting = collective;
+  for (int rank = 0; rank < size_; ++rank) {
+    all_waiting = all_waiting &&
+                  (rank == rank_ || waiting_in_[static_cast<std::size_t>(rank)] == collectives_);
+  }
+  if (missing.empty() && !all_waiting) return;  // the others are busy, and say so
+  if (missing.empty()) {
+    std::fprintf(stderr, "%s: every rank has waited %.0f s in a collective that does not "
+                 "complete (%s here): the ranks disagree on what to exchange; ending the job\n",
+                 me.c_str(), waited, operation);
+  } else {
+    std::fprintf(stderr, "%s: rank(s) %s did not join %s within distributed.timeout = %g s "
+                 "(stopped, hung, or stuck in an env step); ending the job\n",
+                 me.c_str(), rank_list(missing).c_str(), operation, timeout_);
+  }
+  std::fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+}  // namespace mnrl::distributed

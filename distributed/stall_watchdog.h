@@ -1,0 +1,51 @@
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <vector>
+
+namespace mnrl::distributed {
+
+// Waits for MPI requests so that no rank waits forever for one that is stopped (SIGSTOP), hung
+// or stuck in an env step, and without burning a core while it waits.
+//
+// Protocol, on a communicator of its own (a duplicate of the job's): a rank that has waited a
+// quarter of the timeout in one exchange tells every other rank WAITING(n), n being its count
+// of collectives so far; a rank working alone (evaluating, writing a checkpoint) sends
+// ALIVE at most once a second (keep_alive). A waiting rank takes as missing the ranks that
+// neither wait in the same collective nor were heard ALIVE lately; at half the timeout it
+// names them on stderr, and at the timeout it ends the job (MPI_Abort) with a message.
+// Point-to-point waits (A3C) count every rank not heard ALIVE as missing.
+class StallWatchdog {
+ public:
+  StallWatchdog(MPI_Comm world, double timeout_seconds);
+
+  void set_timeout(double seconds) { timeout_ = seconds; }
+  // Waits for `request` (of a collective when `collective`); fills `status` if not null.
+  // Returns MPI_Test's error code (MPI_SUCCESS when the request completed).
+  int wait(MPI_Request& request, const char* operation, bool collective, MPI_Status* status);
+  // Tells the other ranks that this one is busy, not stuck; at most once a second.
+  void keep_alive();
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  enum Kind : long long { kWaiting = 1, kAlive = 2 };
+
+  void tell_others(Kind kind, long long value);
+  void receive_messages();
+  std::vector<int> missing_ranks(bool collective) const;
+  void watch(const char* operation, bool collective, double waited, bool& announced,
+             bool& warned);
+
+  MPI_Comm comm_;
+  int rank_ = 0, size_ = 1;
+  double timeout_;
+  long long collectives_ = 0;              // collectives waited for so far
+  std::vector<long long> waiting_in_;      // per rank: the collective it said it waits in
+  std::vector<Clock::time_point> alive_;   // per rank: when it last said ALIVE
+  Clock::time_point alive_sent_{};
+  long long outgoing_[2] = {0, 0};         // the message being sent (kept for MPI_Ibsend)
+};
+
+}  // namespace mnrl::distributed

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <stdexcept>
+
+#include "experiments/experiment_options.h"
+
+namespace mnrl::distributed {
+class Communicator;
+}
+
+namespace mnrl::experiments {
+
+// The ranks of a job do not run the same experiment. Every rank throws it with the same
+// message; nothing has been run or written.
+class RanksDisagree : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Collective, before any work: every rank compares its resolved config, its env plugin's
+// bytes (CRC-32C) and its mnrl version with rank 0's. Ranks that differ in what they compute
+// corrupt each other's buffers or silently diverge, so a difference is refused: RanksDisagree
+// names the ranks and the first key that differs, with both values.
+void check_ranks_agree(distributed::Communicator& communicator, const ExperimentOptions& options);
+
+}  // namespace mnrl::experiments
