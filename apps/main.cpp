@@ -14,6 +14,7 @@
 #include "core/build_info.h"
 #include "core/openblas.h"
 #include "core/text.h"
+#include "envs/plugin_call.h"
 
 namespace {
 
@@ -212,6 +213,8 @@ int main(int argc, char** argv) {
 
   const std::string command = bench_env_app->parsed() ? std::string("bench env")
                                                       : app.get_subcommands().front()->get_name();
+  // Plugin code that crashes, exits or hangs is reported by name (envs/plugin_call.h).
+  mnrl::envs::install_plugin_call_reporting();
   for (const auto& plugins : plugin_lists) {
     if (!load_plugins(plugins, command)) return kExitUsage;
   }

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "distributed/communicator.h"
 #include "distributed/job.h"
+#include "envs/plugin_call.h"
 #include "experiments/checkpoint.h"
 #include "experiments/experiment_options.h"
 #include "experiments/rank_agreement.h"
@@ -123,6 +124,7 @@ int train_command(const TrainArguments& args) {
     return kExitUsage;
   }
   distributed::Job& job = *job_holder;
+  envs::install_plugin_call_reporting();  // again: MPI's initialization replaced the handlers
   experiments::ExperimentOptions options;
   if (!load_on_every_rank(args, job, options)) return kExitUsage;
 

@@ -1,16 +1,45 @@
 #include "core/stop_signal.h"
 
 #include <csignal>
+#include <cstring>
 #include <unistd.h>
 
 namespace mnrl::core {
 namespace {
 
 volatile std::sig_atomic_t received_signal = 0;
+volatile StuckProbe stuck_probe = nullptr;
+
+void write_text(const char* text) {
+  if (::write(STDERR_FILENO, text, std::strlen(text)) < 0) {
+    // Nothing more can be done from a signal handler.
+  }
+}
 
 extern "C" void on_stop_signal(int signal) {
   if (received_signal != 0) _exit(128 + signal);  // second request: leave now
   received_signal = signal;
+  if (const StuckProbe probe = stuck_probe) {
+    char ignored[8];
+    probe(ignored, sizeof ignored);  // the state to compare with when the grace period ends
+  }
+  alarm(kStopGraceSeconds);
+}
+
+// kStopGraceSeconds after a stop request, and every as long after that, while the process
+// runs: ends it if the probe finds it stuck.
+extern "C" void on_grace_expired(int) {
+  char what[512] = {};
+  const StuckProbe probe = stuck_probe;
+  if (!probe || !probe(what, sizeof what)) {
+    alarm(kStopGraceSeconds);
+    return;
+  }
+  static_assert(kStopGraceSeconds == 10, "the message below says 10 s");
+  write_text("\nmnrl: still running 10 s after the stop request: ");
+  write_text(what);
+  write_text("; ending now (checkpoints written before are kept)\n");
+  _exit(128 + received_signal);
 }
 
 }  // namespace
@@ -21,10 +50,16 @@ void install_stop_handlers() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  struct sigaction grace {};
+  grace.sa_handler = on_grace_expired;
+  sigemptyset(&grace.sa_mask);
+  sigaction(SIGALRM, &grace, nullptr);
 }
 
 bool stop_requested() { return received_signal != 0; }
 
 int stop_signal() { return received_signal; }
+
+void set_stuck_probe(StuckProbe probe) { stuck_probe = probe; }
 
 }  // namespace mnrl::core

@@ -6,16 +6,20 @@
 
 #include "core/scalar_text.h"
 #include "core/text.h"
+#include "envs/plugin_call.h"
 
 namespace mnrl::envs {
 
 PluginEnvGuard::PluginEnvGuard(std::unique_ptr<Env> env, std::string plugin_path)
-    : Wrapper(std::move(env), "PluginEnvGuard"), plugin_path_(std::move(plugin_path)) {}
+    : Wrapper(std::move(env), "PluginEnvGuard"),
+      plugin_path_(std::move(plugin_path)),
+      description_("environment '" + spec_.id + "' from plugin '" + plugin_path_ + "'") {}
 
 void PluginEnvGuard::reset(float* observation, std::optional<std::uint64_t> seed) {
   ++episode_;
   step_ = 0;
   try {
+    const PluginCall call(description_.c_str(), "reset()", &episode_, &step_);
     inner_env().reset(observation, seed);
   } catch (const std::exception& e) {
     fail("reset() threw " + core::type_name(e) + ": " + e.what());
@@ -29,6 +33,7 @@ StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
   ++step_;
   StepResult result;
   try {
+    const PluginCall call(description_.c_str(), "step()", &episode_, &step_);
     result = inner_env().step(action, observation);
   } catch (const std::exception& e) {
     fail("step() threw " + core::type_name(e) + ": " + e.what());
@@ -59,8 +64,7 @@ void PluginEnvGuard::check_observation(const float* observation, const char* cal
 }
 
 void PluginEnvGuard::fail(const std::string& what) const {
-  throw EnvContractError("environment '" + spec_.id + "' from plugin '" + plugin_path_ + "': " +
-                         what + " (episode " + std::to_string(episode_) + ", step " +
+  throw EnvContractError(description_ + ": " + what + " (episode " + std::to_string(episode_) + ", step " +
                          std::to_string(step_) + ")");
 }
 

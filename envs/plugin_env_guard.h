@@ -44,6 +44,7 @@ class PluginEnvGuard final : public Wrapper {
   void check_observation(const float* observation, const char* call) const;
 
   std::string plugin_path_;
+  std::string description_;   // "environment 'X' from plugin 'P'", for PluginCall
   std::int64_t episode_ = 0;  // 1-based once reset
   std::int64_t step_ = 0;     // steps into the episode
 };

@@ -48,7 +48,8 @@ class CliTest : public ::testing::Test {
     std::array<char, 4096> buffer{};
     while (std::fgets(buffer.data(), buffer.size(), pipe)) outcome.output += buffer.data();
     const int status = pclose(pipe);
-    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // As a shell reports it: 128 + the signal that ended the process.
+    outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return outcome;
   }
 

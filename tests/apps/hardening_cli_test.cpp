@@ -288,4 +288,55 @@ TEST_F(HardeningCliTest, RunDirectoryProblemsAreUsageErrors) {
   EXPECT_EQ(read_file(dir_ / "out" / "run_info.yaml"), run_info);
 }
 
+// Plugin code that crashes, exits or never returns ends mnrl with a message naming the env,
+// the plugin, the call and the step: before, a segfault printed nothing and exit(0) made a
+// failed run exit 0.
+TEST_F(HardeningCliTest, APluginThatCrashesOrExitsIsNamed) {
+  const std::string plugin = std::string(MNRL_TEST_PLUGIN_DIR) + "/libwalk.so";
+  const auto config = [&](const std::string& how) {
+    return write_config("algo: ppo\nenv: {id: Throwing-v0, plugin: " + plugin +
+                            ", num_envs: 2, kwargs: {after: 40, how: " + how +
+                            "}}\nppo: {n_steps: 16, batch_size: 32}\n"
+                            "train: {total_steps: 100000}\n",
+                        how + ".yaml");
+  };
+  const std::string running = "step() of environment 'Throwing-v0' from plugin '" + plugin +
+                              "' (episode 1, step 40)";
+  // Exit statuses as the signal would give them: 128 + SIGSEGV / SIGABRT.
+  expect_outcome(run("train " + config("segfault").string() + " --run-dir a"), 139,
+                 "mnrl: SIGSEGV (segmentation fault) in " + running +
+                     ": the env plugin crashed the process");
+  expect_outcome(run("train " + config("abort").string() + " --run-dir b"), 134,
+                 "mnrl: SIGABRT (abort) in " + running);
+  expect_outcome(run("train " + config("exit").string() + " --run-dir c"), 1,
+                 running + " called exit(): an env must not end the process; the run failed");
+  expect_outcome(run("train " + config("quick_exit").string() + " --run-dir d"), 1,
+                 running + " called quick_exit()");
+}
+
+// A stop request while plugin code never returns ends the process after the grace period,
+// naming the call; the checkpoints written before are kept.
+TEST_F(HardeningCliTest, AStopWhileAPluginHangsEndsAfterTheGracePeriod) {
+  const std::string plugin = std::string(MNRL_TEST_PLUGIN_DIR) + "/libwalk.so";
+  write_config("algo: ppo\nenv: {id: Throwing-v0, plugin: " + plugin +
+                   ", num_envs: 2, kwargs: {after: 300, how: spin}}\n"
+                   "ppo: {n_steps: 16, batch_size: 32}\ntrain: {total_steps: 100000}\n"
+                   "checkpoint: {interval: 64, keep: 100}\n",
+               "spin.yaml");
+  const pid_t child = start({"train", "spin.yaml", "--run-dir", "out"});
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ / "out" / "checkpoints" / "step_000000000576"); }))
+      << read_file(dir_ / "stderr.txt");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // into the spin
+  kill(child, SIGTERM);
+  const auto stopped = std::chrono::steady_clock::now();
+  EXPECT_EQ(exit_status(child), 143);
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped, std::chrono::seconds(15));
+  EXPECT_NE(read_file(dir_ / "stderr.txt")
+                .find("mnrl: still running 10 s after the stop request: step() of environment "
+                      "'Throwing-v0' from plugin '" + plugin),
+            std::string::npos)
+      << read_file(dir_ / "stderr.txt");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000000576" / "manifest.yaml"));
+}
+
 }  // namespace

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+
+namespace mnrl::envs {
+
+// What plugin code is running, for the three ways plugin code can end mnrl without an
+// exception: a fatal signal (a segfault, abort()), a call of exit() or quick_exit(), and a
+// call that never returns while a stop is requested. Each then gets a message naming the env,
+// its plugin, the call and the step, written with async-signal-safe calls only.
+//
+// A PluginCall marks one call (PluginEnvGuard makes one around each reset() and step()).
+class PluginCall {
+ public:
+  // `env` ("environment 'X' from plugin 'P'") and `call` ("step()") must outlive the call;
+  // `episode` and `step` are read when a message is written.
+  PluginCall(const char* env, const char* call, const std::int64_t* episode,
+             const std::int64_t* step);
+  ~PluginCall();
+  PluginCall(const PluginCall&) = delete;
+  PluginCall& operator=(const PluginCall&) = delete;
+
+ private:
+  const PluginCall* outer_;  // the call this one is inside of on this thread, if any
+  const char* env_;
+  const char* call_;
+  const std::int64_t* episode_;
+  const std::int64_t* step_;
+
+  friend struct PluginCallReporting;
+};
+
+// Installs the reports; a later call installs the signal handlers again (over those of a
+// library initialized since, such as MPI's): handlers for SIGSEGV,
+// SIGBUS, SIGFPE, SIGILL and SIGABRT that say what was running and then die of the signal as
+// before (exit status 128+signal, core dumps as configured); atexit/at_quick_exit handlers
+// that turn an exit from inside a plugin call into a reported failure (exit status 1); and the
+// stop signal's stuck probe (core::set_stuck_probe): the same plugin call running through a
+// whole grace period after a stop request.
+void install_plugin_call_reporting();
+
+}  // namespace mnrl::envs
