@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
       "--resume", train.resume,
       "Continue the run in RUN_DIR from its newest usable checkpoint, with its config.yaml");
   resume_option->type_name("RUN_DIR")->excludes(config_option);
+  train_app
+      ->add_flag("--allow-changes", train.allow_changes,
+                 "With --resume: train on although config.yaml changed keys that alter the run "
+                 "since the checkpoint (they are recorded in run_info.yaml)")
+      ->needs(resume_option);
   resume_option->excludes(
       train_app->add_option("--set", train.overrides,
                             "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable)")

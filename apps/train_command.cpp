@@ -133,6 +133,7 @@ int train_command(const TrainArguments& args) {
     experiments::TrainingRunSettings settings;
     settings.run_dir = args.run_dir;
     settings.command_line = args.command_line;
+    settings.allow_changes = args.allow_changes;
     return report(start_or_resume(args, settings, options), job);
   } catch (const experiments::RanksDisagree& e) {
     // Every rank knows, and none waits for another: each ends, rank 0 says why.

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/build_info.h"
+#include "core/config_diff.h"
 #include "core/openblas.h"
 #include "core/files.h"
 #include "core/run_directory.h"
@@ -47,14 +48,58 @@ std::string summary_yaml(const TrainingResult& r) {
 
 // run_info.yaml with a `resumed:` entry for this resume added.
 std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
-                             const Checkpoint& checkpoint) {
+                             const Checkpoint& checkpoint,
+                             const std::vector<core::ConfigChange>& changes) {
   std::ifstream in(run_dir / "run_info.yaml");
   std::string run_info(std::istreambuf_iterator<char>(in), {});
   if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
-  return run_info + "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
-         "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
-         "    started: " +
-         core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) + "\n";
+  run_info += "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
+              "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
+              "    started: " +
+              core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) +
+              "\n";
+  if (!changes.empty()) run_info += "    config_changes:\n";
+  for (const auto& change : changes) {
+    run_info += "      " + core::yaml_quoted(change.key) + ": {before: " +
+                core::yaml_quoted(change.before) + ", after: " + core::yaml_quoted(change.after) +
+                "}\n";
+  }
+  return run_info;
+}
+
+// Keys a resume may change without --allow-changes: how long and how the run is watched and
+// saved, not what it trains.
+bool schedule_key(const std::string& key) {
+  for (const char* prefix : {"train.total_steps", "train.eval_interval", "train.eval_episodes",
+                             "train.log_interval", "train.threads", "checkpoint.", "logging.",
+                             "distributed.timeout"}) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The keys of config.yaml changed since `checkpoint` was written. Throws RunDirectoryError
+// listing those that alter the run, unless `allowed`.
+std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoint,
+                                                     const ExperimentOptions& options,
+                                                     const fs::path& run_dir, bool allowed) {
+  if (!checkpoint.has("config.yaml")) return {};
+  ExperimentOptions resolved = options;
+  const std::vector<core::ConfigChange> changes = core::config_changes(
+      checkpoint.read("config.yaml"),
+      core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  std::string altering;
+  for (const auto& change : changes) {
+    if (schedule_key(change.key)) continue;
+    altering += "\n  " + change.key + ": " + change.before + " -> " + change.after;
+  }
+  if (!altering.empty() && !allowed) {
+    throw core::RunDirectoryError(
+        "cannot resume '" + run_dir.string() + "': its config.yaml differs from the checkpoint's "
+        "in keys that change what is trained:" + altering + "\nresume with --allow-changes to "
+        "train on with them (run_info.yaml records them)");
+  }
+  return changes;
 }
 
 // Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so
@@ -94,7 +139,8 @@ TrainingRunResult train_follower(const ExperimentOptions& options,
 TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& options,
                            const TrainingRunSettings& settings,
                            std::optional<Checkpoint> resume_from,
-                           distributed::Communicator& communicator) {
+                           distributed::Communicator& communicator,
+                           const std::vector<core::ConfigChange>& changes = {}) {
   TrainingRunResult result;
   result.run_dir = run_dir;
   const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
@@ -112,7 +158,8 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
     if (checkpoints.resume_from) {
       set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
       core::write_file_atomically(run_dir / "run_info.yaml",
-                                  run_info_resumed(run_dir, settings, *checkpoints.resume_from));
+                                  run_info_resumed(run_dir, settings, *checkpoints.resume_from,
+                                                   changes));
     }
     if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
   };
@@ -180,13 +227,15 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
   Checkpoint checkpoint = open_latest_checkpoint(
       run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
   check_checkpoint_matches(checkpoint, options);
+  const std::vector<core::ConfigChange> changes =
+      config_changes_since(checkpoint, options, run_dir, settings.allow_changes);
   if (checkpoint.info().step >= options.train.total_steps) {
     throw CheckpointError("run '" + run_dir.string() + "' is complete (its latest checkpoint is at "
                           "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
   if (communicator->rank() > 0) return train_follower(options, *communicator, std::move(checkpoint));
-  return train_in(run_dir, options, settings, std::move(checkpoint), *communicator);
+  return train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes);
 }
 
 }  // namespace mnrl::experiments

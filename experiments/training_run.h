@@ -17,6 +17,8 @@ namespace mnrl::experiments {
 struct TrainingRunSettings {
   std::string run_dir;       // empty = runs/<name>-<timestamp>
   std::string command_line;  // recorded in run_info.yaml
+  // Resume even though config.yaml changed keys that alter the run (see resume_training).
+  bool allow_changes = false;
   std::FILE* console = stdout;
 };
 
@@ -42,7 +44,11 @@ TrainingRunResult run_training(const ExperimentOptions& options,
 // newest checkpoint that opens (each newer one that does not is reported through `skipped`).
 // Once the checkpoint has loaded: metrics.csv keeps its rows up to the checkpoint's step and
 // goes on, run_info.yaml gets a `resumed:` entry, and skipped newer checkpoints are renamed
-// .unusable-step_*; checkpoints and summary.yaml are written as by run_training. Throws
+// .unusable-step_*; checkpoints and summary.yaml are written as by run_training.
+// A config.yaml edited since the checkpoint may lengthen the run or change its schedules
+// (train.total_steps, evaluation, logging, checkpoints, distributed.timeout); any other changed
+// key alters what is trained, and is refused (RunDirectoryError listing each change) unless
+// settings.allow_changes, which records them in run_info.yaml. Throws
 // core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml),
 // CheckpointError (no usable checkpoint, or the run is complete) or core::StateError (a
 // checkpoint that does not fit the config) before anything in the run directory changes.

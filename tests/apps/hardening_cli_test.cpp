@@ -339,4 +339,33 @@ TEST_F(HardeningCliTest, AStopWhileAPluginHangsEndsAfterTheGracePeriod) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000000576" / "manifest.yaml"));
 }
 
+// A config.yaml edited since the checkpoint: a longer run or another schedule goes on; a key
+// that changes what is trained is refused, each change listed, unless --allow-changes, which
+// records them.
+TEST_F(HardeningCliTest, AResumeWithAnEditedConfigListsTheChanges) {
+  train_short_run();
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 4000");
+  config.replace(config.find("seed: 1"), 7, "seed: 2");
+  const auto rate = config.find("learning_rate: 0.001");
+  ASSERT_NE(rate, std::string::npos) << config;
+  config.replace(rate, 20, "learning_rate: 0.002");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  const std::string metrics = read_file(dir_ / "out" / "metrics.csv");
+  const auto refused = run("train --resume out");
+  expect_outcome(refused, 2,
+                 "cannot resume 'out': its config.yaml differs from the checkpoint's in keys that "
+                 "change what is trained:\n  ppo.learning_rate: 0.001 -> 0.002\n  seed: 1 -> 2\n"
+                 "resume with --allow-changes");
+  EXPECT_EQ(refused.output.find("total_steps"), std::string::npos) << refused.output;
+  EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
+  expect_outcome(run("train --resume out --allow-changes"), 0, "trained 4000 steps");
+  const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
+  EXPECT_NE(run_info.find("    config_changes:\n      \"ppo.learning_rate\": {before: \"0.001\", "
+                          "after: \"0.002\"}\n"),
+            std::string::npos)
+      << run_info;
+  expect_outcome(run("train " + kPpo + " --allow-changes"), 2, "--allow-changes requires --resume");
+}
+
 }  // namespace

@@ -133,6 +133,10 @@ TEST_F(RunsCliTest, AFailedResumeChangesNothing) {
   const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
 
   expect_outcome(run("train --resume out"), 2,
+                 "cannot resume 'out': its config.yaml differs from the checkpoint's in keys "
+                 "that change what is trained:\n  network.hidden_sizes: [64, 64] -> [32, 32]\n"
+                 "resume with --allow-changes");
+  expect_outcome(run("train --resume out --allow-changes"), 2,
                  "the checkpoint does not fit the run's config: out/checkpoints/"
                  "step_000000002000/agent.state: expected ");
   EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
