@@ -1,6 +1,8 @@
 #include "core/crc32c.h"
 
 #include <array>
+#include <cinttypes>
+#include <cstdio>
 #include <fstream>
 #include <vector>
 
@@ -47,6 +49,12 @@ std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc) {
   }
   for (; size > 0; --size, ++bytes) crc = (crc >> 8) ^ t[0][(crc ^ *bytes) & 0xffu];
   return ~crc;
+}
+
+std::string crc32c_hex(std::uint32_t crc) {
+  char text[16];
+  std::snprintf(text, sizeof text, "%08" PRIx32, crc);
+  return text;
 }
 
 std::optional<FileDigest> digest_file(const std::filesystem::path& path, std::uint64_t limit) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <string>
 
 namespace mnrl::core {
 
@@ -12,6 +13,9 @@ namespace mnrl::core {
 // iSCSI use it. `crc` continues an earlier result, so data can be checked piece by piece:
 // crc32c(b, crc32c(a)) == crc32c(a + b).
 std::uint32_t crc32c(const void* data, std::size_t size, std::uint32_t crc = 0);
+
+// "0a1b2c3d": a CRC as eight hex digits, as manifests and run_info.yaml write it.
+std::string crc32c_hex(std::uint32_t crc);
 
 struct FileDigest {
   std::uint64_t bytes = 0;

@@ -26,12 +26,13 @@ struct EnvOptions {
     v.field("id", id, "registered environment id (see `mnrl envs`)");
     v.field("plugin", plugin,
             "env plugin (.so) to load before making the env; a path, relative to the working "
-            "directory, never searched for");
+            "directory, never searched for (config.yaml records it absolute; --plugin "
+            "overrides it)");
     v.field("kwargs", kwargs, "keyword arguments of the env's constructor");
     v.field("num_envs", num_envs, "environments stepped together", core::between(1, 100000));
     v.field("num_threads", num_threads,
             "threads stepping the envs, this one included; results do not depend on it",
-            core::at_least(1));
+            core::between(1, 1024));
     v.field("max_episode_steps", max_episode_steps,
             "time limit in steps; 0 keeps the env's registered limit", core::at_least(0));
     v.list("wrappers", wrappers, "wrappers, innermost first (see docs/environments.md)", "type");

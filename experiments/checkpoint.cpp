@@ -50,11 +50,6 @@ void check_step(std::int64_t step, const fs::path& directory, const std::string&
   }
 }
 
-std::string hex(std::uint32_t value) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%08" PRIx32, value);
-  return text;
-}
 
 }  // namespace
 
@@ -110,7 +105,7 @@ fs::path CheckpointWriter::commit(const std::string& created) {
     const std::optional<core::FileDigest> digest = core::digest_file(file);
     if (!digest) throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
     manifest << "  " << file.filename().string() << ": {bytes: " << digest->bytes
-             << ", crc32c: \"" << hex(digest->crc32c) << "\"}\n";
+             << ", crc32c: \"" << core::crc32c_hex(digest->crc32c) << "\"}\n";
   }
   manifest << "complete: true\n";  // last: a manifest cut short lacks it
   core::write_file_atomically(partial_ / kManifest, manifest.str());
@@ -200,7 +195,7 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     }
     if (found.crc32c != expected.crc32c) {
       throw CheckpointError(where + ": file '" + name + "' is corrupted (CRC-32C " +
-                            hex(found.crc32c) + ", the manifest says " + hex(expected.crc32c) +
+                            core::crc32c_hex(found.crc32c) + ", the manifest says " + core::crc32c_hex(expected.crc32c) +
                             ")");
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -15,6 +16,7 @@
 #include "envs/registry.h"
 
 namespace mnrl::experiments {
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -24,6 +26,10 @@ ExperimentOptions read_experiment(core::ConfigDocument document,
   ExperimentOptions options;
   document.read_into(options);
   validate_experiment(options, document);
+  // The resolved config names the env's plugin by its absolute path (wherever the env came
+  // from: env.plugin or --plugin), so that the run resumes and evaluates from any directory.
+  const std::string& plugin = envs::Registry::global().origin(options.env.id);
+  if (!plugin.empty()) options.env.plugin = fs::absolute(plugin).lexically_normal().string();
   return options;
 }
 
@@ -126,7 +132,9 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                                     "use 1 to 100 letters, digits, '.', '_' or '-', not "
                                     "starting with '.'");
   }
-  if (!options.env.plugin.empty()) {
+  // An env already registered (by --plugin) is taken from there: --plugin overrides env.plugin,
+  // for a run whose plugin has moved.
+  if (!options.env.plugin.empty() && !envs::Registry::global().contains(options.env.id)) {
     try {
       envs::load_plugin(options.env.plugin);
     } catch (const envs::PluginError& e) {

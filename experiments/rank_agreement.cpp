@@ -1,7 +1,5 @@
 #include "experiments/rank_agreement.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -27,9 +25,8 @@ std::string agreement_text(const ExperimentOptions& options) {
   const std::string& plugin = envs::Registry::global().origin(options.env.id);
   if (!plugin.empty()) {
     const auto digest = core::digest_file(plugin);
-    char crc[16];
-    std::snprintf(crc, sizeof crc, "%08" PRIx32, digest ? digest->crc32c : 0u);
-    text += "env_plugin_crc32c: " + std::string(digest ? crc : "unreadable") + "\n";
+    text += "env_plugin_crc32c: " + (digest ? core::crc32c_hex(digest->crc32c) : "unreadable") +
+            "\n";
   }
   return text;
 }

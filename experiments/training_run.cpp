@@ -7,6 +7,7 @@
 
 #include "core/build_info.h"
 #include "core/config_diff.h"
+#include "core/crc32c.h"
 #include "core/openblas.h"
 #include "core/files.h"
 #include "core/run_directory.h"
@@ -20,13 +21,23 @@ namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-std::string run_info_yaml(const TrainingRunSettings& settings) {
+// The env's plugin, if it comes from one, by absolute path and CRC-32C: what the run was
+// trained with, to compare with the plugin a resume or an evaluation loads.
+std::string env_plugin_yaml(const ExperimentOptions& options) {
+  if (options.env.plugin.empty()) return "";
+  const auto digest = core::digest_file(options.env.plugin);
+  return "env_plugin: {path: " + core::yaml_quoted(options.env.plugin) + ", crc32c: " +
+         core::yaml_quoted(digest ? core::crc32c_hex(digest->crc32c) : "unreadable") + "}\n";
+}
+
+std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentOptions& options) {
   std::ostringstream out;
   out << "command: " << core::yaml_quoted(settings.command_line) << "\n"
       << "mnrl_version: " << core::yaml_quoted(core::version()) << "\n"
       << "source_revision: " << core::yaml_quoted(core::source_revision()) << "\n"
       << "blas: " << core::yaml_quoted(core::blas_description()) << "\n"
-      << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n";
+      << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n"
+      << env_plugin_yaml(options);
   return out.str();
 }
 
@@ -199,7 +210,7 @@ TrainingRunResult run_training(const ExperimentOptions& options,
   ExperimentOptions resolved = options;
   core::write_file_atomically(run_dir / "config.yaml",
                               core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
-  core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings));
+  core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings, options));
   return train_in(run_dir, options, settings, std::nullopt, *communicator);
 }
 

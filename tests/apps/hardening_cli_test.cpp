@@ -368,4 +368,28 @@ TEST_F(HardeningCliTest, AResumeWithAnEditedConfigListsTheChanges) {
   expect_outcome(run("train " + kPpo + " --allow-changes"), 2, "--allow-changes requires --resume");
 }
 
+// A run's env plugin is recorded by absolute path and checksum: the run evaluates and resumes
+// from any directory, and --plugin stands in for a plugin that has moved.
+TEST_F(HardeningCliTest, APluginRunWorksFromAnyDirectoryAndPluginOverrides) {
+  fs::create_directories(dir_ / "build");
+  fs::copy_file(std::string(MNRL_TEST_PLUGIN_DIR) + "/libwalk.so", dir_ / "build" / "libwalk.so");
+  write_config("algo: ppo\nenv: {id: Walk-v0, plugin: build/libwalk.so, num_envs: 2}\n"
+               "ppo: {n_steps: 16, batch_size: 32}\ntrain: {total_steps: 256, eval_episodes: 2}\n",
+               "walk.yaml");
+  ASSERT_EQ(run("train walk.yaml --run-dir out").exit_code, 0);
+  const std::string absolute = (dir_ / "build" / "libwalk.so").string();
+  EXPECT_NE(read_file(dir_ / "out" / "config.yaml").find("plugin: " + absolute),
+            std::string::npos);
+  EXPECT_NE(read_file(dir_ / "out" / "run_info.yaml").find("env_plugin: {path: \"" + absolute +
+                                                           "\", crc32c: \""),
+            std::string::npos)
+      << read_file(dir_ / "out" / "run_info.yaml");
+  fs::create_directories(dir_ / "elsewhere");
+  expect_outcome(run_shell("cd elsewhere && '" MNRL_BINARY "' eval ../out --episodes 2"), 0,
+                 "ppo on Walk-v0, step 256");
+  fs::rename(dir_ / "build", dir_ / "moved");
+  expect_outcome(run("eval out --episodes 2"), 2, "cannot load plugin '" + absolute + "'");
+  expect_outcome(run("eval out --episodes 2 --plugin moved/libwalk.so"), 0, "ppo on Walk-v0");
+}
+
 }  // namespace
