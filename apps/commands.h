@@ -16,6 +16,7 @@ struct TrainArguments {
   std::string config;
   std::string resume;  // --resume RUN_DIR: instead of config
   bool allow_changes = false;  // --allow-changes: resume with a config.yaml edited since
+  std::string progress = "auto";  // --progress auto|live|lines|none
   std::vector<std::string> overrides;  // --set key.path=value, in order
   std::optional<std::int64_t> seed;
   std::string run_dir;

@@ -101,6 +101,14 @@ int main(int argc, char** argv) {
   resume_option->excludes(train_app->add_option(
       "--run-dir", train.run_dir, "Directory for this run (default: runs/<name>-<timestamp>)"));
 
+  train_app
+      ->add_option("--progress", train.progress,
+                   "Progress display: live (one line redrawn), lines (one every log_interval "
+                   "steps), none, or auto (live on a terminal, else lines; lines in a job of several "
+                   "ranks)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "live", "lines", "none"}));
+
   // --plugin on every command that makes envs; loaded before the command runs. One list per
   // command ("bench --plugin a env --plugin b" loads both); std::list keeps them in place.
   std::list<std::vector<std::string>> plugin_lists;

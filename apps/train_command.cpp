@@ -134,6 +134,10 @@ int train_command(const TrainArguments& args) {
     settings.run_dir = args.run_dir;
     settings.command_line = args.command_line;
     settings.allow_changes = args.allow_changes;
+    settings.progress = args.progress == "live"    ? experiments::ProgressMode::kLive
+                        : args.progress == "lines" ? experiments::ProgressMode::kLines
+                        : args.progress == "none"  ? experiments::ProgressMode::kNone
+                                                   : experiments::ProgressMode::kAuto;
     return report(start_or_resume(args, settings, options), job);
   } catch (const experiments::RanksDisagree& e) {
     // Every rank knows, and none waits for another: each ends, rank 0 says why.

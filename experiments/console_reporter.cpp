@@ -30,12 +30,18 @@ std::string format_duration(double seconds) {
   return format("%.0fh", std::floor(seconds / 3600)) + format("%02.0fm", std::fmod(seconds / 60, 60));
 }
 
+ProgressMode resolve(ProgressMode mode, std::FILE* out) {
+  if (mode != ProgressMode::kAuto) return mode;
+  return isatty(fileno(out)) != 0 ? ProgressMode::kLive : ProgressMode::kLines;
+}
+
 }  // namespace
 
 ConsoleReporter::ConsoleReporter(std::FILE* out, std::int64_t total_steps,
-                                 std::int64_t log_interval, std::int64_t first_step)
+                                 std::int64_t log_interval, std::int64_t first_step,
+                                 ProgressMode mode)
     : out_(out),
-      interactive_(isatty(fileno(out)) != 0),
+      mode_(resolve(mode, out)),
       total_steps_(total_steps),
       first_step_(first_step),
       log_interval_(log_interval > 0 ? log_interval : std::max<std::int64_t>(1, total_steps / 10)),
@@ -52,12 +58,12 @@ void ConsoleReporter::scalar(std::int64_t step, const std::string& name, double 
 }
 
 void ConsoleReporter::progress(std::int64_t step) {
-  if (interactive_) {
+  if (mode_ == ProgressMode::kLive) {
     const double now = now_seconds();
     if (now - last_draw_seconds_ < kRedrawSeconds) return;
     last_draw_seconds_ = now;
     print(step);
-  } else if (step >= next_log_step_) {
+  } else if (mode_ == ProgressMode::kLines && step >= next_log_step_) {
     next_log_step_ = (step / log_interval_ + 1) * log_interval_;
     print(step);
   }
@@ -82,14 +88,15 @@ std::string ConsoleReporter::line(std::int64_t step) const {
     s += " | return " + format("%.1f", mean) + " (" + std::to_string(recent_returns_.size()) +
          " ep)";
   }
+  std::string losses;
   const auto show = [&](const char* name, const char* label, const char* pattern) {
     const auto it = latest_.find(name);
-    if (it != latest_.end()) s += std::string(" ") + label + format(pattern, it->second);
+    if (it != latest_.end()) losses += std::string(" ") + label + format(pattern, it->second);
   };
-  s += " |";
   show("losses/policy_loss", "pg ", "%.3g");
   show("losses/value_loss", "v ", "%.3g");
   show("losses/entropy", "ent ", "%.3g");
+  if (!losses.empty()) s += " |" + losses;  // none before the first update
   const auto eval = latest_.find("eval/mean_return");
   if (eval != latest_.end()) {
     s += " | eval " + format("%.1f", eval->second) + " ± " +
@@ -102,7 +109,7 @@ std::string ConsoleReporter::line(std::int64_t step) const {
 
 void ConsoleReporter::print(std::int64_t step) {
   const std::string text = line(step);
-  if (interactive_) {
+  if (mode_ == ProgressMode::kLive) {
     std::fprintf(out_, "\r%s\x1b[K", text.c_str());
     line_open_ = true;
   } else {

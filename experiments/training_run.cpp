@@ -155,8 +155,11 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
   TrainingRunResult result;
   result.run_dir = run_dir;
   const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
+  const ProgressMode progress = settings.progress == ProgressMode::kAuto && communicator.size() > 1
+                                    ? ProgressMode::kLines
+                                    : settings.progress;
   ConsoleReporter console(settings.console, options.train.total_steps, options.train.log_interval,
-                          first_step);
+                          first_step, progress);
   MetricsFanOut metrics;
   metrics.add(&console);
   std::optional<CsvMetrics> csv;

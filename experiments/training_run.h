@@ -5,6 +5,7 @@
 #include <functional>
 #include <string>
 
+#include "experiments/console_reporter.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training.h"
 
@@ -19,6 +20,9 @@ struct TrainingRunSettings {
   std::string command_line;  // recorded in run_info.yaml
   // Resume even though config.yaml changed keys that alter the run (see resume_training).
   bool allow_changes = false;
+  // kAuto: lines under mpirun, whose ranks' output looks like a terminal even when mpirun's
+  // goes to a file; else live on a terminal, lines otherwise.
+  ProgressMode progress = ProgressMode::kAuto;
   std::FILE* console = stdout;
 };
 

@@ -392,4 +392,22 @@ TEST_F(HardeningCliTest, APluginRunWorksFromAnyDirectoryAndPluginOverrides) {
   expect_outcome(run("eval out --episodes 2 --plugin moved/libwalk.so"), 0, "ppo on Walk-v0");
 }
 
+// --progress: lines without redraws for a log, nothing at all, or the live line.
+TEST_F(HardeningCliTest, ProgressModes) {
+  const std::string base = "train " + kPpo + " --set train.total_steps=4096 --set train.log_interval=1024 "
+                           "--set train.eval_episodes=2 --progress ";
+  const auto lines = run(base + "lines --run-dir a");
+  EXPECT_EQ(lines.exit_code, 0) << lines.output;
+  EXPECT_NE(lines.output.find("[ 25.0%] step 1024/4096 | "), std::string::npos) << lines.output;
+  EXPECT_EQ(lines.output.find('\r'), std::string::npos) << lines.output;
+  EXPECT_EQ(lines.output.find("| |"), std::string::npos) << "an empty field: " << lines.output;
+  const auto none = run(base + "none --run-dir b");
+  EXPECT_EQ(none.exit_code, 0) << none.output;
+  EXPECT_EQ(none.output.find("step 1024/4096"), std::string::npos) << none.output;
+  EXPECT_NE(none.output.find("trained 4096 steps"), std::string::npos) << none.output;
+  const auto live = run(base + "live --run-dir c");
+  EXPECT_NE(live.output.find("\r[ "), std::string::npos) << live.output;
+  expect_outcome(run(base + "sometimes"), 2, "--progress: sometimes not in {auto,live,lines,none}");
+}
+
 }  // namespace

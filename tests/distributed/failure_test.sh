@@ -85,6 +85,9 @@ if wait_for_file "$work/term/metrics.csv"; then
   if wait_for_job 30; then
     [[ $status -eq 143 ]] || fail "exit status $status, expected 143"
     grep -q "stopped by a signal to another rank" "$log" || fail "rank 0 did not say why it stopped"
+    ! grep -q $'\r' "$log" || fail "a log of a job of several ranks got the live line's redraws"
+    grep -q "resume with: mpirun -np 2 mnrl train --resume" "$log" ||
+      fail "the resume hint is not the command that resumes a job of 2 ranks"
     checkpoint=$(ls -d "$work"/term/checkpoints/step_* 2>/dev/null | tail -1)
     [[ -f $checkpoint/rank1.agent.state && -f $checkpoint/agent.state ]] ||
       fail "no checkpoint holding both ranks"
