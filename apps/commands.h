@@ -56,7 +56,7 @@ struct CheckEnvArguments {
 int check_env_command(const CheckEnvArguments& args);
 
 struct BenchArguments {
-  std::string config = "configs/cartpole_ppo.yaml";
+  std::string config = "cartpole_ppo";  // a path, or a bundled config's name
   std::vector<std::string> overrides;
   std::int64_t env_steps = 20'000'000;
   bool skip_training = false;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "apps/commands.h"
+#include "apps/config_path.h"
 #include "apps/env_arguments.h"
 #include "core/build_info.h"
 #include "core/openblas.h"
@@ -81,7 +82,9 @@ int main(int argc, char** argv) {
   TrainArguments train;
   train.command_line = command_line(argc, argv);
   auto* train_app = app.add_subcommand("train", "Train an agent from a YAML experiment file");
-  auto* config_option = train_app->add_option("config", train.config, "Experiment YAML file");
+  auto* config_option = train_app->add_option(
+      "config", train.config,
+      "Experiment YAML file, or the name of a bundled one (cartpole_ppo; see share/mnrl/configs)");
   auto* resume_option = train_app->add_option(
       "--resume", train.resume,
       "Continue the run in RUN_DIR from its newest usable checkpoint, with its config.yaml");
@@ -176,7 +179,7 @@ int main(int argc, char** argv) {
   BenchArguments bench;
   auto* bench_app = app.add_subcommand(
       "bench", "Measure env steps/s (single and vector) and end-to-end training steps/s");
-  bench_app->add_option("config", bench.config, "Experiment YAML file")
+  bench_app->add_option("config", bench.config, "Experiment YAML file, or a bundled config's name")
       ->capture_default_str();
   bench_app->add_option("--set", bench.overrides, "Override a config key (repeatable)")
       ->type_name("KEY=VALUE")
@@ -231,6 +234,8 @@ int main(int argc, char** argv) {
   for (const auto& plugins : plugin_lists) {
     if (!load_plugins(plugins, command)) return kExitUsage;
   }
+  train.config = find_config(train.config);
+  bench.config = find_config(bench.config);
   if (train_app->parsed()) return train_command(train);
   if (eval_app->parsed()) return eval_command(eval);
   if (plot_app->parsed()) return plot_command(plot);

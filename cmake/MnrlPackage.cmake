@@ -22,6 +22,12 @@ endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/core/version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mnrl/core)
 
+# TRUE or FALSE, as the package config tests it.
+if(BUILD_SHARED_LIBS)
+  set(MNRL_STATIC_LIBRARIES FALSE)
+else()
+  set(MNRL_STATIC_LIBRARIES TRUE)
+endif()
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/mnrlConfig.cmake.in
   ${PROJECT_BINARY_DIR}/mnrlConfig.cmake
   INSTALL_DESTINATION ${MNRL_INSTALL_CMAKEDIR})

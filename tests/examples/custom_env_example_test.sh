@@ -21,6 +21,15 @@ step "cmake --install into $work/prefix"
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
 mnrl="$work/prefix/bin/mnrl"
 
+step "the installed package and configs"
+! grep -q "if(NOT ON)\|if(NOT OFF)" "$(find "$work/prefix" -name mnrlConfig.cmake)" ||
+  { echo "mnrlConfig.cmake tests a substituted constant"; exit 1; }
+[[ -f $work/prefix/share/mnrl/configs/cartpole_ppo.yaml ]] || { echo "configs not installed"; exit 1; }
+# From another directory, by name: the installed configs are found next to the program.
+(cd "$work" && "$mnrl" bench --env-only --env-steps 1000 | tail -1)
+(cd "$work" && "$mnrl" train cartpole_dqn --set train.total_steps=600 --set dqn.learning_starts=100 \
+  --set train.eval_episodes=1 --run-dir "$work/by_name" | tail -1)
+
 step "configure and build the example against the installed package"
 cmake -S "$source_dir/examples/custom_env" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }

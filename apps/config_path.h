@@ -1,0 +1,13 @@
+#pragma once
+
+#include <string>
+
+namespace mnrl::apps {
+
+// The experiment file a command line names: the path as given when a file is there; else, for
+// a bare name ("cartpole_ppo" or "cartpole_ppo.yaml"), the bundled config of that name, from
+// the installed share/mnrl/configs next to the program or from the source tree it was built
+// from. Returns `given` unchanged when nothing matches (reading it then says why).
+std::string find_config(const std::string& given);
+
+}  // namespace mnrl::apps
