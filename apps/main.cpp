@@ -78,6 +78,11 @@ int main(int argc, char** argv) {
                                         mnrl::core::source_revision() + ")\nBLAS: " +
                                         mnrl::core::blas_description());
   app.require_subcommand(1, 1);
+  app.footer(
+      "Exit codes: 0 success; 1 failure while running; 2 bad command line, config, run "
+      "directory, checkpoint or plugin (nothing run or written); 130/143 stopped by Ctrl-C / "
+      "SIGTERM (checkpoint written); 128+N ended by signal N.\n"
+      "Docs: README.md, docs/ (reliability.md: what mnrl promises when things go wrong).");
 
   TrainArguments train;
   train.command_line = command_line(argc, argv);

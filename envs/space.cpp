@@ -32,7 +32,8 @@ std::string format_shape(const std::vector<std::int64_t>& shape) {
 // cut after a few entries.
 std::string format_bounds(const std::vector<float>& values) {
   constexpr std::size_t kMaxShown = 8;
-  if (values.size() > 1 && std::equal(values.begin() + 1, values.end(), values.begin())) {
+  // One number when every bound is the same (as Gymnasium prints Box(-1.0, 1.0, (3,))).
+  if (!values.empty() && std::equal(values.begin() + 1, values.end(), values.begin())) {
     return format_float(values.front());
   }
   std::string out = "[";

@@ -30,7 +30,9 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   const ActorCriticLossOptions loss_options{clip, options_.clip_range_vf, options_.vf_coef,
                                             options_.ent_coef, options_.normalize_advantage};
 
-  at::Tensor statistics;  // sums over minibatches: policy loss, value loss, entropy, kl, clipfrac
+  // Sums over minibatches: policy loss, value loss, entropy, old and new KL estimates (as
+  // CleanRL: mean(-log r) and mean((r - 1) - log r)), clip fraction.
+  at::Tensor statistics;
   std::int64_t minibatches = 0;
   // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
   const bool shuffle = options_.batch_size < total;
@@ -47,7 +49,7 @@ Statistics Ppo::update(const TrainingProgress& progress) {
       const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
       // Summed as one tensor and read once per update, not once per minibatch.
       const at::Tensor minibatch_statistics =
-          at::stack({loss.policy_loss, loss.value_loss, loss.entropy,
+          at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
                      (ratio_change - loss.log_ratio).mean(),
                      (ratio_change.abs() > clip).to(at::kFloat).mean()});
       statistics =
@@ -63,8 +65,9 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   return {{"losses/policy_loss", mean[0]},
           {"losses/value_loss", mean[1]},
           {"losses/entropy", mean[2]},
-          {"losses/approx_kl", mean[3]},
-          {"losses/clipfrac", mean[4]},
+          {"losses/old_approx_kl", mean[3]},
+          {"losses/approx_kl", mean[4]},
+          {"losses/clipfrac", mean[5]},
           {"losses/explained_variance", explained},
           {"charts/learning_rate", learning_rate},
           {"charts/clip_range", clip}};

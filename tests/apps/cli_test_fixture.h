@@ -53,6 +53,14 @@ class CliTest : public ::testing::Test {
     return outcome;
   }
 
+  // A short finished PPO CartPole run in out/ with checkpoints at steps 1000, 2000 and 3000.
+  void train_short_run() const {
+    const auto r = run("train " MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml"
+                       " --set train.total_steps=3000 --set checkpoint.interval=1000 "
+                       "--set train.eval_episodes=2 --run-dir out");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+
   // `text` for the inside of a shell single-quoted string.
   static std::string single_quoted_body(const std::string& text) {
     std::string out;

@@ -66,14 +66,6 @@ class HardeningCliTest : public CliTest {
     }
     return false;
   }
-
-  // A short finished PPO run in out/ with checkpoints at steps 1000, 2000 and 3000.
-  void train_short_run() {
-    const auto r = run("train " + kPpo +
-                       " --set train.total_steps=3000 --set checkpoint.interval=1000 "
-                       "--set checkpoint.keep=3 --set train.eval_episodes=2 --run-dir out");
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-  }
 };
 
 // An output path replaces only a regular file: never a device, a FIFO or a symlink.

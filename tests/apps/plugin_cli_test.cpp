@@ -27,7 +27,7 @@ TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
   const auto r = run("envs --plugin " + path("walk"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("Walk-v0\n  plugin:      " + path("walk") +
-                          "\n  observation: Box(1) low=[0] high=[5]"),
+                          "\n  observation: Box(1) low=0 high=5"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("CartPole-v1"), std::string::npos) << r.output;
@@ -36,7 +36,7 @@ TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
 TEST_F(CliTest, BenchEnvMeasuresAPluginEnvWithKwargs) {
   expect_outcome(run("bench env Walk-v0 --plugin " + path("walk") +
                      " --kwarg length=3 --steps 1000 --threads 1"),
-                 0, "Walk-v0: observations Box(1) low=[0] high=[3], actions Discrete(2)");
+                 0, "Walk-v0: observations Box(1) low=0 high=3, actions Discrete(2)");
   expect_outcome(run("bench env Walk-v0 --plugin " + path("walk") + " --kwarg length=x"), 2,
                  "mnrl bench env: --kwarg length=x: kwargs.length: expected an integer, got 'x'");
 }
@@ -126,7 +126,7 @@ TEST_F(CliTest, PluginEnvThatThrowsEndsTrainingNamingIt) {
 TEST_F(CliTest, PluginEnvOutsideItsSpaceEndsTrainingNamingIt) {
   write_config("algo: ppo\nenv:\n  plugin: " + path("walk") + "\n  id: OutOfSpace-v0\n");
   expect_training_fails(run("train x.yaml --run-dir run"), "OutOfSpace-v0",
-                        "step() broke the declared observation space Box(1) low=[0] high=[1]: "
+                        "step() broke the declared observation space Box(1) low=0 high=1: "
                         "observation[0] = 7.5 is outside [0, 1] (episode 1, step 3)");
 }
 

@@ -57,13 +57,6 @@ class RunsCliTest : public CliTest {
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
 
-  // A short finished run in out/ with checkpoints every 1000 steps.
-  void train_short_run() {
-    const auto r = run("train " + kConfig +
-                       " --set train.total_steps=3000 --set checkpoint.interval=1000 "
-                       "--set train.eval_episodes=2 --run-dir out");
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-  }
 };
 
 // Ctrl-C stops at the next step, writes a checkpoint, metrics and summary, and exits 130;
@@ -136,9 +129,12 @@ TEST_F(RunsCliTest, AFailedResumeChangesNothing) {
                  "cannot resume 'out': its config.yaml differs from the checkpoint's in keys "
                  "that change what is trained:\n  network.hidden_sizes: [64, 64] -> [32, 32]\n"
                  "resume with --allow-changes");
-  expect_outcome(run("train --resume out --allow-changes"), 2,
+  const auto refused = run("train --resume out --allow-changes");
+  expect_outcome(refused, 2,
                  "the checkpoint does not fit the run's config: out/checkpoints/"
                  "step_000000002000/agent.state: expected ");
+  // Nothing said about resuming a run that was not resumed.
+  EXPECT_EQ(refused.output.find("resuming"), std::string::npos) << refused.output;
   EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
   EXPECT_EQ(read_file(dir_ / "out" / "run_info.yaml"), run_info);
   EXPECT_EQ(std::distance(fs::recursive_directory_iterator(dir_ / "out"), {}), before);
@@ -211,6 +207,10 @@ TEST_F(RunsCliTest, PlotDrawsAPngOfTheRequestedSize) {
                  "run 'out' has no 'charts/episodic_retrun' in metrics.csv (did you mean "
                  "'charts/episodic_return'?)");
   expect_outcome(run("plot nowhere -o bad.png"), 2, "run 'nowhere': no metrics.csv");
+  fs::create_directories(dir_ / "fresh");
+  std::ofstream(dir_ / "fresh" / "metrics.csv") << "step,wall_time,name,value\n";
+  expect_outcome(run("plot fresh -o bad.png"), 2,
+                 "run 'fresh' has no 'charts/episodic_return' in metrics.csv (it has no metrics yet)");
   EXPECT_FALSE(fs::exists(dir_ / "bad.png"));
 }
 

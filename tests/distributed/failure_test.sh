@@ -65,12 +65,17 @@ for attempt in 1 2 3; do
 done
 
 echo "2. an exception on rank 1"
-cat >"$work/throwing.yaml" <<YAML
+# Writes $work/NAME.yaml: PPO on the test plugin's Throwing-v0, failing on rank 1 as HOW says.
+failing_config() {
+  cat >"$work/$1.yaml" <<YAML
 algo: ppo
-env: {id: Throwing-v0, plugin: $plugin, num_envs: 2, kwargs: {after: 300, on_rank: 1}}
+env: {id: Throwing-v0, plugin: $plugin, num_envs: 2, kwargs: {after: 300, on_rank: 1, how: $2}}
 ppo: {n_steps: 16, batch_size: 32}
 train: {total_steps: 100000000}
+distributed: {timeout: 4}
 YAML
+}
+failing_config throwing throw
 start_job "$work/throwing.yaml" --run-dir "$work/throwing"
 if wait_for_job 30; then
   [[ $status -eq 1 ]] || fail "exit status $status, expected 1"
@@ -114,13 +119,7 @@ if wait_for_file "$work/stopped/metrics.csv"; then
   fi
   kill -9 "$victim" 2>/dev/null
 fi
-cat >"$work/spinning.yaml" <<YAML
-algo: ppo
-env: {id: Throwing-v0, plugin: $plugin, num_envs: 2, kwargs: {after: 300, on_rank: 1, how: spin}}
-ppo: {n_steps: 16, batch_size: 32}
-train: {total_steps: 100000000}
-distributed: {timeout: 4}
-YAML
+failing_config spinning spin
 start_job "$work/spinning.yaml" --run-dir "$work/spinning"
 if wait_for_job 30; then
   [[ $status -ne 0 ]] || fail "the job exited 0 with a rank stuck in an env step"

@@ -209,7 +209,7 @@ TEST_F(PluginLoaderTest, GuardCatchesObservationsOutsideTheDeclaredSpace) {
   env->step(ActionRef{0}, &observation);
   EXPECT_EQ(error_of<EnvContractError>([&] { env->step(ActionRef{0}, &observation); }),
             "environment 'OutOfSpace-v0' from plugin '" + path("walk") +
-                "': step() broke the declared observation space Box(1) low=[0] high=[1]: "
+                "': step() broke the declared observation space Box(1) low=0 high=1: "
                 "observation[0] = 7.5 is outside [0, 1] (episode 1, step 3)");
 }
 
