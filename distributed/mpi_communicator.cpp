@@ -86,13 +86,18 @@ void MpiCommunicator::wait(MPI_Request& request, const char* operation, bool col
   check(watchdog_->wait(request, operation, collective, status), operation);
 }
 
+void MpiCommunicator::join(const char* operation) {
+  MPI_Request request;
+  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), operation);
+  wait(request, operation, /*collective=*/true);
+}
+
 void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
   const MPI_Datatype type = mpi_type(tensor, "all_reduce");
-  MPI_Request request;
-  check(MPI_Iallreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
-                       op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD, &request),
+  join("all_reduce");
+  check(MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
+                      op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD),
         "all_reduce");
-  wait(request, "all_reduce", /*collective=*/true);
   if (op == ReduceOp::kMean) {
     TORCH_CHECK(tensor.is_floating_point(), "all_reduce: a mean of integers");
     tensor.div_(size_);
@@ -104,11 +109,10 @@ void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
     throw std::invalid_argument("broadcast: root " + std::to_string(root) + " of " +
                                 std::to_string(size_) + " ranks");
   }
-  MPI_Request request;
-  check(MPI_Ibcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
-                   MPI_COMM_WORLD, &request),
+  join("broadcast");
+  check(MPI_Bcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
+                  MPI_COMM_WORLD),
         "broadcast");
-  wait(request, "broadcast", /*collective=*/true);
 }
 
 at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
@@ -116,19 +120,14 @@ at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
   std::vector<std::int64_t> shape{size_};
   for (const auto dimension : tensor.sizes()) shape.push_back(dimension);
   at::Tensor gathered = at::empty(shape, tensor.options());
-  MPI_Request request;
-  check(MPI_Iallgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
-                       count_of(tensor), type, MPI_COMM_WORLD, &request),
+  join("all_gather");
+  check(MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
+                      count_of(tensor), type, MPI_COMM_WORLD),
         "all_gather");
-  wait(request, "all_gather", /*collective=*/true);
   return gathered;
 }
 
-void MpiCommunicator::barrier() {
-  MPI_Request request;
-  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), "barrier");
-  wait(request, "barrier", /*collective=*/true);
-}
+void MpiCommunicator::barrier() { join("barrier"); }
 
 void MpiCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
   MPI_Request request;
