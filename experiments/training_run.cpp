@@ -89,8 +89,9 @@ bool schedule_key(const std::string& key) {
   return false;
 }
 
-// The keys of config.yaml changed since `checkpoint` was written. Throws RunDirectoryError
-// listing those that alter the run, unless `allowed`.
+// The keys of config.yaml changed since `checkpoint` was written, but for the sections of
+// algorithms other than the run's. Throws RunDirectoryError listing those that alter the run,
+// unless `allowed`.
 std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoint,
                                                      const ExperimentOptions& options,
                                                      const fs::path& run_dir, bool allowed) {
@@ -99,8 +100,18 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
   const std::vector<core::ConfigChange> changes = core::config_changes(
       checkpoint.read("config.yaml"),
       core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  // The sections of the other algorithms do not take part in this run.
+  const auto unused = [&](const core::ConfigChange& change) {
+    for (const char* algo : {"ppo", "a2c", "a3c", "dqn"}) {
+      if (algo != options.algo && change.key.rfind(std::string(algo) + ".", 0) == 0) return true;
+    }
+    return false;
+  };
+  std::vector<core::ConfigChange> relevant;
   std::string altering;
   for (const auto& change : changes) {
+    if (unused(change)) continue;
+    relevant.push_back(change);
     if (schedule_key(change.key)) continue;
     altering += "\n  " + change.key + ": " + change.before + " -> " + change.after;
   }
@@ -110,7 +121,7 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
         "in keys that change what is trained:" + altering + "\nresume with --allow-changes to "
         "train on with them (run_info.yaml records them)");
   }
-  return changes;
+  return relevant;
 }
 
 // Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so
