@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <list>
 #include <string>
 #include <vector>
@@ -36,20 +37,32 @@ std::string command_line(int argc, char** argv) {
   return line;
 }
 
-// "must be at least N" for an integer option (CLI::PositiveNumber words its range in doubles).
+// "must be in [min, max]" for an integer option (CLI::PositiveNumber words its range in
+// doubles, and CLI11 saturates a number too large for the type instead of refusing it).
 // Values that are not integers pass here and fail CLI11's conversion instead.
-CLI::Validator at_least(std::int64_t minimum) {
+CLI::Validator in_range(std::int64_t minimum,
+                        std::int64_t maximum = std::numeric_limits<std::int64_t>::max()) {
+  const bool bounded = maximum != std::numeric_limits<std::int64_t>::max();
   return CLI::Validator(
-      [minimum](std::string& value) {
+      [minimum, maximum, bounded](std::string& value) {
         std::int64_t number = 0;
         const auto [end, error] =
             std::from_chars(value.data(), value.data() + value.size(), number);
-        if (error == std::errc() && end == value.data() + value.size() && number < minimum) {
+        const bool whole = end == value.data() + value.size();
+        const bool too_large = whole && (error == std::errc::result_out_of_range ||
+                                         (error == std::errc() && number > maximum));
+        if (bounded && (too_large || (whole && error == std::errc() && number < minimum))) {
+          return "must be in [" + std::to_string(minimum) + ", " + std::to_string(maximum) +
+                 "], got " + value;
+        }
+        if (too_large) return "must be at most " + std::to_string(maximum) + ", got " + value;
+        if (whole && error == std::errc() && number < minimum) {
           return "must be at least " + std::to_string(minimum) + ", got " + value;
         }
         return std::string();
       },
-      "INT>=" + std::to_string(minimum));
+      bounded ? "INT in [" + std::to_string(minimum) + ", " + std::to_string(maximum) + "]"
+              : "INT>=" + std::to_string(minimum));
 }
 
 }  // namespace
@@ -133,12 +146,12 @@ int main(int argc, char** argv) {
       "eval", "Evaluate a trained agent: a run directory's newest checkpoint, or a checkpoint");
   eval_app->add_option("target", eval.target, "RUN_DIR or RUN_DIR/checkpoints/step_N")
       ->required();
-  eval_app->add_option("--episodes", eval.episodes, "Episodes to play")
+  eval_app->add_option("--episodes", eval.episodes, "Episodes to play (one env each)")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1, 100000));
   eval_app->add_option("--seed", eval.seed, "Seed of the evaluation envs (and sampling)")
       ->capture_default_str()
-      ->check(at_least(0));
+      ->check(in_range(0));
   eval_app->add_flag("--stochastic", eval.stochastic,
                      "Sample actions from the policy instead of taking the most likely");
   add_plugin_option(eval_app);
@@ -151,14 +164,14 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   plot_app->add_option("--width", plot.width, "Image width in pixels")
       ->capture_default_str()
-      ->check(at_least(100));
+      ->check(in_range(100, 10000));
   plot_app->add_option("--height", plot.height, "Image height in pixels")
       ->capture_default_str()
-      ->check(at_least(100));
+      ->check(in_range(100, 10000));
   plot_app->add_option("--smoothing", plot.smoothing,
                        "Moving-average window in points (0: about a twentieth of the points)")
       ->capture_default_str()
-      ->check(at_least(0));
+      ->check(in_range(0));
 
   auto* envs_app = app.add_subcommand("envs", "List the registered environments and their spaces");
   add_plugin_option(envs_app);
@@ -170,11 +183,11 @@ int main(int argc, char** argv) {
       ->required();
   check_env_app->add_option("--steps", check_env.steps, "Random-action steps per rollout")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1));
   // at_least(0): CLI11 would otherwise wrap "-1" around to 2^64 - 1.
   check_env_app->add_option("--seed", check_env.seed, "Seed of the env resets and the actions")
       ->capture_default_str()
-      ->check(at_least(0));
+      ->check(in_range(0));
   check_env_app->add_option("--kwarg", check_env.kwargs,
                             "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
       ->type_name("KEY=VALUE")
@@ -202,14 +215,14 @@ int main(int argc, char** argv) {
       ->required();
   bench_env_app->add_option("--num-envs", bench_env.num_envs, "Envs in the vector env")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1));
   bench_env_app->add_option("--threads", bench_env.threads,
                             "Threads of the threaded vector env (1: serial only)")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1));
   bench_env_app->add_option("--steps", bench_env.steps, "Env steps per measurement")
       ->capture_default_str()
-      ->check(at_least(1));
+      ->check(in_range(1));
   bench_env_app->add_option("--kwarg", bench_env.kwargs,
                             "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
       ->type_name("KEY=VALUE")

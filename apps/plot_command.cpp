@@ -11,6 +11,7 @@
 #include "apps/commands.h"
 #include "apps/learning_curve.h"
 #include "core/files.h"
+#include "core/stop_signal.h"
 
 namespace mnrl::apps {
 namespace {
@@ -102,6 +103,8 @@ int plot_command(const PlotArguments& args) {
     std::fprintf(stderr, "mnrl plot: -o: %s\n", e.what());
     return kExitUsage;
   }
+  // Ctrl-C or SIGTERM ends gnuplot too, and the scratch directory is removed.
+  core::install_stop_handlers();
   try {
     // gnuplot sees no path or text of the user's but the quoted labels: it writes into a
     // scratch directory, and the image is then moved into place as any output file is.
@@ -137,6 +140,7 @@ int plot_command(const PlotArguments& args) {
                 curves.size(), curves.size() == 1 ? "" : "s", args.width, args.height);
     return kExitOk;
   } catch (const std::exception& e) {
+    if (core::stop_requested()) return 128 + core::stop_signal();
     std::fprintf(stderr, "mnrl plot: %s\n", e.what());
     return kExitFailure;
   }

@@ -106,6 +106,7 @@ using Locator = std::function<std::string(const YAML::Mark&)>;
 // expands to billions of values when walked: the walk counts every value it meets.
 constexpr std::uint64_t kMaxConfigBytes = 1 << 20;
 constexpr std::size_t kMaxConfigValues = 100'000;
+constexpr double kMaxConfigNumber = 1e9;
 
 // Throws unless every mapping key in `node` is a name given at most once per mapping (yaml-cpp
 // silently keeps duplicates), and `node` holds at most `budget` values with aliases expanded.
@@ -573,9 +574,12 @@ class Reader final : public ConfigVisitor {
     const auto value = entry.node.IsScalar() ? parse_number(entry.node.Scalar()) : std::nullopt;
     if (!value) throw type_error(entry, "a number");
     if (std::isnan(*value)) throw type_error(entry, "a number (NaN is never allowed)");
-    if (std::isinf(*value)) {
+    // Far beyond any real setting, far below float's range: a 1e38 learning rate or a 1e308
+    // clip range would overflow float arithmetic in LibTorch mid-run.
+    if (std::isinf(*value) || std::abs(*value) > kMaxConfigNumber) {
       throw error(entry, entry.path + " = " + entry.node.Scalar() +
-                             " is out of range: a number in a config must be finite");
+                             " is out of range: a number in a config must be finite and at "
+                             "most 1e9 in magnitude");
     }
     check_range(entry, *value, limits);
     return *value;

@@ -28,6 +28,16 @@ fs::path create_run_directory(const std::string& requested, const std::string& n
   std::error_code error;
   if (!requested.empty()) {
     const fs::path path(requested);
+    // Inside another run, this one's files could be taken for that run's (or deleted with its
+    // old checkpoints).
+    for (fs::path outer = fs::absolute(path, error).lexically_normal().parent_path();
+         !outer.empty(); outer = outer.parent_path()) {
+      if (fs::exists(outer / "run_info.yaml", error) && fs::exists(outer / "config.yaml", error)) {
+        throw RunDirectoryError("run directory '" + requested + "' is inside the run directory '" +
+                                outer.string() + "'; choose another --run-dir");
+      }
+      if (outer == outer.parent_path()) break;
+    }
     if (fs::exists(path, error) && !fs::is_directory(path, error)) {
       throw RunDirectoryError("run directory '" + requested +
                               "' exists and is not a directory; choose another --run-dir");

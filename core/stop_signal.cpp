@@ -1,8 +1,10 @@
 #include "core/stop_signal.h"
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstring>
-#include <unistd.h>
+#include <initializer_list>
 
 namespace mnrl::core {
 namespace {
@@ -48,8 +50,12 @@ void install_stop_handlers() {
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  for (const int signal : {SIGINT, SIGTERM}) {
+    // A signal the process was started ignoring (nohup, a background job) stays ignored.
+    struct sigaction inherited {};
+    sigaction(signal, nullptr, &inherited);
+    if (inherited.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+  }
   struct sigaction grace {};
   grace.sa_handler = on_grace_expired;
   sigemptyset(&grace.sa_mask);

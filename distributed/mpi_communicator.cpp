@@ -92,12 +92,21 @@ void MpiCommunicator::join(const char* operation) {
   wait(request, operation, /*collective=*/true);
 }
 
+template <class Call>
+void MpiCommunicator::collective(const char* operation, const Call& call) {
+  join(operation);
+  watchdog_->begin_blocking(operation);
+  const int code = call();
+  watchdog_->end_blocking();
+  check(code, operation);
+}
+
 void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
   const MPI_Datatype type = mpi_type(tensor, "all_reduce");
-  join("all_reduce");
-  check(MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
-                      op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD),
-        "all_reduce");
+  collective("all_reduce", [&] {
+    return MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
+                         op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+  });
   if (op == ReduceOp::kMean) {
     TORCH_CHECK(tensor.is_floating_point(), "all_reduce: a mean of integers");
     tensor.div_(size_);
@@ -109,10 +118,10 @@ void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
     throw std::invalid_argument("broadcast: root " + std::to_string(root) + " of " +
                                 std::to_string(size_) + " ranks");
   }
-  join("broadcast");
-  check(MPI_Bcast(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "broadcast"), root,
-                  MPI_COMM_WORLD),
-        "broadcast");
+  const MPI_Datatype type = mpi_type(tensor, "broadcast");
+  collective("broadcast", [&] {
+    return MPI_Bcast(tensor.data_ptr(), count_of(tensor), type, root, MPI_COMM_WORLD);
+  });
 }
 
 at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
@@ -120,10 +129,10 @@ at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
   std::vector<std::int64_t> shape{size_};
   for (const auto dimension : tensor.sizes()) shape.push_back(dimension);
   at::Tensor gathered = at::empty(shape, tensor.options());
-  join("all_gather");
-  check(MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
-                      count_of(tensor), type, MPI_COMM_WORLD),
-        "all_gather");
+  collective("all_gather", [&] {
+    return MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
+                         count_of(tensor), type, MPI_COMM_WORLD);
+  });
   return gathered;
 }
 

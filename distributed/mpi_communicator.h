@@ -15,8 +15,9 @@ namespace mnrl::distributed {
 // the job through the caller's abort. A collective first waits, under a StallWatchdog, for
 // every rank to join it (a non-blocking barrier): a rank that never joins ends the job after
 // the stall timeout (default 300 s). Then the blocking collective runs, with Open MPI's tuned
-// algorithms (its non-blocking ones are 2-3x slower here). Point-to-point messages are waited
-// for under the watchdog directly.
+// algorithms (its non-blocking ones are 2-3x slower here), watched by the watchdog's thread
+// for a rank stopped in the middle of it. Point-to-point messages are waited for under the
+// watchdog directly.
 class MpiCommunicator final : public Communicator {
  public:
   MpiCommunicator();
@@ -42,6 +43,10 @@ class MpiCommunicator final : public Communicator {
             MPI_Status* status = nullptr);
   // Returns once every rank has entered collective `operation` (or ends the job, see above).
   void join(const char* operation);
+  // join(), then `call` (a blocking MPI collective returning its error code) watched by the
+  // watchdog's thread; throws CommunicatorError for an error.
+  template <class Call>
+  void collective(const char* operation, const Call& call);
 
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::unique_ptr<StallWatchdog> watchdog_;

@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include <unistd.h>
+
 namespace mnrl::distributed {
 namespace {
 
@@ -40,6 +42,47 @@ StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds)
   MPI_Comm_size(comm_, &size_);
   waiting_in_.assign(static_cast<std::size_t>(size_), -1);
   alive_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
+  guard_ = std::thread([this] { guard_blocking_calls(); });
+}
+
+StallWatchdog::~StallWatchdog() {
+  {
+    const std::lock_guard<std::mutex> lock(stop_mutex_);
+    stopping_ = true;
+  }
+  stop_.notify_one();
+  guard_.join();
+}
+
+void StallWatchdog::begin_blocking(const char* operation) {
+  blocking_operation_ = operation;
+  blocking_since_ = Clock::now().time_since_epoch().count();
+}
+
+void StallWatchdog::end_blocking() { blocking_since_ = 0; }
+
+void StallWatchdog::guard_blocking_calls() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(stop_mutex_);
+      if (stop_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping_; })) return;
+    }
+    const std::int64_t since = blocking_since_;
+    if (since == 0) continue;
+    const double lasted =
+        std::chrono::duration<double>(Clock::now().time_since_epoch() - Clock::duration(since))
+            .count();
+    if (lasted < timeout_) continue;
+    // Not MPI_Abort: only the main thread may call MPI. A rank that ends without finalizing
+    // makes mpirun end the job.
+    std::fprintf(stderr,
+                 "mnrl (rank %d of %d): %s, which every rank had joined, has not completed "
+                 "within distributed.timeout = %g s (a rank stopped or hung in the middle of "
+                 "it); ending the job\n",
+                 rank_, size_, blocking_operation_.load(), timeout_.load());
+    std::fflush(stderr);
+    _exit(1);
+  }
 }
 
 int StallWatchdog::wait(MPI_Request& request, const char* operation, bool collective,
@@ -135,7 +178,7 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
     std::fprintf(stderr,
                  "%s: waiting %.0f s in %s for rank(s) %s (stopped, hung, or stuck in an env "
                  "step?); the job ends if they have not joined at distributed.timeout = %g s\n",
-                 me.c_str(), waited, operation, rank_list(missing).c_str(), timeout_);
+                 me.c_str(), waited, operation, rank_list(missing).c_str(), timeout_.load());
     warned = true;
   }
   if (waited < timeout_) return;
@@ -154,7 +197,7 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
   } else {
     std::fprintf(stderr, "%s: rank(s) %s did not join %s within distributed.timeout = %g s "
                  "(stopped, hung, or stuck in an env step); ending the job\n",
-                 me.c_str(), rank_list(missing).c_str(), operation, timeout_);
+                 me.c_str(), rank_list(missing).c_str(), operation, timeout_.load());
   }
   std::fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);

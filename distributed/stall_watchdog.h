@@ -2,7 +2,12 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <cstdint>
+#include <thread>
 #include <vector>
 
 namespace mnrl::distributed {
@@ -17,9 +22,14 @@ namespace mnrl::distributed {
 // neither wait in the same collective nor were heard ALIVE lately; at half the timeout it
 // names them on stderr, and at the timeout it ends the job (MPI_Abort) with a message.
 // Point-to-point waits (A3C) count every rank not heard ALIVE as missing.
+//
+// A blocking call that every rank has joined (begin_blocking .. end_blocking) is watched by a
+// thread of its own: if it lasts past the timeout (a rank stopped in the middle of it), the
+// thread says so and ends this process, and mpirun then ends the job.
 class StallWatchdog {
  public:
   StallWatchdog(MPI_Comm world, double timeout_seconds);
+  ~StallWatchdog();
 
   void set_timeout(double seconds) { timeout_ = seconds; }
   // Waits for `request` (of a collective when `collective`); fills `status` if not null.
@@ -27,6 +37,9 @@ class StallWatchdog {
   int wait(MPI_Request& request, const char* operation, bool collective, MPI_Status* status);
   // Tells the other ranks that this one is busy, not stuck; at most once a second.
   void keep_alive();
+  // Around a blocking call that every rank has joined; `operation` must outlive the call.
+  void begin_blocking(const char* operation);
+  void end_blocking();
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -38,9 +51,17 @@ class StallWatchdog {
   void watch(const char* operation, bool collective, double waited, bool& announced,
              bool& warned);
 
+  void guard_blocking_calls();
+
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
-  double timeout_;
+  std::atomic<double> timeout_;
+  std::atomic<std::int64_t> blocking_since_{0};  // steady-clock ns; 0 when not in a call
+  std::atomic<const char*> blocking_operation_{""};
+  std::mutex stop_mutex_;
+  std::condition_variable stop_;
+  bool stopping_ = false;  // under stop_mutex_
+  std::thread guard_;
   long long collectives_ = 0;              // collectives waited for so far
   std::vector<long long> waiting_in_;      // per rank: the collective it said it waits in
   std::vector<Clock::time_point> alive_;   // per rank: when it last said ALIVE

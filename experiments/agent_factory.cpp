@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <thread>
 
 #include <ATen/Parallel.h>
 #include <ATen/ops/empty_like.h>
@@ -200,6 +201,8 @@ std::unique_ptr<agents::Agent> make_a3c_player(const ExperimentOptions& options,
 }
 
 void set_compute_threads(int threads) {
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpus > 0) threads = std::min(threads, cpus);
   at::set_num_threads(threads);
   core::set_openblas_threads(threads);
 }

@@ -66,7 +66,8 @@ std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptio
                                                            const envs::EnvSpec& spec);
 
 // Intra-op threads for LibTorch and for OpenBLAS (which Debian's LibTorch calls for matrix
-// products and which otherwise starts one thread per core on its own).
+// products and which otherwise starts one thread per core on its own), at most one per CPU of
+// this machine: more only make them wait for each other (a config may come from a larger one).
 void set_compute_threads(int threads);
 
 }  // namespace mnrl::experiments

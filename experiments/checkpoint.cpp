@@ -162,7 +162,14 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
       entry.bytes = file.second["bytes"].as<std::uint64_t>();
       entry.crc32c = static_cast<std::uint32_t>(
           std::stoul(file.second["crc32c"].as<std::string>(), nullptr, 16));
-      checkpoint.files_[file.first.as<std::string>()] = entry;
+      const std::string name = file.first.as<std::string>();
+      // A file of this directory: never a path that leads out of it.
+      if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+          name.find('\0') != std::string::npos) {
+        throw CheckpointError(where + ": " + kManifest + " lists '" + name +
+                              "', which is not a file name in the checkpoint");
+      }
+      checkpoint.files_[name] = entry;
     }
   } catch (const CheckpointError&) {
     throw;
@@ -250,7 +257,10 @@ Checkpoint open_latest_checkpoint(const fs::path& run_dir,
 void prune_checkpoints(const fs::path& run_dir, int keep) {
   const std::vector<fs::path> all = list_checkpoints(run_dir);
   for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
+    // Only what is a checkpoint: a directory of that name holding something else (a run
+    // someone started there) is left alone.
     std::error_code ignored;
+    if (!fs::is_regular_file(fs::symlink_status(all[i] / kManifest, ignored))) continue;
     fs::remove_all(all[i], ignored);
   }
 }

@@ -156,12 +156,16 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::exception& e) {
     throw document.error_at("env.id", std::string("env.id: ") + e.what());
   }
-  const std::int64_t rollout = options.ppo.n_steps * options.env.num_envs;
-  if (options.algo == "ppo" && options.ppo.batch_size > rollout) {
+  // In double: n_steps x num_envs may not fit in 64 bits (the memory check refuses it then).
+  const double rollout =
+      static_cast<double>(options.ppo.n_steps) * static_cast<double>(options.env.num_envs);
+  if (options.algo == "ppo" && static_cast<double>(options.ppo.batch_size) > rollout) {
+    char rollout_text[32];
+    std::snprintf(rollout_text, sizeof rollout_text, "%.0f", rollout);
     throw document.error_at(
         "ppo.batch_size", "ppo.batch_size = " + std::to_string(options.ppo.batch_size) +
                               " is larger than a rollout (ppo.n_steps x env.num_envs = " +
-                              std::to_string(rollout) + ")");
+                              rollout_text + ")");
   }
   if (options.algo == "a3c" && options.a3c.optimizer != "rmsprop") {
     throw document.error_at("a3c.optimizer",

@@ -59,7 +59,8 @@ struct TrainOptions {
     v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::between(1, 100000));
     v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
             core::at_least(0));
-    v.field("threads", threads, "intra-op threads per process", core::between(1, 1024));
+    v.field("threads", threads, "intra-op threads per process (at most one per CPU is used)",
+            core::between(1, 1024));
   }
 };
 

@@ -17,11 +17,12 @@ namespace {
 
 // What must be equal on every rank, as one YAML document: the resolved config as config.yaml
 // holds it, the program and the env's plugin.
-std::string agreement_text(const ExperimentOptions& options) {
+std::string agreement_text(const ExperimentOptions& options, std::int64_t resume_step) {
   ExperimentOptions resolved = options;
   std::string text = core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
   text += "\nmnrl_program: " + core::yaml_quoted(std::string(core::version()) + " (" +
                                               core::source_revision() + ")") + "\n";
+  if (resume_step >= 0) text += "resume_from_step: " + std::to_string(resume_step) + "\n";
   const std::string& plugin = envs::Registry::global().origin(options.env.id);
   if (!plugin.empty()) {
     const auto digest = core::digest_file(plugin);
@@ -33,10 +34,11 @@ std::string agreement_text(const ExperimentOptions& options) {
 
 }  // namespace
 
-void check_ranks_agree(distributed::Communicator& communicator, const ExperimentOptions& options) {
+void check_ranks_agree(distributed::Communicator& communicator, const ExperimentOptions& options,
+                       std::int64_t resume_step) {
   if (communicator.size() < 2) return;
   const std::vector<std::string> texts =
-      distributed::all_gather_bytes(communicator, agreement_text(options));
+      distributed::all_gather_bytes(communicator, agreement_text(options, resume_step));
   std::vector<std::string> differing;
   std::string first_difference;
   for (std::size_t rank = 1; rank < texts.size(); ++rank) {

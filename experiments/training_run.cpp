@@ -58,17 +58,28 @@ std::string summary_yaml(const TrainingResult& r) {
 }
 
 // run_info.yaml with a `resumed:` entry for this resume added.
+// A plugin whose bytes differ from the ones the run was trained with is said (on `console`)
+// and recorded in the entry.
 std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
                              const Checkpoint& checkpoint,
-                             const std::vector<core::ConfigChange>& changes) {
+                             const std::vector<core::ConfigChange>& changes,
+                             const ExperimentOptions& options) {
   std::ifstream in(run_dir / "run_info.yaml");
   std::string run_info(std::istreambuf_iterator<char>(in), {});
+  const std::string plugin = env_plugin_yaml(options);
+  std::string plugin_entry;
+  if (!plugin.empty() && run_info.find(plugin) == std::string::npos) {
+    std::fprintf(settings.console, "mnrl: warning: the env plugin is not the one the run was "
+                 "trained with (run_info.yaml); now %s", plugin.c_str());
+    plugin_entry = "    " + plugin;
+  }
   if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
   run_info += "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
               "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
               "    started: " +
               core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) +
               "\n";
+  run_info += plugin_entry;
   if (!changes.empty()) run_info += "    config_changes:\n";
   for (const auto& change : changes) {
     run_info += "      " + core::yaml_quoted(change.key) + ": {before: " +
@@ -81,9 +92,9 @@ std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings&
 // Keys a resume may change without --allow-changes: how long and how the run is watched and
 // saved, not what it trains.
 bool schedule_key(const std::string& key) {
-  for (const char* prefix : {"train.total_steps", "train.eval_interval", "train.eval_episodes",
-                             "train.log_interval", "train.threads", "checkpoint.", "logging.",
-                             "distributed.timeout"}) {
+  for (const char* prefix : {"name", "train.total_steps", "train.eval_interval",
+                             "train.eval_episodes", "train.log_interval", "train.threads",
+                             "checkpoint.", "logging.", "distributed.timeout"}) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -135,12 +146,10 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
   }
 }
 
-// The communicator of distributed.backend, with the job's stall timeout, once every rank is
-// known to run the same experiment (check_ranks_agree).
+// The communicator of distributed.backend, with the job's stall timeout.
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
   auto communicator = distributed::make_communicator(options.distributed.backend);
   communicator->set_stall_timeout(options.distributed.timeout);
-  check_ranks_agree(*communicator, options);
   return communicator;
 }
 
@@ -152,6 +161,14 @@ TrainingRunResult train_follower(const ExperimentOptions& options,
   const CheckpointSettings checkpoints{{}, std::move(resume_from), {}};
   TrainingRunResult result;
   result.training = train(options, no_metrics, &checkpoints, &communicator);
+  return result;
+}
+
+// The end of a job of several ranks: each waits (watched, see distributed.timeout) until rank
+// 0 has evaluated and written its summary, rather than in MPI's finalization, which would wait
+// forever for a rank 0 stopped meanwhile.
+TrainingRunResult finished(TrainingRunResult result, distributed::Communicator& communicator) {
+  if (communicator.size() > 1) communicator.barrier();
   return result;
 }
 
@@ -184,7 +201,7 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
       set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
       core::write_file_atomically(run_dir / "run_info.yaml",
                                   run_info_resumed(run_dir, settings, *checkpoints.resume_from,
-                                                   changes));
+                                                   changes, options));
     }
     if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
   };
@@ -218,14 +235,17 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings) {
   const auto communicator = make_job_communicator(options);
-  if (communicator->rank() > 0) return train_follower(options, *communicator, std::nullopt);
+  check_ranks_agree(*communicator, options);
+  if (communicator->rank() > 0) {
+    return finished(train_follower(options, *communicator, std::nullopt), *communicator);
+  }
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
   const core::RunDirectoryLock lock(run_dir);
   ExperimentOptions resolved = options;
   core::write_file_atomically(run_dir / "config.yaml",
                               core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
   core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings, options));
-  return train_in(run_dir, options, settings, std::nullopt, *communicator);
+  return finished(train_in(run_dir, options, settings, std::nullopt, *communicator), *communicator);
 }
 
 TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSettings& settings,
@@ -236,13 +256,15 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                                   "': not a run directory (no config.yaml)");
   }
   const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), {});
-  // What a resume rewrites must be there and readable before anything changes.
-  for (const char* file : {"metrics.csv", "run_info.yaml"}) {
-    try {
+  // What a resume rewrites must be there, readable and replaceable before anything changes.
+  try {
+    for (const char* file : {"metrics.csv", "run_info.yaml"}) {
       core::check_regular_file(run_dir / file, "file");
-    } catch (const core::FileError& e) {
-      throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
+      core::check_replaceable(run_dir / file);
     }
+    core::check_replaceable(run_dir / "summary.yaml");
+  } catch (const core::FileError& e) {
+    throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
   }
   const auto communicator = make_job_communicator(options);
   // Rank 0 writes the run directory: it holds the lock until it is done.
@@ -252,6 +274,7 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
   Checkpoint checkpoint = open_latest_checkpoint(
       run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
   check_checkpoint_matches(checkpoint, options);
+  check_ranks_agree(*communicator, options, checkpoint.info().step);
   const std::vector<core::ConfigChange> changes =
       config_changes_since(checkpoint, options, run_dir, settings.allow_changes);
   if (checkpoint.info().step >= options.train.total_steps) {
@@ -259,8 +282,12 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                           "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
-  if (communicator->rank() > 0) return train_follower(options, *communicator, std::move(checkpoint));
-  return train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes);
+  if (communicator->rank() > 0) {
+    return finished(train_follower(options, *communicator, std::move(checkpoint)), *communicator);
+  }
+  return finished(
+      train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes),
+      *communicator);
 }
 
 }  // namespace mnrl::experiments

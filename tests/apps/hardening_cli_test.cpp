@@ -225,13 +225,27 @@ TEST_F(HardeningCliTest, SizesAreBoundedBeforeAnythingIsAllocated) {
 TEST_F(HardeningCliTest, NonFiniteValuesNeverReachOrLeaveTraining) {
   expect_outcome(run("train " + kPpo + " --set ppo.ent_coef=.inf"), 2,
                  "ppo.ent_coef = .inf is out of range: a number in a config must be finite");
-  const auto r = run("train " + kDqn + " --set dqn.learning_rate=1e30 --set dqn.learning_starts=100 "
-                     "--set checkpoint.interval=50 --run-dir out");
-  expect_outcome(r, 1, "training diverged: losses/td_loss = ");
+  expect_outcome(run("train " + kPpo + " --set ppo.learning_rate=1e38"), 2,
+                 "ppo.learning_rate = 1e38 is out of range");
+  // Finite config values, then a reward of 1e30: the value loss overflows float.
+  const std::string plugin = std::string(MNRL_TEST_PLUGIN_DIR) + "/libwalk.so";
+  write_config("algo: ppo\nenv: {id: Walk-v0, plugin: " + plugin +
+                   ", num_envs: 2, kwargs: {reward: 1.0e30}}\n"
+                   "ppo: {n_steps: 16, batch_size: 32}\ntrain: {total_steps: 100000}\n"
+                   "checkpoint: {interval: 16, keep: 1000}\n",
+               "huge.yaml");
+  const auto r = run("train huge.yaml --run-dir out");
+  expect_outcome(r, 1, "training diverged: losses/value_loss = ");
+  // The checkpoints before the update that diverged are kept; none at or after it.
+  const auto at = r.output.find("after the update at step ");
+  ASSERT_NE(at, std::string::npos);
+  const long diverged = std::stol(r.output.substr(at + 25));
+  int kept = 0;
   for (const auto& checkpoint : fs::directory_iterator(dir_ / "out" / "checkpoints")) {
-    // Only the checkpoints before the divergence: at most every 50 steps up to the last good.
-    EXPECT_EQ(checkpoint.path().filename().string().rfind("step_", 0), 0u);
+    EXPECT_LT(std::stol(checkpoint.path().filename().string().substr(5)), diverged);
+    ++kept;
   }
+  EXPECT_GT(kept, 0) << r.output;
   EXPECT_FALSE(fs::exists(dir_ / "out" / "summary.yaml"));
 }
 
@@ -400,6 +414,85 @@ TEST_F(HardeningCliTest, ProgressModes) {
   const auto live = run(base + "live --run-dir c");
   EXPECT_NE(live.output.find("\r[ "), std::string::npos) << live.output;
   expect_outcome(run(base + "sometimes"), 2, "--progress: sometimes not in {auto,live,lines,none}");
+}
+
+// Found by the adversarial probe after the first round of hardening.
+// A run inside another run's directory is refused, and rotation deletes only checkpoints.
+TEST_F(HardeningCliTest, ARunNeverLivesInsideAnotherRun) {
+  train_short_run();
+  expect_outcome(run("train " + kPpo + " --run-dir out/checkpoints/step_000000000001"), 2,
+                 "is inside the run directory '" + (dir_ / "out").string() + "'");
+  // A directory named like a checkpoint without a manifest is not one: rotation leaves it.
+  fs::create_directories(dir_ / "out" / "checkpoints" / "step_000000000000");
+  std::ofstream(dir_ / "out" / "checkpoints" / "step_000000000000" / "precious.txt") << "x";
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 3504");
+  config.replace(config.find("keep: 3"), 7, "keep: 1");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  expect_outcome(run("train --resume out"), 0, "trained 3504 steps");
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000000000" / "precious.txt"));
+  EXPECT_FALSE(fs::exists(dir_ / "out" / "checkpoints" / "step_000000003000"));
+}
+
+// What a resume will replace must be a regular file, checked before anything is said or done.
+TEST_F(HardeningCliTest, AResumeRefusesSymlinkedRunFilesUpFront) {
+  train_short_run();
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 4000");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  fs::rename(dir_ / "out" / "summary.yaml", dir_ / "summary.yaml");
+  fs::create_symlink(dir_ / "summary.yaml", dir_ / "out" / "summary.yaml");
+  const auto r = run("train --resume out");
+  expect_outcome(r, 2, "cannot resume 'out': will not write 'out/summary.yaml': it is a symbolic link");
+  EXPECT_EQ(r.output.find("resuming"), std::string::npos) << r.output;
+}
+
+// A manifest names files of its own directory only.
+TEST_F(HardeningCliTest, AManifestCannotNameFilesOutsideItsCheckpoint) {
+  train_short_run();
+  const fs::path checkpoint = dir_ / "out" / "checkpoints" / "step_000000003000";
+  std::string manifest = read_file(checkpoint / "manifest.yaml");
+  const auto files = manifest.find("files:\n") + 7;
+  const std::string run_info = read_file(dir_ / "out" / "run_info.yaml");
+  manifest.insert(files, "  ../../run_info.yaml: {bytes: " + std::to_string(run_info.size()) +
+                             ", crc32c: \"00000000\"}\n");
+  std::ofstream(checkpoint / "manifest.yaml") << manifest;
+  expect_outcome(run("eval out/checkpoints/step_000000003000"), 2,
+                 "manifest.yaml lists '../../run_info.yaml', which is not a file name in the "
+                 "checkpoint");
+}
+
+// Command-line numbers are bounded like config numbers: never silently saturated.
+TEST_F(HardeningCliTest, CommandLineNumbersAreBounded) {
+  train_short_run();
+  expect_outcome(run("eval out --episodes 100001"), 2, "must be in [1, 100000], got 100001");
+  expect_outcome(run("eval out --seed 99999999999999999999"), 2,
+                 "must be at most 9223372036854775807, got 99999999999999999999");
+  expect_outcome(run("plot out --width 20000"), 2, "must be in [100, 10000], got 20000");
+  // A metric that never has a drawable value.
+  std::ofstream(dir_ / "out" / "metrics.csv", std::ios::app) << "3000,1.0,losses/broken,nan\n";
+  expect_outcome(run("plot out --metric losses/broken -o x.png"), 2,
+                 "every value of 'losses/broken' in metrics.csv is nan or infinite");
+}
+
+// A process started with SIGINT ignored (nohup, a background job) keeps ignoring it; SIGTERM
+// still stops it with a checkpoint.
+TEST_F(HardeningCliTest, AnIgnoredCtrlCStaysIgnored) {
+  const pid_t child = fork();
+  if (child == 0) {
+    signal(SIGINT, SIG_IGN);
+    if (chdir(dir_.c_str()) != 0 || !freopen("/dev/null", "w", stdout)) _exit(97);
+    execl(MNRL_BINARY, MNRL_BINARY, "train", kPpo.c_str(), "--set", "train.total_steps=100000000",
+          "--run-dir", "out", static_cast<char*>(nullptr));
+    _exit(98);
+  }
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ / "out" / "metrics.csv"); }));
+  kill(child, SIGINT);
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  EXPECT_EQ(waitpid(child, nullptr, WNOHANG), 0) << "SIGINT stopped a process that ignores it";
+  kill(child, SIGTERM);
+  EXPECT_EQ(exit_status(child), 143);
+  EXPECT_TRUE(has_checkpoint("out"));
 }
 
 }  // namespace

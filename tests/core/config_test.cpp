@@ -231,7 +231,10 @@ TEST(ConfigReadTest, NumbersOutOfRange) {
             "test.yaml:2:18: ppo.learning_rate = 0 is out of range: must be > 0");
   EXPECT_EQ(read_error("ppo:\n  gamma: -.inf\n"),
             "test.yaml:2:10: ppo.gamma = -.inf is out of range: a number in a config must be "
-            "finite");
+            "finite and at most 1e9 in magnitude");
+  EXPECT_EQ(read_error("ppo:\n  learning_rate: 1e38\n"),
+            "test.yaml:2:18: ppo.learning_rate = 1e38 is out of range: a number in a config "
+            "must be finite and at most 1e9 in magnitude");
 }
 
 TEST(ConfigReadTest, NanIsNeverAllowed) {
@@ -245,12 +248,13 @@ TEST(ConfigReadTest, NanIsNeverAllowed) {
 TEST(ConfigReadTest, InfinityIsNeverAllowed) {
   EXPECT_EQ(read_error("ppo:\n  max_grad_norm: .inf\n"),
             "test.yaml:2:18: ppo.max_grad_norm = .inf is out of range: a number in a config "
-            "must be finite");
+            "must be finite and at most 1e9 in magnitude");
   EXPECT_EQ(read_error("offset: -.Inf\n"),
-            "test.yaml:1:9: offset = -.Inf is out of range: a number in a config must be finite");
+            "test.yaml:1:9: offset = -.Inf is out of range: a number in a config must be finite "
+            "and at most 1e9 in magnitude");
   EXPECT_EQ(read_error("", {"ppo.learning_rate=.inf"}),
             "--set ppo.learning_rate=.inf: ppo.learning_rate = .inf is out of range: a number "
-            "in a config must be finite");
+            "in a config must be finite and at most 1e9 in magnitude");
 }
 
 TEST(ConfigReadTest, OptionalNumberAcceptsNull) {
@@ -572,7 +576,7 @@ TEST(ConfigYamlTest, RoundTripsExactly) {
   TestOptions options;
   options.env = "a: b # not a comment";
   options.seed = std::numeric_limits<std::int64_t>::min();
-  options.offset = -std::numeric_limits<double>::max();
+  options.offset = -1e9;
   options.ppo.n_steps = std::numeric_limits<std::int64_t>::max();
   options.ppo.n_epochs = 7;
   options.ppo.gamma = 1.0 / 3.0;
@@ -582,7 +586,7 @@ TEST(ConfigYamlTest, RoundTripsExactly) {
   options.ppo.normalize_advantages = false;
   options.network.hidden_sizes = {};
   options.network.activation = "relu";
-  options.network.init.gain = 1e20;
+  options.network.init.gain = 1e9;
   for (const std::string name : {"true", "1e-3", "null", "~", "", "yes", "0x10", "it's", "x\ny"}) {
     options.run_name = name;
     const std::string yaml = to_yaml([&](ConfigVisitor& v) { options.visit(v); });

@@ -82,7 +82,7 @@ TEST_F(PluginLoaderTest, BadKwargsNameTheKeyAndTheEnv) {
   misspelt.set("lenght", 3, "x.yaml:4:11");
   EXPECT_EQ(error_of<core::KwargError>([&] { Registry::global().make("Walk-v0", misspelt); }),
             "x.yaml:4:11: env.kwargs.lenght: environment 'Walk-v0' takes no argument 'lenght' "
-            "(did you mean 'length'?); it reads: length, start");
+            "(did you mean 'length'?); it reads: length, reward, start");
 
   core::Kwargs out_of_range;
   out_of_range.set("length", 0);

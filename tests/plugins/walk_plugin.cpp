@@ -1,6 +1,7 @@
 // A well-behaved test plugin with envs that misbehave on request, as users' envs do:
 //  - Walk-v0: a random walk on [0, length]: action 0 steps left, 1 right; terminated at
-//    `length`, reward 1 there and 0 elsewhere. Kwargs: length (int, default 5), start (int).
+//    `length`, reward `reward` there (default 1) and 0 elsewhere. Kwargs: length (int, default
+//    5), start (int), reward (double: 1e30 makes any value loss overflow).
 //  - Throwing-v0: fails in `in` (reset|step), on the `after`-th call of it (default 1); with
 //    `on_rank` R, only in rank R of an mpirun job. How, by `how`: throw (std::runtime_error
 //    "sensor unplugged", the default), spin (loops forever), segfault, abort, exit (exit(0))
@@ -32,7 +33,8 @@ EnvSpec walk_spec(const std::string& id, float high) {
 class Walk final : public Env {
  public:
   explicit Walk(const Kwargs& kwargs)
-      : length_(kwargs.get<int>("length", 5)), start_(kwargs.get<int>("start", 0)) {
+      : length_(kwargs.get<int>("length", 5)), start_(kwargs.get<int>("start", 0)),
+        reward_(kwargs.get<double>("reward", 1.0)) {
     if (length_ < 1) throw kwargs.error("length", "must be at least 1");
     spec_ = walk_spec("Walk-v0", static_cast<float>(length_));
   }
@@ -49,13 +51,14 @@ class Walk final : public Env {
     observation[0] = static_cast<float>(position_);
     const bool arrived = position_ == length_;
     running_ = !arrived;
-    return {arrived ? 1.0 : 0.0, arrived, false};
+    return {arrived ? reward_ : 0.0, arrived, false};
   }
 
  private:
   EnvSpec spec_;
   int length_;
   int start_;
+  double reward_;
   int position_ = 0;
   bool running_ = false;
 };
