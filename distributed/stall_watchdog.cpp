@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <list>
 #include <string>
 #include <thread>
 
@@ -20,17 +19,6 @@ std::string rank_list(const std::vector<int>& ranks) {
   std::string text;
   for (const int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
   return text;
-}
-
-// Messages in flight: MPI needs each buffer unchanged until its send completes.
-struct Outgoing {
-  MPI_Request request = MPI_REQUEST_NULL;
-  long long message[2] = {0, 0};
-};
-
-std::list<Outgoing>& in_flight() {
-  static std::list<Outgoing> sends;
-  return sends;
 }
 
 }  // namespace
@@ -113,15 +101,14 @@ void StallWatchdog::keep_alive() {
 }
 
 void StallWatchdog::tell_others(Kind kind, long long value) {
-  auto& sends = in_flight();
-  sends.remove_if([](Outgoing& send) {
+  in_flight_.remove_if([](Outgoing& send) {
     int done = 0;
     MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
     return done != 0;
   });
   for (int rank = 0; rank < size_; ++rank) {
     if (rank == rank_) continue;
-    Outgoing& send = sends.emplace_back();
+    Outgoing& send = in_flight_.emplace_back();
     send.message[0] = kind;
     send.message[1] = value;
     MPI_Isend(send.message, 2, MPI_LONG_LONG, rank, kTag, comm_, &send.request);

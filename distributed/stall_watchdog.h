@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <list>
 #include <mutex>
 #include <cstdint>
 #include <thread>
@@ -66,7 +67,12 @@ class StallWatchdog {
   std::vector<long long> waiting_in_;      // per rank: the collective it said it waits in
   std::vector<Clock::time_point> alive_;   // per rank: when it last said ALIVE
   Clock::time_point alive_sent_{};
-  long long outgoing_[2] = {0, 0};         // the message being sent (kept for MPI_Ibsend)
+  // Messages in flight: MPI needs each buffer unchanged until its send completes.
+  struct Outgoing {
+    MPI_Request request = MPI_REQUEST_NULL;
+    long long message[2] = {0, 0};
+  };
+  std::list<Outgoing> in_flight_;
 };
 
 }  // namespace mnrl::distributed

@@ -52,6 +52,18 @@ rank_pid() {
   done
 }
 
+# Stops rank RANK (SIGSTOP); the job must end, non-zero, with a message matching PATTERN.
+stop_rank() {
+  local victim
+  victim=$(rank_pid "$1")
+  kill -STOP "$victim"
+  if wait_for_job 30; then
+    [[ $status -ne 0 ]] || fail "the job exited 0 with rank $1 stopped"
+    grep -q "$2" "$log" || fail "no message at the timeout: $(tail -3 "$log")"
+  fi
+  kill -9 "$victim" 2>/dev/null
+}
+
 long_run=(--set train.total_steps=100000000 --set train.log_interval=1000)
 
 echo "1. kill -9 of one rank"
@@ -112,14 +124,7 @@ for delay in 0 0.3 0.7; do
     --run-dir "$work/stopped$delay"
   wait_for_file "$work/stopped$delay/metrics.csv" || continue
   sleep "$delay"
-  victim=$(rank_pid 1)
-  kill -STOP "$victim"
-  if wait_for_job 30; then
-    [[ $status -ne 0 ]] || fail "the job exited 0 with a stopped rank"
-    grep -q "rank(s) 1 did not join .* within distributed.timeout = 4 s\|which every rank had joined, has not completed within distributed.timeout = 4 s" "$log" ||
-      fail "no message at the timeout: $(tail -3 "$log")"
-  fi
-  kill -9 "$victim" 2>/dev/null
+  stop_rank 1 "rank(s) 1 did not join .* within distributed.timeout = 4 s\|which every rank had joined, has not completed within distributed.timeout = 4 s"
 done
 grep -q "waiting .* for rank(s) 1 (stopped, hung, or stuck in an env step?)" "$work/job.log" ||
   echo "  (the last stop fell inside an exchange: no warning naming the rank)"
@@ -134,14 +139,7 @@ echo "4b. rank 0 stopped during the final evaluation"
 start_job "$source_dir/configs/cartpole_ppo.yaml" --set train.total_steps=2048 \
   --set train.eval_episodes=100000 --set distributed.timeout=4 --run-dir "$work/final"
 for _ in $(seq 600); do compgen -G "$work/final/checkpoints/step_*" >/dev/null && break; sleep 0.1; done
-victim=$(rank_pid 0)
-kill -STOP "$victim"
-if wait_for_job 30; then
-  [[ $status -ne 0 ]] || fail "the job exited 0 with rank 0 stopped"
-  grep -q "rank(s) 0 did not join barrier within distributed.timeout = 4 s" "$log" ||
-    fail "rank 1 did not name rank 0: $(tail -3 "$log")"
-fi
-kill -9 "$victim" 2>/dev/null
+stop_rank 0 "rank(s) 0 did not join barrier within distributed.timeout = 4 s"
 
 echo "5. ranks with different configs"
 log=$work/mismatch.log
