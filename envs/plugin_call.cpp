@@ -6,7 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
+#include <initializer_list>
 
 #include "core/stop_signal.h"
 
@@ -155,12 +155,11 @@ void install_plugin_call_reporting() {
   for (const int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) {
     sigaction(signal, &action, nullptr);
   }
-  static std::once_flag hooks;
-  std::call_once(hooks, [] {
-    std::atexit(on_exit_call);
-    std::at_quick_exit(on_quick_exit_call);
-    core::set_stuck_probe(stuck_in_plugin_call);
-  });
+  // Registered on every call: exit handlers run last-registered first, so this one runs before
+  // those registered since (MPI's finalization, which would wait for the other ranks).
+  std::atexit(on_exit_call);
+  std::at_quick_exit(on_quick_exit_call);
+  core::set_stuck_probe(stuck_in_plugin_call);
 }
 
 }  // namespace mnrl::envs

@@ -30,13 +30,13 @@ class PluginCall {
   friend struct PluginCallReporting;
 };
 
-// Installs the reports; a later call installs the signal handlers again (over those of a
-// library initialized since, such as MPI's): handlers for SIGSEGV,
-// SIGBUS, SIGFPE, SIGILL and SIGABRT that say what was running and then die of the signal as
-// before (exit status 128+signal, core dumps as configured); atexit/at_quick_exit handlers
-// that turn an exit from inside a plugin call into a reported failure (exit status 1); and the
-// stop signal's stuck probe (core::set_stuck_probe): the same plugin call running through a
-// whole grace period after a stop request.
+// Installs the reports: handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT that say what
+// was running and then die of the signal as before (exit status 128+signal, core dumps as
+// configured); atexit/at_quick_exit handlers that turn an exit from inside a plugin call into a
+// reported failure (exit status 1); and the stop signal's stuck probe (core::set_stuck_probe):
+// the same plugin call running through a whole grace period after a stop request. Call it
+// again after initializing a library that installs handlers of its own (MPI): the reports then
+// come first again.
 void install_plugin_call_reporting();
 
 }  // namespace mnrl::envs

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # How a job of several ranks ends when one rank fails, run as a user would (mpirun, mnrl):
 #  1. kill -9 of one rank during training ends the whole job, non-zero, within 30 s (3 times);
-#  2. an exception on one rank ends the whole job with a message naming the rank and the cause;
+#  2. an exception on one rank ends the whole job with a message naming the rank and the cause,
+#     and an exit() inside an env plugin is reported as a failure;
 #  3. SIGTERM to one rank stops every rank at the same step with one checkpoint of all ranks,
 #     which a job of another size refuses to resume;
 #  4. a rank stopped (SIGSTOP) or stuck in an env step ends the job at distributed.timeout, the
@@ -93,6 +94,15 @@ if wait_for_job 30; then
   [[ $status -eq 1 ]] || fail "exit status $status, expected 1"
   grep -q "rank 1 of 2" "$log" || fail "the message does not name rank 1"
   grep -q "sensor unplugged" "$log" || fail "the message does not give the cause"
+fi
+
+echo "2b. exit() from a plugin on rank 1"
+failing_config exiting exit
+start_job "$work/exiting.yaml" --run-dir "$work/exiting"
+if wait_for_job 30; then
+  [[ $status -ne 0 ]] || fail "the job exited 0 after a plugin called exit() on rank 1"
+  grep -q "called exit(): an env must not end the process" "$log" ||
+    fail "the exit() is not reported: $(tail -3 "$log")"
 fi
 
 echo "3. SIGTERM to rank 1"
