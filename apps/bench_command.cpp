@@ -1,7 +1,11 @@
 #include <cstdio>
+#include <memory>
 #include <exception>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
+#include "apps/config_path.h"
+#include "apps/env_arguments.h"
 #include "apps/env_throughput.h"
 #include "core/config.h"
 #include "experiments/experiment_options.h"
@@ -46,6 +50,60 @@ int bench_command(const BenchArguments& args) {
     std::fprintf(stderr, "mnrl bench: error: %s\n", e.what());
     return kExitFailure;
   }
+}
+
+std::vector<Command> add_bench_commands(CLI::App& mnrl) {
+  auto args = std::make_shared<BenchArguments>();
+  CLI::App* bench = mnrl.add_subcommand(
+      "bench", "Measure env steps/s (single and vector) and end-to-end training steps/s");
+  bench->add_option("config", args->config, "Experiment YAML file, or a bundled config's name")
+      ->capture_default_str();
+  bench->add_option("--set", args->overrides, "Override a config key (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  bench->add_option("--env-steps", args->env_steps, "Env steps per env measurement")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bench->add_flag("--env-only", args->skip_training, "Skip the end-to-end training run");
+  add_plugin_option(*bench, args->plugins);
+
+  auto env_args = std::make_shared<BenchEnvArguments>();
+  CLI::App* bench_env = bench->add_subcommand(
+      "env", "Measure one environment's steps/s: single, and vector env serial and threaded");
+  bench_env->add_option("id", env_args->id, "Registered environment id, e.g. CartPole-v1")
+      ->required();
+  bench_env->add_option("--num-envs", env_args->num_envs, "Envs in the vector env")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env
+      ->add_option("--threads", env_args->threads,
+                   "Threads of the threaded vector env (1: serial only)")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env->add_option("--steps", env_args->steps, "Env steps per measurement")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env
+      ->add_option("--kwarg", env_args->kwargs,
+                   "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_plugin_option(*bench_env, env_args->plugins);
+
+  return {{bench,
+           [args] {
+             if (!load_plugins(args->plugins, "bench")) return kExitUsage;
+             args->config = find_config(args->config);
+             return bench_command(*args);
+           }},
+          // "bench --plugin a env --plugin b" loads both.
+          {bench_env, [args, env_args] {
+             if (!load_plugins(args->plugins, "bench env") ||
+                 !load_plugins(env_args->plugins, "bench env")) {
+               return kExitUsage;
+             }
+             return bench_env_command(*env_args);
+           }}};
 }
 
 }  // namespace mnrl::apps

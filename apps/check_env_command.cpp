@@ -1,7 +1,9 @@
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
 #include "envs/env_checker.h"
@@ -52,6 +54,30 @@ int check_env_command(const CheckEnvArguments& args) {
   std::printf("%s: %d of %d checks passed%s.\n", args.id.c_str(), total - skipped, total,
               skip_note.c_str());
   return kExitOk;
+}
+
+Command add_check_env_command(CLI::App& mnrl) {
+  auto args = std::make_shared<CheckEnvArguments>();
+  CLI::App* check_env = mnrl.add_subcommand(
+      "check-env", "Check that an environment keeps the Env contract (spaces, seeding, limits)");
+  check_env->add_option("id", args->id, "Registered environment id, e.g. CartPole-v1")->required();
+  check_env->add_option("--steps", args->steps, "Random-action steps per rollout")
+      ->capture_default_str()
+      ->check(in_range(1));
+  // in_range(0): CLI11 would otherwise wrap "-1" around to 2^64 - 1.
+  check_env->add_option("--seed", args->seed, "Seed of the env resets and the actions")
+      ->capture_default_str()
+      ->check(in_range(0));
+  check_env
+      ->add_option("--kwarg", args->kwargs,
+                   "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_plugin_option(*check_env, args->plugins);
+  return {check_env, [args] {
+            if (!load_plugins(args->plugins, "check-env")) return kExitUsage;
+            return check_env_command(*args);
+          }};
 }
 
 }  // namespace mnrl::apps

@@ -21,6 +21,7 @@ struct TrainArguments {
   std::optional<std::int64_t> seed;
   std::string run_dir;
   std::string command_line;
+  std::vector<std::string> plugins;  // --plugin PATH, loaded first
 };
 int train_command(const TrainArguments& args);
 
@@ -31,6 +32,7 @@ struct EvalArguments {
   int episodes = 10;
   std::uint64_t seed = 0;
   bool stochastic = false;
+  std::vector<std::string> plugins;
 };
 // Prints mean ± std of the return and length; exit 2 when the target cannot be used.
 int eval_command(const EvalArguments& args);
@@ -51,6 +53,7 @@ struct CheckEnvArguments {
   std::int64_t steps = 1000;  // random-action steps per rollout
   std::uint64_t seed = 0;
   std::vector<std::string> kwargs;  // --kwarg KEY=VALUE
+  std::vector<std::string> plugins;
 };
 // Exit 0 when the env keeps the Env contract, 1 when a check fails, 2 for an unknown id.
 int check_env_command(const CheckEnvArguments& args);
@@ -60,6 +63,7 @@ struct BenchArguments {
   std::vector<std::string> overrides;
   std::int64_t env_steps = 20'000'000;
   bool skip_training = false;
+  std::vector<std::string> plugins;
 };
 int bench_command(const BenchArguments& args);
 
@@ -69,6 +73,7 @@ struct BenchEnvArguments {
   int threads = 2;
   std::int64_t steps = 5'000'000;
   std::vector<std::string> kwargs;  // --kwarg KEY=VALUE
+  std::vector<std::string> plugins;
 };
 // Prints steps/s of one env, a serial vector env and (threads > 1) a threaded one.
 int bench_env_command(const BenchEnvArguments& args);

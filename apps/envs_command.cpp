@@ -3,7 +3,9 @@
 #include <memory>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
+#include "apps/env_arguments.h"
 #include "envs/registry.h"
 
 namespace mnrl::apps {
@@ -30,6 +32,16 @@ int envs_command() {
     if (spec.reward_threshold) std::printf("  solved at:   return %g\n", *spec.reward_threshold);
   }
   return kExitOk;
+}
+
+Command add_envs_command(CLI::App& mnrl) {
+  auto plugins = std::make_shared<std::vector<std::string>>();
+  CLI::App* envs = mnrl.add_subcommand("envs", "List the registered environments and their spaces");
+  add_plugin_option(*envs, *plugins);
+  return {envs, [plugins] {
+            if (!load_plugins(*plugins, "envs")) return kExitUsage;
+            return envs_command();
+          }};
 }
 
 }  // namespace mnrl::apps

@@ -1,7 +1,10 @@
 #include <cstdio>
+#include <memory>
 #include <exception>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
+#include "apps/env_arguments.h"
 #include "core/config.h"
 #include "core/state_stream.h"
 #include "experiments/checkpoint_evaluation.h"
@@ -36,6 +39,26 @@ int eval_command(const EvalArguments& args) {
     std::fprintf(stderr, "mnrl eval: error: %s\n", e.what());
     return kExitFailure;
   }
+}
+
+Command add_eval_command(CLI::App& mnrl) {
+  auto args = std::make_shared<EvalArguments>();
+  CLI::App* eval = mnrl.add_subcommand(
+      "eval", "Evaluate a trained agent: a run directory's newest checkpoint, or a checkpoint");
+  eval->add_option("target", args->target, "RUN_DIR or RUN_DIR/checkpoints/step_N")->required();
+  eval->add_option("--episodes", args->episodes, "Episodes to play (one env each)")
+      ->capture_default_str()
+      ->check(in_range(1, 100000));
+  eval->add_option("--seed", args->seed, "Seed of the evaluation envs (and sampling)")
+      ->capture_default_str()
+      ->check(in_range(0));
+  eval->add_flag("--stochastic", args->stochastic,
+                 "Sample actions from the policy instead of taking the most likely");
+  add_plugin_option(*eval, args->plugins);
+  return {eval, [args] {
+            if (!load_plugins(args->plugins, "eval")) return kExitUsage;
+            return eval_command(*args);
+          }};
 }
 
 }  // namespace mnrl::apps

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/learning_curve.h"
 #include "core/files.h"
@@ -144,6 +146,25 @@ int plot_command(const PlotArguments& args) {
     std::fprintf(stderr, "mnrl plot: %s\n", e.what());
     return kExitFailure;
   }
+}
+
+Command add_plot_command(CLI::App& mnrl) {
+  auto args = std::make_shared<PlotArguments>();
+  CLI::App* plot = mnrl.add_subcommand("plot", "Draw learning curves of runs into a PNG (gnuplot)");
+  plot->add_option("run_dirs", args->run_dirs, "Run directories (one line each)")->required();
+  plot->add_option("-o,--output", args->output, "PNG file to write")->capture_default_str();
+  plot->add_option("--metric", args->metric, "Metric name in metrics.csv")->capture_default_str();
+  plot->add_option("--width", args->width, "Image width in pixels")
+      ->capture_default_str()
+      ->check(in_range(100, 10000));
+  plot->add_option("--height", args->height, "Image height in pixels")
+      ->capture_default_str()
+      ->check(in_range(100, 10000));
+  plot->add_option("--smoothing", args->smoothing,
+                   "Moving-average window in points (0: about a twentieth of the points)")
+      ->capture_default_str()
+      ->check(in_range(0));
+  return {plot, [args] { return plot_command(*args); }};
 }
 
 }  // namespace mnrl::apps

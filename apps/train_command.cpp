@@ -4,7 +4,10 @@
 #include <memory>
 #include <string>
 
+#include "apps/cli.h"
 #include "apps/commands.h"
+#include "apps/config_path.h"
+#include "apps/env_arguments.h"
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
@@ -157,6 +160,46 @@ int train_command(const TrainArguments& args) {
   } catch (const std::exception& e) {
     return fail(job, kExitFailure, std::string("error: ") + e.what());
   }
+}
+
+Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
+  auto args = std::make_shared<TrainArguments>();
+  args->command_line = command_line;
+  CLI::App* train = mnrl.add_subcommand("train", "Train an agent from a YAML experiment file");
+  auto* config_option = train->add_option(
+      "config", args->config,
+      "Experiment YAML file, or the name of a bundled one (cartpole_ppo; see share/mnrl/configs)");
+  auto* resume_option = train->add_option(
+      "--resume", args->resume,
+      "Continue the run in RUN_DIR from its newest usable checkpoint, with its config.yaml");
+  resume_option->type_name("RUN_DIR")->excludes(config_option);
+  train
+      ->add_flag("--allow-changes", args->allow_changes,
+                 "With --resume: train on although config.yaml changed keys that alter the run "
+                 "since the checkpoint (they are recorded in run_info.yaml)")
+      ->needs(resume_option);
+  resume_option->excludes(
+      train->add_option("--set", args->overrides,
+                        "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable)")
+          ->type_name("KEY=VALUE")
+          ->allow_extra_args(false));
+  resume_option->excludes(
+      train->add_option("--seed", args->seed, "Experiment seed (same as --set seed=N)"));
+  resume_option->excludes(train->add_option(
+      "--run-dir", args->run_dir, "Directory for this run (default: runs/<name>-<timestamp>)"));
+  train
+      ->add_option("--progress", args->progress,
+                   "Progress display: live (one line redrawn), lines (one every log_interval "
+                   "steps), none, or auto (live on a terminal, else lines; lines in a job of "
+                   "several ranks)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "live", "lines", "none"}));
+  add_plugin_option(*train, args->plugins);
+  return {train, [args] {
+            if (!load_plugins(args->plugins, "train")) return kExitUsage;
+            args->config = find_config(args->config);
+            return train_command(*args);
+          }};
 }
 
 }  // namespace mnrl::apps

@@ -8,6 +8,7 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
 
+#include "agents/a3c/a3c_workers.h"
 #include "agents/a3c/shared_rmsprop.h"
 #include "agents/schedule.h"
 #include "core/rng.h"
@@ -15,7 +16,7 @@
 #include "distributed/communicator.h"
 #include "experiments/agent_factory.h"
 #include "experiments/learner_actor.h"
-#include "experiments/seed_streams.h"
+#include "core/seed_streams.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -96,12 +97,12 @@ TrainingResult run_worker(const ExperimentOptions& options,
   ExperimentOptions mine = options;
   mine.seed = static_cast<std::int64_t>(
       core::derive_seed(static_cast<std::uint64_t>(options.seed),
-                        kWorkerEnvStream + static_cast<std::uint64_t>(worker)) >> 1);
+                        core::kWorkerEnvStream + static_cast<std::uint64_t>(worker)) >> 1);
   auto envs = envs::make_vector_env(mine.env, static_cast<std::uint64_t>(mine.seed));
   torch::manual_seed(static_cast<std::uint64_t>(mine.seed));
   WorkerReport report;
   ParameterServerClient* client = nullptr;
-  auto agent = make_a3c_worker_with(mine, envs->spec(), [&](const at::Tensor& local) {
+  auto agent = agents::make_a3c_worker_with(mine.hyperparameters<agents::A3cOptions>(), agent_setup(mine, envs->spec()), [&](const at::Tensor& local) {
     auto made = std::make_unique<ParameterServerClient>(local, communicator, report);
     client = made.get();
     return made;
@@ -127,18 +128,22 @@ TrainingResult run_server(const ExperimentOptions& options, MetricsSink& metrics
   ExperimentOptions one_env = options;
   one_env.env.num_envs = 1;
   // Envs only for the spec and for the evaluator to take its wrappers from.
-  auto envs = envs::make_vector_env(one_env.env, core::derive_seed(seed, kTrainEnvStream));
+  auto envs = envs::make_vector_env(one_env.env, core::derive_seed(seed, core::kTrainEnvStream));
   auto shared = make_a3c_shared_model(options, envs->spec());
   communicator.broadcast(shared->parameters, 0);  // protocol step 1
+  const agents::AgentSetup setup = agent_setup(options, envs->spec());
+  const auto make_player = [&](agents::SharedModel& model) {
+    return agents::make_a3c_player(options.hyperparameters<agents::A3cOptions>(), setup, model);
+  };
   Evaluator evaluator(options.env, options.train.eval_episodes,
-                      core::derive_seed(seed, kEvalEnvStream), *envs);
+                      core::derive_seed(seed, core::kEvalEnvStream), *envs);
 
   // RMSprop on the shared model through a scratch copy whose gradient is each push's.
   const std::int64_t p = shared->parameters.numel();
   at::Tensor scratch = shared->parameters.clone().set_requires_grad(true);
   at::Tensor push = at::empty({p + kPushFields}, at::kFloat);
   scratch.mutable_grad() = push.narrow(0, 0, p);
-  const agents::A3cOptions& a3c = options.a3c;
+  const agents::A3cOptions& a3c = options.hyperparameters<agents::A3cOptions>();
   agents::SharedRmsprop rmsprop(
       scratch, shared,
       torch::optim::RMSpropOptions(a3c.learning_rate).alpha(a3c.rms_prop_alpha).eps(a3c.optimizer_eps));
@@ -174,7 +179,7 @@ TrainingResult run_server(const ExperimentOptions& options, MetricsSink& metrics
       metrics.scalar(step, "charts/SPS", static_cast<double>(step) / seconds);
       metrics.progress(step);
       if (step >= next_eval && step < total_steps) {
-        evaluate_and_record(evaluator, *make_a3c_player(options, envs->spec(), *shared), metrics,
+        evaluate_and_record(evaluator, *make_player(*shared), metrics,
                             step);
         next_eval += options.train.eval_interval;
       }
@@ -188,7 +193,7 @@ TrainingResult run_server(const ExperimentOptions& options, MetricsSink& metrics
     if (stopping) --workers_running;
   }
   if (!result.interrupted &&
-      !evaluate_and_record(evaluator, *make_a3c_player(options, envs->spec(), *shared), metrics,
+      !evaluate_and_record(evaluator, *make_player(*shared), metrics,
                            step, &result.final_evaluation)) {
     result.interrupted = result.stopped_in_final_evaluation = true;
   }

@@ -8,11 +8,12 @@
 #include <thread>
 #include <vector>
 
+#include "agents/a3c/a3c_workers.h"
 #include "core/rng.h"
 #include "core/stop_signal.h"
 #include "experiments/agent_factory.h"
 #include "experiments/learner_actor.h"
-#include "experiments/seed_streams.h"
+#include "core/seed_streams.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -122,22 +123,24 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
   LockedMetrics metrics(sink);
-  const int workers = options.a3c.workers;
+  const int workers = options.hyperparameters<agents::A3cOptions>().workers;
 
   std::vector<std::unique_ptr<envs::VectorEnv>> worker_envs;
   for (int k = 0; k < workers; ++k) {
     worker_envs.push_back(envs::make_vector_env(
-        options.env, core::derive_seed(seed, kWorkerEnvStream + static_cast<std::uint64_t>(k))));
+        options.env, core::derive_seed(seed, core::kWorkerEnvStream + static_cast<std::uint64_t>(k))));
   }
   const envs::EnvSpec& spec = worker_envs.front()->spec();
   auto shared_model = make_a3c_shared_model(options, spec);
   std::vector<std::unique_ptr<agents::Agent>> agents;
-  for (int k = 0; k < workers; ++k) agents.push_back(make_a3c_worker(options, spec, shared_model));
+  const agents::A3cOptions& a3c = options.hyperparameters<agents::A3cOptions>();
+  const agents::AgentSetup setup = agent_setup(options, spec);
+  for (int k = 0; k < workers; ++k) agents.push_back(agents::make_a3c_worker(a3c, setup, shared_model));
   Evaluator evaluator(options.env, options.train.eval_episodes,
-                      core::derive_seed(seed, kEvalEnvStream), *worker_envs.front());
+                      core::derive_seed(seed, core::kEvalEnvStream), *worker_envs.front());
   // Evaluation plays a consistent snapshot of the shared model through an agent of its own.
   const auto evaluate = [&](std::int64_t step, EvaluationResult* result) {
-    return evaluate_and_record(evaluator, *make_a3c_player(options, spec, *shared_model), metrics,
+    return evaluate_and_record(evaluator, *agents::make_a3c_player(a3c, setup, *shared_model), metrics,
                                step, result);
   };
 
@@ -157,7 +160,7 @@ TrainingResult train_a3c(const ExperimentOptions& options, MetricsSink& sink,
   for (int k = 0; k < workers && !episodes_restored; ++k) {
     if (resumed) {
       worker_envs[static_cast<std::size_t>(k)]->reseed(core::derive_seed(
-          core::derive_seed(seed, kWorkerEnvStream + static_cast<std::uint64_t>(k)),
+          core::derive_seed(seed, core::kWorkerEnvStream + static_cast<std::uint64_t>(k)),
           static_cast<std::uint64_t>(loop.step)));
     }
     worker_envs[static_cast<std::size_t>(k)]->reset();

@@ -6,7 +6,7 @@
 
 namespace mnrl::experiments {
 
-// A3C: options.a3c.workers threads, each an A2C learner on its own envs (seeded apart) and its
+// A3C: a3c.workers threads, each an A2C learner on its own envs (seeded apart) and its
 // own copy of the model, all applying their updates to one shared model (agents::SharedModel).
 // The calling thread evaluates a snapshot of the shared model on schedule and at the end.
 // Episode statistics and update statistics of every worker go to `metrics` (serialized), at

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <functional>
 #include <memory>
 
 #include "agents/a3c/shared_rmsprop.h"
 #include "agents/agent.h"
+#include "agents/agent_setup.h"
 #include "envs/space.h"
 #include "experiments/experiment_options.h"
 
@@ -40,25 +40,8 @@ struct ReplicatedAgent {
 ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                       distributed::Communicator& communicator);
 
-// An A3C worker: an A2C agent over a local copy of `shared` (copied in now) whose optimizer
-// applies its gradients to `shared` (agents::SharedRmsprop). Seeds nothing.
-std::unique_ptr<agents::Agent> make_a3c_worker(const ExperimentOptions& options,
-                                               const envs::EnvSpec& spec,
-                                               std::shared_ptr<agents::SharedModel> shared);
-
-// An A3C worker whose updates go through `make_optimizer(its local flat parameters)` (which
-// may also set the parameters): across processes, a parameter server's client.
-using WorkerOptimizerFactory =
-    std::function<std::unique_ptr<torch::optim::Optimizer>(const at::Tensor& local_parameters)>;
-std::unique_ptr<agents::Agent> make_a3c_worker_with(const ExperimentOptions& options,
-                                                    const envs::EnvSpec& spec,
-                                                    const WorkerOptimizerFactory& make_optimizer);
-
-// An agent that plays a consistent snapshot of `shared` (taken now), for evaluation: a worker
-// over a model of its own, so the running workers' updates do not reach it.
-std::unique_ptr<agents::Agent> make_a3c_player(const ExperimentOptions& options,
-                                               const envs::EnvSpec& spec,
-                                               agents::SharedModel& shared);
+// What the registered algorithms' factories read from `options` for an agent on `spec`.
+agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec);
 
 // The model every A3C worker learns into, initialized as make_agent() would initialize its
 // network (seeding LibTorch's generator from options.seed).

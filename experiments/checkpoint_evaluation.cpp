@@ -2,6 +2,7 @@
 
 #include <torch/utils.h>
 
+#include "agents/a3c/a3c_workers.h"
 #include "experiments/agent_factory.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training_checkpoint.h"
@@ -42,11 +43,13 @@ CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
   parts.envs.push_back(envs.get());
   std::vector<std::unique_ptr<agents::Agent>> agents;
   std::shared_ptr<agents::SharedModel> shared;
-  if (options.algo == "a3c") {
+  // Async workers: the checkpoint holds the shared model and each worker's agent.
+  const bool async_workers = options.algorithm().topology() == agents::Topology::async_workers;
+  const agents::AgentSetup setup = agent_setup(options, spec);
+  if (async_workers) {
+    const auto& a3c = options.hyperparameters<agents::A3cOptions>();
     shared = make_a3c_shared_model(options, spec);
-    for (int k = 0; k < options.a3c.workers; ++k) {
-      agents.push_back(make_a3c_worker(options, spec, shared));
-    }
+    for (int k = 0; k < a3c.workers; ++k) agents.push_back(agents::make_a3c_worker(a3c, setup, shared));
     parts.shared = shared.get();
   } else {
     agents.push_back(make_agent(options, spec));
@@ -56,7 +59,10 @@ CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
 
   // A3C plays the shared model, as its training evaluations do.
   std::unique_ptr<agents::Agent> a3c_player;
-  if (shared) a3c_player = make_a3c_player(options, spec, *shared);
+  if (shared) {
+    a3c_player =
+        agents::make_a3c_player(options.hyperparameters<agents::A3cOptions>(), setup, *shared);
+  }
   agents::Agent& player = a3c_player ? *a3c_player : *agents.front();
 
   torch::manual_seed(seed);  // sampling, with --stochastic

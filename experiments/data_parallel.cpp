@@ -4,6 +4,7 @@
 #include <ATen/ops/zeros.h>
 
 #include "core/rng.h"
+#include "core/seed_streams.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
@@ -13,8 +14,6 @@
 
 namespace mnrl::experiments {
 namespace {
-
-constexpr std::uint64_t kRankSeedStream = 0x72616e6b;  // "rank"
 
 // Every rank's current `statistics`, from its bytes.
 std::vector<envs::RunningMeanStd> gather_statistics(distributed::Communicator& communicator,
@@ -36,12 +35,10 @@ ExperimentOptions options_for_rank(const ExperimentOptions& options, int rank, i
   ExperimentOptions mine = options;
   if (rank > 0) {
     mine.seed = static_cast<std::int64_t>(
-        core::derive_seed(static_cast<std::uint64_t>(options.seed), kRankSeedStream + rank) >> 1);
+        core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kRankStream + rank) >> 1);
   }
   if (options.distributed.lr_scaling == "linear") {
-    mine.ppo.learning_rate *= size;
-    mine.a2c.learning_rate *= size;
-    mine.dqn.learning_rate *= size;
+    options.algorithm().scale_learning_rate(mine.algorithms.at(options.algo), size);
   }
   mine.train.total_steps = (options.train.total_steps + size - 1) / size;
   return mine;

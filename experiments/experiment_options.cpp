@@ -83,17 +83,11 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   std::string key = "network.hidden_sizes";
   double bytes = parameters * 4 * 4;
   const double transition = (2 * observation + action + 4) * 4;  // replay or rollout floats
-  if (options.algo == "dqn") {
-    key = "dqn.buffer_size";
-    bytes += static_cast<double>(options.dqn.buffer_size) * transition;
-  } else if (options.algo == "ppo" || options.algo == "a2c" || options.algo == "a3c") {
-    const std::int64_t n_steps = options.algo == "ppo"   ? options.ppo.n_steps
-                                 : options.algo == "a2c" ? options.a2c.n_steps
-                                                         : options.a3c.n_steps;
-    key = options.algo + ".n_steps";
-    const double envs = static_cast<double>(options.env.num_envs) *
-                        (options.algo == "a3c" ? options.a3c.workers : 1);
-    bytes += static_cast<double>(n_steps) * envs * transition;
+  const agents::StoredTransitions stored =
+      options.algorithm().stored_transitions(options.algorithm_section(), options.env.num_envs);
+  if (stored.count > 0) {
+    key = stored.key;
+    bytes += stored.count * transition;
   }
   const double memory = physical_memory_bytes();
   if (memory > 0 && bytes > memory) {
@@ -116,9 +110,7 @@ ExperimentOptions parse_experiment(const std::string& yaml, const std::string& s
 }
 
 bool uses_sde(const ExperimentOptions& options) {
-  return (options.algo == "ppo" && options.ppo.use_sde) ||
-         (options.algo == "a2c" && options.a2c.use_sde) ||
-         (options.algo == "a3c" && options.a3c.use_sde);
+  return options.algorithm().uses_sde(options.algorithm_section());
 }
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
@@ -156,32 +148,6 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::exception& e) {
     throw document.error_at("env.id", std::string("env.id: ") + e.what());
   }
-  // In double: n_steps x num_envs may not fit in 64 bits (the memory check refuses it then).
-  const double rollout =
-      static_cast<double>(options.ppo.n_steps) * static_cast<double>(options.env.num_envs);
-  if (options.algo == "ppo" && static_cast<double>(options.ppo.batch_size) > rollout) {
-    char rollout_text[32];
-    std::snprintf(rollout_text, sizeof rollout_text, "%.0f", rollout);
-    throw document.error_at(
-        "ppo.batch_size", "ppo.batch_size = " + std::to_string(options.ppo.batch_size) +
-                              " is larger than a rollout (ppo.n_steps x env.num_envs = " +
-                              rollout_text + ")");
-  }
-  if (options.algo == "a3c" && options.a3c.optimizer != "rmsprop") {
-    throw document.error_at("a3c.optimizer",
-                            "a3c.optimizer = '" + options.a3c.optimizer +
-                                "': A3C workers share one RMSprop; only rmsprop is supported");
-  }
-  if (options.algo == "a3c") {
-    for (const auto& wrapper : options.env.wrappers) {
-      if (wrapper.type == "normalize_observation" || wrapper.type == "normalize_reward") {
-        throw document.error_at(
-            "env.wrappers", "env.wrappers: " + wrapper.type +
-                                " is not supported with algo: a3c yet (each worker would keep "
-                                "its own statistics)");
-      }
-    }
-  }
   std::unique_ptr<envs::Env> env;
   try {
     envs::check_wrappers(options.env.wrappers);  // its messages name the entry
@@ -193,18 +159,8 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
-  if (options.algo == "dqn") {
-    if (!envs::is_discrete(env->spec().action_space)) {
-      throw document.error_at("algo", "algo: dqn needs Discrete actions; '" + options.env.id +
-                                          "' has " + envs::describe(env->spec().action_space));
-    }
-    if (options.dqn.batch_size > options.dqn.buffer_size) {
-      throw document.error_at("dqn.batch_size",
-                              "dqn.batch_size = " + std::to_string(options.dqn.batch_size) +
-                                  " is larger than dqn.buffer_size = " +
-                                  std::to_string(options.dqn.buffer_size));
-    }
-  }
+  options.algorithm().validate(options.algorithm_section(),
+                               {document, options.env, env->spec(), options.network});
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

@@ -4,43 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "agents/a2c/a2c_options.h"
-#include "agents/a3c/a3c_options.h"
-#include "agents/dqn/dqn_options.h"
-#include "agents/ppo/ppo_options.h"
+#include "agents/network_options.h"
+#include "agents/registry.h"
 #include "core/config.h"
 #include "envs/env_options.h"
 
 namespace mnrl::experiments {
-
-// The `network:` section: the actor-critic's shape.
-struct NetworkOptions {
-  std::vector<std::int64_t> hidden_sizes{64, 64};  // width of each hidden layer
-  std::string activation = "tanh";                 // tanh | relu
-  bool shared_trunk = false;     // one trunk for policy and value, or one each
-  bool orthogonal_init = true;   // SB3/CleanRL initialization
-  double log_std_init = 0.0;     // Box actions: initial log-std of the Gaussian policy
-  bool squash_output = false;    // Box actions: tanh-squash samples onto the bounds
-  bool full_std = true;          // gSDE: a log-std per (feature, action), or per feature
-  bool use_expln = false;        // gSDE: std = exp below 0, log1p + 1 above
-  bool learn_features = false;   // gSDE: the std's gradient reaches the policy features
-  bool dueling = false;          // DQN: dueling Q head
-
-  void visit(core::ConfigVisitor& v) {
-    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::between(1, 65536));
-    v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
-    v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");
-    v.field("orthogonal_init", orthogonal_init, "orthogonal initialization");
-    v.field("log_std_init", log_std_init, "Box actions: initial log-std of the Gaussian");
-    v.field("squash_output", squash_output,
-            "Box actions: squash samples with tanh and map them onto the bounds");
-    v.field("full_std", full_std, "gSDE: one log-std per (feature, action) pair, else per feature");
-    v.field("use_expln", use_expln, "gSDE: std grows as log1p(log_std) + 1 above 0 (not exp)");
-    v.field("learn_features", learn_features,
-            "gSDE: let the std's gradient reach the policy features");
-    v.field("dueling", dueling, "DQN: dueling Q head (V + A - mean A)");
-  }
-};
 
 // The `train:` section: budget, evaluation and logging schedule, compute.
 struct TrainOptions {
@@ -118,28 +87,35 @@ struct DistributedOptions {
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
-  std::string algo = "ppo";         // ppo | a2c | a3c | dqn
+  std::string algo = "ppo";         // a name in agents::AgentRegistry
   envs::EnvOptions env;
-  NetworkOptions network;
-  agents::PpoOptions ppo;
-  agents::A2cOptions a2c;
-  agents::A3cOptions a3c;
-  agents::DqnOptions dqn;
+  agents::NetworkOptions network;
+  agents::AlgorithmSections algorithms;  // every registered algorithm's section
   TrainOptions train;
   CheckpointOptions checkpoint;
   LoggingOptions logging;
   DistributedOptions distributed;
 
+  // The chosen algorithm, and its section.
+  const agents::Algorithm& algorithm() const { return agents::AgentRegistry::global().at(algo); }
+  const agents::AlgorithmSection& algorithm_section() const { return algorithms.at(algo); }
+  // The section of the algorithm whose Options type is `Options` (agents::PpoOptions, ...).
+  template <class Options>
+  Options& hyperparameters() {
+    return algorithms.get<Options>();
+  }
+  template <class Options>
+  const Options& hyperparameters() const {
+    return algorithms.get<Options>();
+  }
+
   void visit(core::ConfigVisitor& v) {
     v.field("name", name, "experiment name, prefix of the run directory");
     v.field("seed", seed, "experiment seed", core::at_least(0));
-    v.field("algo", algo, "algorithm", core::one_of({"ppo", "a2c", "a3c", "dqn"}));
+    v.field("algo", algo, "algorithm", core::one_of(agents::AgentRegistry::global().names()));
     v.section("env", env, "environment");
     v.section("network", network, "actor-critic network");
-    v.section("ppo", ppo, "PPO hyperparameters (algo: ppo)");
-    v.section("a2c", a2c, "A2C hyperparameters (algo: a2c)");
-    v.section("a3c", a3c, "A3C hyperparameters (algo: a3c)");
-    v.section("dqn", dqn, "DQN hyperparameters (algo: dqn)");
+    algorithms.visit(v);
     v.section("train", train, "training schedule");
     v.section("checkpoint", checkpoint, "checkpoint schedule");
     v.section("logging", logging, "metric outputs");

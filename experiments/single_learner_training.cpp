@@ -10,7 +10,7 @@
 #include "experiments/agent_factory.h"
 #include "experiments/data_parallel.h"
 #include "experiments/learner_actor.h"
-#include "experiments/seed_streams.h"
+#include "core/seed_streams.h"
 
 namespace mnrl::experiments {
 
@@ -23,12 +23,12 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
       ranks > 1 ? options_for_rank(experiment, communicator->rank(), ranks) : experiment;
   const auto seed = static_cast<std::uint64_t>(options.seed);
   set_compute_threads(options.train.threads);
-  auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, kTrainEnvStream));
+  auto envs = envs::make_vector_env(options.env, core::derive_seed(seed, core::kTrainEnvStream));
   // Only rank 0 evaluates: every rank holds the same policy.
   std::optional<Evaluator> evaluator;
   if (leader) {
     evaluator.emplace(options.env, options.train.eval_episodes,
-                      core::derive_seed(seed, kEvalEnvStream), *envs);
+                      core::derive_seed(seed, core::kEvalEnvStream), *envs);
   }
   ReplicatedAgent replica;
   std::optional<DataParallel> data_parallel;
@@ -57,7 +57,7 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
   if (checkpoints && checkpoints->resume_from) {
     if (!resume_from_checkpoint(*checkpoints, experiment, loop, parts)) {
       // Envs that cannot save their state start new episodes, seeded apart from the first ones.
-      envs->reseed(core::derive_seed(core::derive_seed(seed, kTrainEnvStream),
+      envs->reseed(core::derive_seed(core::derive_seed(seed, core::kTrainEnvStream),
                                      static_cast<std::uint64_t>(loop.step)));
       envs->reset();
     }

@@ -11,7 +11,7 @@ TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
                      const CheckpointSettings* checkpoints,
                      distributed::Communicator* communicator) {
   const bool several_ranks = communicator && communicator->size() > 1;
-  if (options.algo != "a3c") {
+  if (options.algorithm().topology() == agents::Topology::replicas) {
     return train_single_learner(options, metrics, checkpoints, communicator);
   }
   if (!several_ranks) return train_a3c(options, metrics, checkpoints);

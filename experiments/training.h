@@ -6,7 +6,9 @@
 
 namespace mnrl::experiments {
 
-// Trains with the loop options.algo needs: train_a3c for a3c, train_single_learner otherwise.
+// Trains with the loop of the algorithm's topology (agents::Topology): train_single_learner for
+// replicas; async workers as threads (train_a3c) in one process, or around a parameter server
+// (train_a3c_parameter_server) in a job of several ranks.
 // With `checkpoints`, resumes and writes checkpoints as train_single_learner describes.
 // With a `communicator` of several ranks, every rank calls it (see train_single_learner).
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,

@@ -113,8 +113,8 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
       core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
   // The sections of the other algorithms do not take part in this run.
   const auto unused = [&](const core::ConfigChange& change) {
-    for (const char* algo : {"ppo", "a2c", "a3c", "dqn"}) {
-      if (algo != options.algo && change.key.rfind(std::string(algo) + ".", 0) == 0) return true;
+    for (const auto& algo : agents::AgentRegistry::global().names()) {
+      if (algo != options.algo && change.key.rfind(algo + ".", 0) == 0) return true;
     }
     return false;
   };

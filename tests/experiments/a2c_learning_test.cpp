@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "agents/a2c/a2c_options.h"
+#include "agents/a3c/a3c_options.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training.h"
 #include "recording_metrics.h"
@@ -41,7 +43,7 @@ TEST_P(A2cPendulumLearningTest, ReachesMinus250WithGsdeWithin1MSteps) {
       MNRL_SOURCE_DIR "/configs/pendulum_a2c.yaml",
       {"seed=" + std::to_string(GetParam()), "train.eval_interval=0", "train.eval_episodes=100"});
   ASSERT_EQ(options.train.total_steps, 1000000);
-  ASSERT_TRUE(options.a2c.use_sde);
+  ASSERT_TRUE(options.hyperparameters<agents::A2cOptions>().use_sde);
   RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 1000000);
@@ -65,7 +67,7 @@ TEST_P(A3cCartPoleLearningTest, TwoWorkersSolveWithinBudget) {
   const auto options =
       load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml",
                       {"seed=" + std::to_string(GetParam()), "train.eval_interval=50000"});
-  ASSERT_EQ(options.a3c.workers, 2);
+  ASSERT_EQ(options.hyperparameters<agents::A3cOptions>().workers, 2);
   ASSERT_EQ(options.train.total_steps, 500000);
   double best = 0.0;
   for (int attempt = 1; attempt <= 2 && best < 475.0; ++attempt) {

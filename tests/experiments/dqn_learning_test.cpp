@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agents/dqn/dqn_options.h"
 #include "experiments/experiment_options.h"
 #include "experiments/single_learner_training.h"
 #include "recording_metrics.h"
@@ -32,12 +33,13 @@ RecordingMetrics train_dqn(const std::string& config, int seed, std::int64_t bud
   for (const char* name : {"losses/td_loss", "losses/q_values", "charts/epsilon"}) {
     EXPECT_GT(metrics.count[name], 0) << name;
   }
-  EXPECT_DOUBLE_EQ(metrics.last["charts/epsilon"], options.dqn.exploration_final_eps);
+  const auto& dqn = options.hyperparameters<agents::DqnOptions>();
+  EXPECT_DOUBLE_EQ(metrics.last["charts/epsilon"], dqn.exploration_final_eps);
   // The buffer holds every transition up to its capacity; the size was last reported at the
   // last update, at most train_freq steps (and n - 1 pending n-step transitions) before the end.
   EXPECT_NEAR(metrics.last["charts/buffer_size"],
-              static_cast<double>(std::min(budget, options.dqn.buffer_size)),
-              static_cast<double>(options.dqn.train_freq + options.dqn.n_step));
+              static_cast<double>(std::min(budget, dqn.buffer_size)),
+              static_cast<double>(dqn.train_freq + dqn.n_step));
   return metrics;
 }
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "agents/ppo/ppo_options.h"
 #include "experiments/experiment_options.h"
 #include "experiments/single_learner_training.h"
 #include "recording_metrics.h"
@@ -62,7 +63,7 @@ TEST_P(PpoPendulumLearningTest, ReachesMinus200WithGsdeWithin100kSteps) {
       load_experiment(MNRL_SOURCE_DIR "/configs/pendulum_ppo.yaml",
                       {"seed=" + std::to_string(GetParam()), "train.eval_interval=0"});
   ASSERT_EQ(options.train.total_steps, 100000);
-  ASSERT_TRUE(options.ppo.use_sde);
+  ASSERT_TRUE(options.hyperparameters<agents::PpoOptions>().use_sde);
   ASSERT_EQ(options.train.eval_episodes, 100);
   RecordingMetrics metrics;
   const TrainingResult result = train_single_learner(options, metrics);
@@ -82,7 +83,7 @@ TEST_P(PpoMountainCarContinuousLearningTest, ReachesTheGoalWithGsdeWithin20kStep
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/mountaincarcontinuous_ppo.yaml",
                                        {"seed=" + std::to_string(GetParam())});
   ASSERT_EQ(options.train.total_steps, 20000);
-  ASSERT_TRUE(options.ppo.use_sde);
+  ASSERT_TRUE(options.hyperparameters<agents::PpoOptions>().use_sde);
   RecordingMetrics metrics;
   const TrainingResult result = train_single_learner(options, metrics);
   EXPECT_EQ(result.final_evaluation.episodes, 10);

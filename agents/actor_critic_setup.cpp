@@ -1,0 +1,43 @@
+#include "agents/actor_critic_setup.h"
+
+#include <variant>
+
+namespace mnrl::agents {
+
+nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
+                                  bool use_sde) {
+  const std::int64_t observation_size = envs::flat_size(spec.observation_space);
+  const bool continuous = !envs::is_discrete(spec.action_space);
+  const std::int64_t action_size = continuous
+                                       ? envs::flat_size(spec.action_space)
+                                       : std::get<envs::Discrete>(spec.action_space).n;
+  return nn::ActorCritic(nn::ActorCriticOptions(observation_size, action_size)
+                             .hidden_sizes(network.hidden_sizes)
+                             .activation(nn::activation_from_name(network.activation))
+                             .shared_trunk(network.shared_trunk)
+                             .orthogonal_init(network.orthogonal_init)
+                             .continuous(continuous)
+                             .log_std_init(network.log_std_init)
+                             .squash(continuous && network.squash_output)
+                             .use_sde(use_sde)
+                             .sde(nn::StateDependentNoiseOptions()
+                                      .full_std(network.full_std)
+                                      .use_expln(network.use_expln)
+                                      .learn_features(network.learn_features)));
+}
+
+replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,
+                                          const envs::EnvSpec& spec) {
+  // Floats per action: the index of a Discrete action, or the Box values.
+  const std::int64_t action_size =
+      envs::is_discrete(spec.action_space) ? 1 : envs::flat_size(spec.action_space);
+  return replay::RolloutBuffer(n_steps, num_envs, envs::flat_size(spec.observation_space),
+                               action_size);
+}
+
+ActionBounds action_bounds(const envs::EnvSpec& spec) {
+  const auto* box = std::get_if<envs::Box>(&spec.action_space);
+  return box ? ActionBounds{box->low, box->high} : ActionBounds{};
+}
+
+}  // namespace mnrl::agents

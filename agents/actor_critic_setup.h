@@ -1,0 +1,26 @@
+#pragma once
+
+#include <cstdint>
+
+#include "agents/actor_critic_agent.h"
+#include "agents/network_options.h"
+#include "envs/space.h"
+#include "replay/rollout_buffer.h"
+
+namespace mnrl::agents {
+
+// The parts PPO, A2C and A3C build their agents from.
+
+// The actor-critic `network` describes for `spec` (a categorical head for Discrete actions, a
+// diagonal Gaussian for Box), initialized from LibTorch's generator.
+nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
+                                  bool use_sde);
+
+// A rollout of `n_steps` steps of `num_envs` envs of `spec`.
+replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,
+                                          const envs::EnvSpec& spec);
+
+// The bounds Box actions are clipped to (none for Discrete).
+ActionBounds action_bounds(const envs::EnvSpec& spec);
+
+}  // namespace mnrl::agents

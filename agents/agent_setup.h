@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "agents/agent.h"
+#include "agents/network_options.h"
+#include "core/config.h"
+#include "envs/env_options.h"
+#include "envs/space.h"
+
+namespace mnrl::nn {
+class FlatParameters;
+}
+
+namespace mnrl::agents {
+
+// What an algorithm's factory reads besides its own section.
+struct AgentSetup {
+  const envs::EnvSpec& spec;
+  const NetworkOptions& network;
+  std::int64_t num_envs = 1;     // envs the agent steps (each worker's, for async workers)
+  std::int64_t total_steps = 0;  // the run's budget (schedules decay over it)
+  std::uint64_t seed = 0;        // the experiment's seed: derive streams (core/seed_streams.h)
+  // What data-parallel training hooks into the update, given the agent's flat parameters;
+  // empty in a single process.
+  std::function<GradientHook(nn::FlatParameters&)> gradient_hook;
+
+  GradientHook hook_for(nn::FlatParameters& parameters) const {
+    return gradient_hook ? gradient_hook(parameters) : GradientHook();
+  }
+};
+
+// What an algorithm's config checks see: the env it will train on, and the document to locate
+// errors in (document.error_at("ppo.batch_size", ...)).
+struct AgentCheck {
+  const core::ConfigDocument& document;
+  const envs::EnvOptions& env;
+  const envs::EnvSpec& spec;
+  const NetworkOptions& network;
+};
+
+}  // namespace mnrl::agents

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/config.h"
+
+namespace mnrl::agents {
+
+// The `network:` section: the shape of the networks every algorithm builds (actor-critic or Q).
+struct NetworkOptions {
+  std::vector<std::int64_t> hidden_sizes{64, 64};  // width of each hidden layer
+  std::string activation = "tanh";                 // tanh | relu
+  bool shared_trunk = false;     // one trunk for policy and value, or one each
+  bool orthogonal_init = true;   // SB3/CleanRL initialization
+  double log_std_init = 0.0;     // Box actions: initial log-std of the Gaussian policy
+  bool squash_output = false;    // Box actions: tanh-squash samples onto the bounds
+  bool full_std = true;          // gSDE: a log-std per (feature, action), or per feature
+  bool use_expln = false;        // gSDE: std = exp below 0, log1p + 1 above
+  bool learn_features = false;   // gSDE: the std's gradient reaches the policy features
+  bool dueling = false;          // DQN: dueling Q head
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::between(1, 65536));
+    v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
+    v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");
+    v.field("orthogonal_init", orthogonal_init, "orthogonal initialization");
+    v.field("log_std_init", log_std_init, "Box actions: initial log-std of the Gaussian");
+    v.field("squash_output", squash_output,
+            "Box actions: squash samples with tanh and map them onto the bounds");
+    v.field("full_std", full_std, "gSDE: one log-std per (feature, action) pair, else per feature");
+    v.field("use_expln", use_expln, "gSDE: std grows as log1p(log_std) + 1 above 0 (not exp)");
+    v.field("learn_features", learn_features,
+            "gSDE: let the std's gradient reach the policy features");
+    v.field("dueling", dueling, "DQN: dueling Q head (V + A - mean A)");
+  }
+};
+
+}  // namespace mnrl::agents
