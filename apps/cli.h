@@ -25,6 +25,8 @@ Command add_eval_command(CLI::App& mnrl);
 Command add_plot_command(CLI::App& mnrl);
 Command add_envs_command(CLI::App& mnrl);
 Command add_check_env_command(CLI::App& mnrl);
+// `config keys`.
+Command add_config_command(CLI::App& mnrl);
 // `bench` and its `bench env` subcommand.
 std::vector<Command> add_bench_commands(CLI::App& mnrl);
 

@@ -20,6 +20,23 @@ using namespace mnrl_cli_test;
 
 const std::string kConfig = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
 
+// "" when the texts are equal, else the first line where they differ, numbered from 1.
+std::string first_difference(const std::string& actual, const std::string& expected) {
+  std::istringstream actual_lines(actual);
+  std::istringstream expected_lines(expected);
+  std::string actual_line;
+  std::string expected_line;
+  for (int line = 1;; ++line) {
+    const bool more_actual = static_cast<bool>(std::getline(actual_lines, actual_line));
+    const bool more_expected = static_cast<bool>(std::getline(expected_lines, expected_line));
+    if (!more_actual && !more_expected) return "";
+    if (more_actual != more_expected || actual_line != expected_line) {
+      return "line " + std::to_string(line) + ": generated '" + (more_actual ? actual_line : "<end>") +
+             "', file '" + (more_expected ? expected_line : "<end>") + "'";
+    }
+  }
+}
+
 TEST_F(CliTest, VersionAndHelpExitZero) {
   const auto version = run("--version");
   EXPECT_EQ(version.exit_code, 0);
@@ -196,6 +213,32 @@ TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
   const auto reuse = run("train " + kConfig + " --set train.total_steps=256 --run-dir out");
   EXPECT_EQ(reuse.exit_code, 2);
   EXPECT_NE(reuse.output.find("not empty"), std::string::npos) << reuse.output;
+}
+
+// The key reference comes from the lists that read the YAML, and docs/configuration.md is it.
+TEST_F(CliTest, ConfigKeysDescribeEveryKeyAndTheReferenceDocIsCurrent) {
+  const auto ppo = run("config keys ppo");
+  EXPECT_EQ(ppo.exit_code, 0) << ppo.output;
+  for (const char* expected : {"ppo.n_steps", "integer", "2048", ">= 1", "steps per env"}) {
+    EXPECT_NE(ppo.output.find(expected), std::string::npos) << expected << "\n" << ppo.output;
+  }
+  EXPECT_EQ(ppo.output.find("dqn."), std::string::npos) << ppo.output;
+  const auto wrappers = run("config keys env.wrappers");
+  EXPECT_NE(wrappers.output.find("env.wrappers[].num_frames"), std::string::npos)
+      << wrappers.output;
+
+  const auto unknown = run("config keys ppp");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("did you mean 'ppo'"), std::string::npos) << unknown.output;
+
+  const auto markdown = run("config keys --markdown");
+  ASSERT_EQ(markdown.exit_code, 0) << markdown.output;
+  std::ifstream doc(MNRL_SOURCE_DIR "/docs/configuration.md");
+  std::stringstream text;
+  text << doc.rdbuf();
+  EXPECT_EQ(first_difference(markdown.output, text.str()), "")
+      << "docs/configuration.md is stale: regenerate it with "
+         "`mnrl config keys --markdown > docs/configuration.md`";
 }
 
 }  // namespace
