@@ -103,6 +103,11 @@ int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
   const auto& e = t.final_evaluation;
   std::printf("final evaluation: mean return %.2f ± %.2f over %d episodes (greedy actions)\n",
               e.mean_return, e.std_return, e.episodes);
+  if (t.best && t.best->step != t.steps) {
+    std::printf("best evaluation: mean return %.2f at step %lld, kept in %s\n",
+                t.best->mean_return, static_cast<long long>(t.best->step),
+                t.best->checkpoint.c_str());
+  }
   std::printf("trained %lld steps in %.2f s (%.0f steps/s); run directory: %s\n",
               static_cast<long long>(t.steps), t.seconds,
               t.seconds > 0 ? static_cast<double>(t.steps) / t.seconds : 0.0,

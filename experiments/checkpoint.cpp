@@ -11,6 +11,7 @@
 #include "core/crc32c.h"
 #include "core/files.h"
 #include "core/liveness.h"
+#include "core/scalar_text.h"
 #include "core/text.h"
 
 namespace mnrl::experiments {
@@ -53,10 +54,15 @@ void check_step(std::int64_t step, const fs::path& directory, const std::string&
 
 }  // namespace
 
-CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info)
+fs::path best_checkpoint_path(const fs::path& run_dir) {
+  return checkpoints_dir(run_dir) / kBestCheckpoint;
+}
+
+CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info,
+                                   const std::string& directory)
     : info_(std::move(info)) {
   const fs::path parent = checkpoints_dir(run_dir);
-  const std::string name = directory_name(info_.step);
+  const std::string name = directory.empty() ? directory_name(info_.step) : directory;
   partial_ = parent / (".partial-" + name);
   final_ = parent / name;
   std::error_code error;
@@ -99,8 +105,11 @@ fs::path CheckpointWriter::commit(const std::string& created) {
            << "algo: " << info_.algo << "\n"
            << "env: " << core::yaml_quoted(info_.env) << "\n"
            << "mnrl_version: \"" << core::version() << "\"\n"
-           << "created: \"" << created << "\"\n"
-           << "files:\n";
+           << "created: \"" << created << "\"\n";
+  if (info_.eval_mean_return) {
+    manifest << "eval_mean_return: " << core::format_number(*info_.eval_mean_return) << "\n";
+  }
+  manifest << "files:\n";
   for (const auto& file : files) {
     const std::optional<core::FileDigest> digest = core::digest_file(file);
     if (!digest) throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
@@ -157,6 +166,9 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     check_step(checkpoint.info_.step, directory, where);
     checkpoint.info_.algo = manifest["algo"].as<std::string>();
     checkpoint.info_.env = manifest["env"].as<std::string>();
+    if (manifest["eval_mean_return"]) {
+      checkpoint.info_.eval_mean_return = manifest["eval_mean_return"].as<double>();
+    }
     for (const auto& file : manifest["files"]) {
       FileEntry entry;
       entry.bytes = file.second["bytes"].as<std::uint64_t>();

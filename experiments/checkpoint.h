@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,7 +23,14 @@ struct CheckpointInfo {
   std::int64_t step = 0;
   std::string algo;
   std::string env;
+  // A best checkpoint's: the mean return of the evaluation that chose it.
+  std::optional<double> eval_mean_return;
 };
+
+// RUN_DIR/checkpoints/best: the policy of the run's best evaluation (BestCheckpoint). Never
+// resumed from nor pruned: list_checkpoints() lists step_ directories only.
+inline constexpr const char* kBestCheckpoint = "best";
+std::filesystem::path best_checkpoint_path(const std::filesystem::path& run_dir);
 
 // A checkpoint is a directory RUN_DIR/checkpoints/step_<12-digit step>/ of files plus
 // manifest.yaml, which lists every file with its size and CRC-32C and is written last.
@@ -33,7 +41,9 @@ struct CheckpointInfo {
 // is deleted (prune_checkpoints) only after a newer one is complete.
 class CheckpointWriter {
  public:
-  CheckpointWriter(const std::filesystem::path& run_dir, CheckpointInfo info);
+  // The checkpoint's directory is step_<info.step>, or `name` when given.
+  CheckpointWriter(const std::filesystem::path& run_dir, CheckpointInfo info,
+                   const std::string& name = {});
   // Removes the partial directory unless commit() succeeded.
   ~CheckpointWriter();
   CheckpointWriter(const CheckpointWriter&) = delete;

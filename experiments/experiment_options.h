@@ -39,12 +39,16 @@ struct CheckpointOptions {
   std::int64_t interval = 0;  // env steps between checkpoints; 0 = only at the end / on a stop
   int keep = 3;               // newest checkpoints kept; older ones are deleted
   bool replay_buffer = true;  // off-policy agents: include the replay buffer
+  bool save_best = true;      // keep checkpoints/best, the policy of the best evaluation
 
   void visit(core::ConfigVisitor& v) {
     v.field("interval", interval, "steps between checkpoints; 0 = at the end and on a stop only",
             core::at_least(0));
     v.field("keep", keep, "newest checkpoints kept", core::at_least(1));
     v.field("replay_buffer", replay_buffer, "off-policy agents: save the replay buffer too");
+    v.field("save_best", save_best,
+            "keep checkpoints/best: the policy whose evaluation (train.eval_interval and the "
+            "final one) had the highest mean return; one learner (ppo, a2c, dqn), not a3c");
   }
 };
 

@@ -8,6 +8,7 @@
 #include "distributed/communicator.h"
 #include "distributed/gradient_synchronizer.h"
 #include "experiments/agent_factory.h"
+#include "experiments/best_checkpoint.h"
 #include "experiments/data_parallel.h"
 #include "experiments/learner_actor.h"
 #include "core/seed_streams.h"
@@ -66,6 +67,14 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
   }
   if (data_parallel) data_parallel->broadcast_from_leader();
   CheckpointSchedule schedule(checkpoints, experiment, loop);
+  BestCheckpoint best(leader ? checkpoints : nullptr, experiment);
+  const auto evaluate = [&](EvaluationResult* result) {
+    EvaluationResult evaluation;
+    if (!evaluate_and_record(*evaluator, agent, metrics, loop.step, &evaluation)) return false;
+    best.offer(loop.step, evaluation, parts);
+    if (result) *result = evaluation;
+    return true;
+  };
 
   const std::int64_t first_step = loop.step;
   const auto start = std::chrono::steady_clock::now();
@@ -106,7 +115,7 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
       }
     }
     if (step >= loop.next_eval && step < total_steps) {
-      if (leader) evaluate_and_record(*evaluator, agent, metrics, step);
+      if (leader) evaluate(nullptr);
       loop.next_eval += eval_interval;
     }
     if (schedule.due(step)) write_checkpoint();
@@ -117,10 +126,10 @@ TrainingResult train_single_learner(const ExperimentOptions& experiment, Metrics
   // The checkpoint comes first: a stop during the final evaluation loses nothing.
   write_checkpoint();
   result.checkpoint = schedule.newest();
-  if (!result.interrupted && leader &&
-      !evaluate_and_record(*evaluator, agent, metrics, step, &result.final_evaluation)) {
+  if (!result.interrupted && leader && !evaluate(&result.final_evaluation)) {
     result.interrupted = result.stopped_in_final_evaluation = true;
   }
+  result.best = best.best();
   result.steps = step;
   result.seconds = loop.seconds + elapsed();
   return result;

@@ -2,7 +2,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 
+#include "experiments/best_checkpoint.h"
 #include "experiments/evaluator.h"
 #include "experiments/experiment_options.h"
 #include "experiments/training_checkpoint.h"
@@ -22,6 +24,7 @@ struct TrainingResult {
   // Stopped during the final evaluation: after the last step, whose checkpoint is written.
   bool stopped_in_final_evaluation = false;
   std::filesystem::path checkpoint;  // the last checkpoint written, if any
+  std::optional<BestPolicy> best;  // the best evaluation's policy (BestCheckpoint), if kept
 };
 
 // The loop of one learner, on-policy (PPO, A2C) or off-policy (DQN): act on the training

@@ -116,18 +116,31 @@ void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
   in.expect_end();
 }
 
+// What load_agents() reads: every agent, then the shared model.
+core::StateWriter agents_state(const TrainingParts& parts) {
+  core::StateWriter out;
+  out.tag("agents");
+  out.value(static_cast<std::uint64_t>(parts.agents.size()));
+  for (const agents::Agent* agent : parts.agents) agent->save_state(out);
+  if (parts.shared) {
+    nn::save_tensor(out, parts.shared->parameters);
+    nn::save_tensor(out, parts.shared->square_avg);
+  }
+  return out;
+}
+
+std::string resolved_config(const ExperimentOptions& options) {
+  ExperimentOptions resolved = options;
+  return core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
+}
+
+std::string now_utc() { return core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true); }
+
 }  // namespace
 
 fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
                                   const LoopState& loop, const TrainingParts& parts) {
-  core::StateWriter agent_state;
-  agent_state.tag("agents");
-  agent_state.value(static_cast<std::uint64_t>(parts.agents.size()));
-  for (const agents::Agent* agent : parts.agents) agent->save_state(agent_state);
-  if (parts.shared) {
-    nn::save_tensor(agent_state, parts.shared->parameters);
-    nn::save_tensor(agent_state, parts.shared->square_avg);
-  }
+  const core::StateWriter agent_state = agents_state(parts);
   core::StateWriter env_state;
   for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
   if (parts.evaluator) parts.evaluator->save_state(env_state);
@@ -157,7 +170,7 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
     }
   }
 
-  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id});
+  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id, std::nullopt});
   writer.add(kAgentFile, agent_state.bytes());
   writer.add(kEnvsFile, env_state.bytes());
   for (std::size_t i = 0; i < other_ranks.size(); ++i) {
@@ -169,12 +182,24 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   writer.add(kTrainingFile, training.bytes());
 
   if (save_replay) parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
-  ExperimentOptions resolved = options;
-  writer.add("config.yaml", core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
-  const fs::path written =
-      writer.commit(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true));
+  writer.add("config.yaml", resolved_config(options));
+  const fs::path written = writer.commit(now_utc());
   prune_checkpoints(run_dir, options.checkpoint.keep);
   return written;
+}
+
+fs::path save_policy_checkpoint(const fs::path& run_dir, const std::string& name,
+                                const ExperimentOptions& options, CheckpointInfo info,
+                                const TrainingParts& parts) {
+  info.algo = options.algo;
+  info.env = options.env.id;
+  CheckpointWriter writer(run_dir, std::move(info), name);
+  writer.add(kAgentFile, agents_state(parts).bytes());
+  core::StateWriter env_state;
+  parts.envs.front()->save_state(env_state);
+  writer.add(kEnvsFile, env_state.bytes());
+  writer.add("config.yaml", resolved_config(options));
+  return writer.commit(now_utc());
 }
 
 void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options) {

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "agents/agent.h"
@@ -58,6 +59,15 @@ struct TrainingParts {
 std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_dir,
                                                const ExperimentOptions& options,
                                                const LoopState& loop, const TrainingParts& parts);
+
+// Writes the policy alone as checkpoint RUN_DIR/checkpoints/<name>: agent.state, the first
+// training envs' state (for their observation statistics) and config.yaml, what
+// restore_policy() and evaluate_checkpoint() read; nothing a resume needs. One process (rank 0
+// of a job: every rank holds the same policy). info.algo and info.env are filled in.
+std::filesystem::path save_policy_checkpoint(const std::filesystem::path& run_dir,
+                                             const std::string& name,
+                                             const ExperimentOptions& options, CheckpointInfo info,
+                                             const TrainingParts& parts);
 
 // Restores what save_training_checkpoint() wrote into parts built from the same options; with
 // parts.communicator, each rank reads its own files (so the run directory must be visible to

@@ -54,6 +54,12 @@ std::string summary_yaml(const TrainingResult& r) {
       << "  mean_return: " << r.final_evaluation.mean_return << "\n"
       << "  std_return: " << r.final_evaluation.std_return << "\n"
       << "  mean_length: " << r.final_evaluation.mean_length << "\n";
+  if (r.best) {
+    out << "best_evaluation:\n"
+        << "  step: " << r.best->step << "\n"
+        << "  mean_return: " << r.best->mean_return << "\n"
+        << "  checkpoint: " << core::yaml_quoted(r.best->checkpoint.string()) << "\n";
+  }
   return out.str();
 }
 

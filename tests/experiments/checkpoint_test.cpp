@@ -27,7 +27,7 @@ class CheckpointTest : public ::testing::Test {
   void TearDown() override { fs::remove_all(run_); }
 
   fs::path write(std::int64_t step) {
-    CheckpointWriter writer(run_, {step, "ppo", "CartPole-v1"});
+    CheckpointWriter writer(run_, {step, "ppo", "CartPole-v1", std::nullopt});
     writer.add("agent.state", std::string(1000, 'a') + std::to_string(step));
     writer.add("envs.state", "envs");
     return writer.commit("now");
@@ -61,7 +61,7 @@ TEST_F(CheckpointTest, WritesACompleteDirectoryThatOpens) {
 
 TEST_F(CheckpointTest, AnAbandonedWriteLeavesNoCheckpoint) {
   {
-    CheckpointWriter writer(run_, {5, "ppo", "CartPole-v1"});
+    CheckpointWriter writer(run_, {5, "ppo", "CartPole-v1", std::nullopt});
     writer.add("agent.state", "partial");
   }  // no commit: as if the process died
   EXPECT_TRUE(list_checkpoints(run_).empty());
@@ -73,7 +73,7 @@ TEST_F(CheckpointTest, RewritingAStepReplacesItAndLeftoversAreCleared) {
   write(10);
   fs::create_directories(run_ / "checkpoints" / ".partial-step_000000000007" / "x");
   fs::create_directories(run_ / "checkpoints" / ".superseded-step_000000000004");
-  CheckpointWriter writer(run_, {10, "dqn", "CartPole-v1"});
+  CheckpointWriter writer(run_, {10, "dqn", "CartPole-v1", std::nullopt});
   writer.add("agent.state", "second");
   writer.commit("now");
   const Checkpoint again = Checkpoint::open(run_ / "checkpoints" / "step_000000000010");

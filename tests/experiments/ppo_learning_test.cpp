@@ -2,16 +2,21 @@
 // budget, for each of the seeds the README promises.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <map>
 
 #include "agents/ppo/ppo_options.h"
+#include "experiments/checkpoint_evaluation.h"
 #include "experiments/experiment_options.h"
 #include "experiments/single_learner_training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {
 namespace {
+namespace fs = std::filesystem;
 
 class PpoCartPoleLearningTest : public ::testing::TestWithParam<int> {};
 
@@ -76,8 +81,22 @@ TEST_P(PpoPendulumLearningTest, ReachesMinus200WithGsdeWithin100kSteps) {
 INSTANTIATE_TEST_SUITE_P(Seeds, PpoPendulumLearningTest, ::testing::Values(1, 2, 3));
 
 // MountainCarContinuous-v0's goal (+100) must be found by exploring: rl-zoo's gSDE config
-// reaches 85 at 20k steps (rl-zoo reports 88.3).
-class PpoMountainCarContinuousLearningTest : public ::testing::TestWithParam<int> {};
+// reaches 85 at 20k steps (rl-zoo reports 88.3, from one run). PPO's greedy policy flips
+// between reaching the goal (~95) and rocking short of it (~0) until the very end: on 4
+// roundings x 6 seeds, 5 of 24 last iterates ended below 85, while every run had a policy above
+// 89 on 100 fresh episodes (docs/BENCHMARKS.md). So, as rl-zoo keeps its best model, the config
+// evaluates every 2k steps and keeps the best policy (checkpoints/best); the test plays that
+// checkpoint again on 100 starts the choice never saw.
+class PpoMountainCarContinuousLearningTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    run_dir_ = fs::temp_directory_path() /
+               ("mnrl_mcc_" + std::to_string(::getpid()) + "_" + std::to_string(GetParam()));
+    fs::remove_all(run_dir_);
+  }
+  void TearDown() override { fs::remove_all(run_dir_); }
+  fs::path run_dir_;
+};
 
 TEST_P(PpoMountainCarContinuousLearningTest, ReachesTheGoalWithGsdeWithin20kSteps) {
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/mountaincarcontinuous_ppo.yaml",
@@ -85,11 +104,20 @@ TEST_P(PpoMountainCarContinuousLearningTest, ReachesTheGoalWithGsdeWithin20kStep
   ASSERT_EQ(options.train.total_steps, 20000);
   ASSERT_TRUE(options.hyperparameters<agents::PpoOptions>().use_sde);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  CheckpointSettings checkpoints;
+  checkpoints.run_dir = run_dir_;
+  const TrainingResult result = train_single_learner(options, metrics, &checkpoints);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
-  print_learning_result("ppo MountainCarContinuous-v0 seed " + std::to_string(GetParam()),
-                        result.final_evaluation.mean_return);
-  EXPECT_GE(result.final_evaluation.mean_return, 85.0);
+  ASSERT_TRUE(result.best.has_value());
+  EXPECT_EQ(result.best->mean_return, metrics.best["eval/mean_return"]);
+
+  const CheckpointEvaluation fresh = evaluate_checkpoint(
+      result.best->checkpoint, 100, 1000 + static_cast<std::uint64_t>(GetParam()),
+      /*stochastic=*/false, [](const std::string&) {});
+  print_learning_result("ppo MountainCarContinuous-v0 seed " + std::to_string(GetParam()) +
+                            " best policy (step " + std::to_string(result.best->step) + ")",
+                        fresh.result.mean_return);
+  EXPECT_GE(fresh.result.mean_return, 85.0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PpoMountainCarContinuousLearningTest, ::testing::Values(1, 2, 3));
