@@ -8,6 +8,7 @@
 #include <torch/nn/utils/clip_grad.h>
 
 #include "nn/memory_views.h"
+#include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::agents {
@@ -125,6 +126,22 @@ void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const Action
     // Squashed values lie in (-1, 1): map them onto the bounds. Gaussian ones may lie anywhere.
     value = squash ? low + 0.5f * (value + 1.0f) * (high - low) : std::clamp(value, low, high);
   }
+}
+
+std::string ActorCriticAgent::export_greedy_policy(
+    const std::optional<nn::ObservationScale>& scale) const {
+  const nn::ActorCriticOptions& options = model_->options;
+  nn::GreedyPolicy policy;
+  policy.observation_scale = scale;
+  policy.trunk = model_->policy_trunk()->layers();
+  policy.activation = options.activation();
+  policy.head = model_->policy_head();
+  policy.output = !options.continuous() ? nn::GreedyPolicy::Output::argmax
+                  : options.squash()    ? nn::GreedyPolicy::Output::squashed
+                                        : nn::GreedyPolicy::Output::clipped;
+  policy.low = bounds_.low;
+  policy.high = bounds_.high;
+  return nn::torchscript_policy(policy);
 }
 
 RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {

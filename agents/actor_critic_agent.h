@@ -55,6 +55,9 @@ class ActorCriticAgent : public Agent {
   // exploration matrices.
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
+  // The policy head's argmax (Discrete), or its mean clipped into (or squashed onto) the bounds.
+  std::string export_greedy_policy(
+      const std::optional<nn::ObservationScale>& scale) const override;
 
   nn::ActorCritic& model() { return model_; }
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }

@@ -2,11 +2,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/state_stream.h"
+#include "nn/observation_scale.h"
 
 namespace mnrl::agents {
 
@@ -82,6 +85,15 @@ class Agent {
   virtual bool has_replay() const { return false; }
   virtual void save_replay(const std::string& /*path*/) const {}
   virtual void load_replay(const std::string& /*path*/) {}
+
+  // The greedy policy, act_greedy()'s actions, as a serialized TorchScript module
+  // (nn/policy_export.h) that takes observations before `scale` (the training envs'
+  // normalization, folded in when given): what `mnrl export` writes. An agent that cannot
+  // throws std::runtime_error.
+  virtual std::string export_greedy_policy(
+      const std::optional<nn::ObservationScale>& /*scale*/) const {
+    throw std::runtime_error("this agent cannot export its policy");
+  }
 };
 
 }  // namespace mnrl::agents

@@ -37,6 +37,14 @@ struct EvalArguments {
 // Prints mean ± std of the return and length; exit 2 when the target cannot be used.
 int eval_command(const EvalArguments& args);
 
+struct ExportArguments {
+  std::string target;  // a run directory (its newest usable checkpoint) or a checkpoint
+  std::string output = "policy.pt";
+  std::vector<std::string> plugins;
+};
+// Writes the greedy policy as TorchScript; exit 2 when the target cannot be used.
+int export_command(const ExportArguments& args);
+
 struct PlotArguments {
   std::vector<std::string> run_dirs;
   std::string output = "curve.png";

@@ -1,18 +1,16 @@
 #include <cstdio>
 #include <memory>
-#include <exception>
 
+#include "apps/checkpoint_command_errors.h"
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
-#include "core/config.h"
-#include "core/state_stream.h"
 #include "experiments/checkpoint_evaluation.h"
 
 namespace mnrl::apps {
 
 int eval_command(const EvalArguments& args) {
-  try {
+  return run_checkpoint_command("eval", [&] {
     const auto evaluation = experiments::evaluate_checkpoint(
         args.target, args.episodes, args.seed, args.stochastic, [](const std::string& reason) {
           std::fprintf(stderr, "mnrl eval: skipping a checkpoint: %s\n", reason.c_str());
@@ -26,26 +24,16 @@ int eval_command(const EvalArguments& args) {
                 args.stochastic ? "stochastic" : "greedy",
                 static_cast<unsigned long long>(args.seed));
     return kExitOk;
-  } catch (const experiments::CheckpointError& e) {
-    std::fprintf(stderr, "mnrl eval: %s\n", e.what());
-    return kExitUsage;
-  } catch (const core::ConfigError& e) {
-    std::fprintf(stderr, "mnrl eval: config error in the checkpoint: %s\n", e.what());
-    return kExitUsage;
-  } catch (const core::StateError& e) {
-    std::fprintf(stderr, "mnrl eval: %s\n", e.what());
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "mnrl eval: error: %s\n", e.what());
-    return kExitFailure;
-  }
+  });
 }
 
 Command add_eval_command(CLI::App& mnrl) {
   auto args = std::make_shared<EvalArguments>();
   CLI::App* eval = mnrl.add_subcommand(
       "eval", "Evaluate a trained agent: a run directory's newest checkpoint, or a checkpoint");
-  eval->add_option("target", args->target, "RUN_DIR or RUN_DIR/checkpoints/step_N")->required();
+  eval->add_option("target", args->target,
+                   "RUN_DIR, RUN_DIR/checkpoints/step_N or RUN_DIR/checkpoints/best")
+      ->required();
   eval->add_option("--episodes", args->episodes, "Episodes to play (one env each)")
       ->capture_default_str()
       ->check(in_range(1, 100000));

@@ -70,6 +70,10 @@ class ActorCriticImpl : public torch::nn::Module {
   StateDependentNoise* state_dependent_noise() { return sde_ ? &*sde_ : nullptr; }
   const StateDependentNoise* state_dependent_noise() const { return sde_ ? &*sde_ : nullptr; }
 
+  // The layers from observation to the policy head's output (the Gaussian's mean, or logits).
+  const Mlp& policy_trunk() const { return policy_trunk_; }
+  const torch::nn::Linear& policy_head() const { return policy_head_; }
+
   ActorCriticOptions options;
 
  private:

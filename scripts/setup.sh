@@ -12,6 +12,7 @@ packages=(
   libprotobuf-dev protobuf-compiler gnuplot-nox
   libopenmpi-dev openmpi-bin
   procps iproute2  # the failure and multi-node tests: pgrep, ip netns
+  python3-torch  # the export test loads an exported policy in Python, as a user would
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <torch/utils.h>
 
 #include "agents/dqn/q_learning.h"
+#include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::agents {
@@ -136,6 +137,18 @@ Statistics Dqn::update(const TrainingProgress& progress) {
           {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
           {"charts/epsilon", epsilon()},
           {"charts/buffer_size", static_cast<double>(size)}};
+}
+
+std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
+  nn::GreedyPolicy policy;
+  policy.observation_scale = scale;
+  policy.trunk = online_->trunk()->layers();
+  policy.activation = online_->options.activation();
+  policy.head = online_->advantage_head();
+  policy.value_head = online_->value_head();
+  policy.output = online_->options.dueling() ? nn::GreedyPolicy::Output::dueling_argmax
+                                             : nn::GreedyPolicy::Output::argmax;
+  return nn::torchscript_policy(policy);
 }
 
 void Dqn::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {

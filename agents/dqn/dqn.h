@@ -46,6 +46,9 @@ class Dqn final : public Agent {
   // ReplayBuffer's file at `path`; with prioritized replay also its priorities file.
   void save_replay(const std::string& path) const override;
   void load_replay(const std::string& path) override;
+  // The online network's argmax.
+  std::string export_greedy_policy(
+      const std::optional<nn::ObservationScale>& scale) const override;
 
   double epsilon() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }

@@ -216,6 +216,30 @@ TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
 }
 
 // The key reference comes from the lists that read the YAML, and docs/configuration.md is it.
+// `mnrl export` writes the best policy as a TorchScript archive (a zip: "PK"); what is not a
+// checkpoint, or an output that is not a regular file, is refused with exit 2.
+TEST_F(CliTest, ExportWritesATorchScriptModuleAndRefusesBadTargets) {
+  const auto trained = run("train " + kConfig +
+                           " --set train.total_steps=512 --set train.eval_episodes=2 --run-dir out");
+  ASSERT_EQ(trained.exit_code, 0) << trained.output;
+  const auto exported = run("export out/checkpoints/best -o policy.pt");
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  EXPECT_NE(exported.output.find("wrote policy.pt: a TorchScript module"), std::string::npos)
+      << exported.output;
+  EXPECT_EQ(read_file(dir_ / "policy.pt").rfind("PK", 0), 0u);
+
+  const auto not_a_run = run("export . -o other.pt");
+  EXPECT_EQ(not_a_run.exit_code, 2) << not_a_run.output;
+  EXPECT_NE(not_a_run.output.find("mnrl export: '.' is neither a run directory"),
+            std::string::npos)
+      << not_a_run.output;
+  EXPECT_FALSE(fs::exists(dir_ / "other.pt"));
+  fs::create_directory(dir_ / "a_directory");
+  const auto into_directory = run("export out -o a_directory");
+  EXPECT_EQ(into_directory.exit_code, 2) << into_directory.output;
+  EXPECT_TRUE(fs::is_directory(dir_ / "a_directory"));
+}
+
 TEST_F(CliTest, ConfigKeysDescribeEveryKeyAndTheReferenceDocIsCurrent) {
   const auto ppo = run("config keys ppo");
   EXPECT_EQ(ppo.exit_code, 0) << ppo.output;

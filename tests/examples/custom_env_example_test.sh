@@ -2,7 +2,8 @@
 # Installs this build into a fresh prefix, builds examples/custom_env out of tree against the
 # installed package (find_package(mnrl)), and trains its GridWorld-v0 both through the plugin
 # and through the embedding program. Each must learn: mean greedy return >= 0.9 after 8000
-# steps (random actions get about 0.05; the optimum is about 0.97).
+# steps (random actions get about 0.05; the optimum is about 0.97). Then exports a policy
+# (`mnrl export`) and acts with it from examples/policy_export, built against LibTorch alone.
 # Usage: custom_env_example_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build_dir=$1
@@ -51,3 +52,13 @@ step "train_grid_world (embedding)"
   { cat "$work/embed.log"; exit 1; }
 tail -1 "$work/embed.log"
 learned embedded "$(sed -n 's/^GridWorld-v0: mean return \([-0-9.]*\).*/\1/p' "$work/embed.log")"
+
+step "mnrl export, and examples/policy_export (LibTorch alone) acting with the module"
+"$mnrl" export "$work/by_name" -o "$work/policy.pt" | tail -1
+cmake -S "$source_dir/examples/policy_export" -B "$work/act_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  > "$work/act_configure.log" || { cat "$work/act_configure.log"; exit 1; }
+cmake --build "$work/act_build" > "$work/act_build.log" || { cat "$work/act_build.log"; exit 1; }
+action=$("$work/act_build/act" "$work/policy.pt" 0.01 0.02 0.03 0.04)
+echo "$action"
+[[ $action == "action: 0" || $action == "action: 1" ]] ||
+  { echo "expected a CartPole action (0 or 1)"; exit 1; }

@@ -1,0 +1,72 @@
+#include "nn/policy_export.h"
+
+#include <sstream>
+
+#include <torch/script.h>
+
+namespace mnrl::nn {
+namespace {
+
+at::Tensor doubles(const std::vector<double>& values) {
+  return torch::tensor(values, torch::kFloat64);
+}
+
+at::Tensor floats(const std::vector<float>& values) { return torch::tensor(values, torch::kFloat32); }
+
+// Registers the layer's weight and bias as `name`_weight, `name`_bias; returns the script
+// expression of the layer applied to `input`.
+std::string linear(torch::jit::Module& module, const std::string& name,
+                   const torch::nn::Linear& layer, const std::string& input) {
+  module.register_parameter(name + "_weight", layer->weight.detach().clone(), false);
+  module.register_parameter(name + "_bias", layer->bias.detach().clone(), false);
+  return "torch.linear(" + input + ", self." + name + "_weight, self." + name + "_bias)";
+}
+
+}  // namespace
+
+std::string torchscript_policy(const GreedyPolicy& policy) {
+  torch::jit::Module module("MnrlGreedyPolicy");
+  std::ostringstream source;
+  source.precision(17);
+  source << "def forward(self, observations: Tensor) -> Tensor:\n"
+         << "    x = observations\n";
+  if (const auto& scale = policy.observation_scale) {
+    module.register_buffer("observation_mean", doubles(scale->mean));
+    module.register_buffer("observation_std", doubles(scale->std));
+    source << "    x = torch.clamp((x.double() - self.observation_mean) / self.observation_std, "
+           << -scale->clip << ", " << scale->clip << ").float()\n";
+  }
+  const char* activation = policy.activation == Activation::tanh ? "torch.tanh" : "torch.relu";
+  for (std::size_t i = 0; i < policy.trunk.size(); ++i) {
+    source << "    x = " << activation << "("
+           << linear(module, "trunk" + std::to_string(i), policy.trunk[i], "x") << ")\n";
+  }
+  source << "    head = " << linear(module, "head", policy.head, "x") << "\n";
+  switch (policy.output) {
+    case GreedyPolicy::Output::argmax:
+      source << "    return torch.argmax(head, 1)\n";
+      break;
+    case GreedyPolicy::Output::dueling_argmax:
+      source << "    value = " << linear(module, "value_head", policy.value_head, "x") << "\n"
+             << "    return torch.argmax(value + head - torch.mean(head, 1, True), 1)\n";
+      break;
+    case GreedyPolicy::Output::clipped:
+      module.register_buffer("action_low", floats(policy.low));
+      module.register_buffer("action_high", floats(policy.high));
+      source << "    return torch.max(torch.min(head, self.action_high), self.action_low)\n";
+      break;
+    case GreedyPolicy::Output::squashed:
+      module.register_buffer("action_low", floats(policy.low));
+      module.register_buffer("action_high", floats(policy.high));
+      source << "    return self.action_low + 0.5 * (torch.tanh(head) + 1.0) * "
+                "(self.action_high - self.action_low)\n";
+      break;
+  }
+  module.define(source.str());
+  module.eval();
+  std::ostringstream bytes;
+  module.save(bytes);
+  return bytes.str();
+}
+
+}  // namespace mnrl::nn

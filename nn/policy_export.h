@@ -1,0 +1,39 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/nn/modules/linear.h>
+
+#include "nn/activation.h"
+#include "nn/observation_scale.h"
+
+namespace mnrl::nn {
+
+// A greedy policy laid out for export: observations, optionally scaled, through a trunk of
+// linear layers each followed by `activation`, then a head whose output becomes the action.
+struct GreedyPolicy {
+  enum class Output {
+    argmax,          // Discrete: index of the largest head output (logits, Q-values)
+    dueling_argmax,  // Discrete: index of the largest V + A - mean(A)
+    clipped,         // Box: the head output (a Gaussian's mean) clamped into [low, high]
+    squashed,        // Box: low + (tanh(head) + 1) / 2 * (high - low)
+  };
+  std::optional<ObservationScale> observation_scale;
+  std::vector<torch::nn::Linear> trunk;
+  Activation activation = Activation::tanh;
+  torch::nn::Linear head{nullptr};
+  torch::nn::Linear value_head{nullptr};  // dueling_argmax only
+  Output output = Output::argmax;
+  std::vector<float> low, high;  // Box outputs
+};
+
+// The policy as a serialized TorchScript module (what torch::jit::Module::save writes), which
+// LibTorch alone loads, in C++ (torch::jit::load) or Python (torch.jit.load). Its forward takes
+// float32 observations [batch, observation_size] and returns int64 action indices [batch]
+// (Discrete) or float32 actions [batch, action_size] (Box), the actions the agent's
+// act_greedy() gives for the same observations. Parameters are copied.
+std::string torchscript_policy(const GreedyPolicy& policy);
+
+}  // namespace mnrl::nn
