@@ -122,36 +122,5 @@ TEST_P(PpoMountainCarContinuousLearningTest, ReachesTheGoalWithGsdeWithin20kStep
 
 INSTANTIATE_TEST_SUITE_P(Seeds, PpoMountainCarContinuousLearningTest, ::testing::Values(1, 2, 3));
 
-// Same seed, same everything: training is deterministic in one process.
-TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
-  const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
-                                       {"train.total_steps=2048", "train.eval_episodes=2"});
-  RecordingMetrics a, b;
-  train_single_learner(options, a);
-  train_single_learner(options, b);
-  EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
-  EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
-  EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
-}
-
-// The paths the CartPole config leaves off: shuffled minibatches, an entropy bonus, value
-// clipping and constant schedules.
-TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
-  const auto options = load_experiment(
-      MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
-      {"train.total_steps=4096", "train.eval_episodes=2", "ppo.batch_size=64",
-       "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
-       "ppo.clip_range_schedule=constant"});
-  RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
-  EXPECT_EQ(result.steps, 4096);
-  EXPECT_EQ(metrics.count["losses/policy_loss"], 4096 / 256);
-  EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);
-  EXPECT_EQ(metrics.last["charts/clip_range"], 0.2);
-  EXPECT_GT(metrics.last["losses/entropy"], 0.0);
-  EXPECT_GT(metrics.last["losses/clipfrac"], 0.0);  // several epochs of 4 minibatches move the policy
-  EXPECT_TRUE(std::isfinite(metrics.last["losses/value_loss"]));
-}
-
 }  // namespace
 }  // namespace mnrl::experiments

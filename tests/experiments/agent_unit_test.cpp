@@ -1,0 +1,149 @@
+// Fast tests of each agent through the training code: a few updates with CleanRL's metric
+// names and finite values, and a saved state (agent, envs, replay buffer, LibTorch's generator)
+// that goes on exactly as the agent it was saved from.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/state_stream.h"
+#include "experiments/agent_factory.h"
+#include "experiments/experiment_options.h"
+#include "experiments/learner_actor.h"
+#include "experiments/single_learner_training.h"
+#include "nn/tensor_state.h"
+#include "recording_metrics.h"
+
+namespace mnrl::experiments {
+namespace {
+namespace fs = std::filesystem;
+
+struct AgentCase {
+  std::string name;
+  std::string config;
+  std::vector<std::string> overrides;
+  std::vector<std::string> statistics;  // names every update reports
+};
+
+void PrintTo(const AgentCase& c, std::ostream* out) { *out << c.name; }
+
+class AgentUnitTest : public ::testing::TestWithParam<AgentCase> {};
+
+// Steps `actor` until its agent has updated `updates` times; returns the last update's
+// statistics.
+std::map<std::string, double> run_updates(LearnerActor& actor, int updates, std::int64_t& step,
+                                          std::int64_t total_steps) {
+  RecordingMetrics metrics;
+  for (int done = 0; done < updates;) {
+    actor.step();
+    step += actor.num_envs();
+    if (actor.update_if_ready(metrics, {step, total_steps})) ++done;
+    if (step > 100000) throw std::runtime_error("no update within 100k steps");
+  }
+  return metrics.last;
+}
+
+TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
+  const AgentCase& c = GetParam();
+  const ExperimentOptions options =
+      load_experiment(std::string(MNRL_SOURCE_DIR "/configs/") + c.config, c.overrides);
+  const std::int64_t total = options.train.total_steps;
+  auto envs = envs::make_vector_env(options.env, 3);
+  envs->reset();
+  auto agent = make_agent(options, envs->spec());
+  LearnerActor actor(*agent, *envs);
+  std::int64_t step = 0;
+  const auto first = run_updates(actor, 3, step, total);
+  for (const std::string& name : c.statistics) {
+    ASSERT_EQ(first.count(name), 1u) << name;
+    EXPECT_TRUE(std::isfinite(first.at(name))) << name << " = " << first.at(name);
+  }
+
+  core::StateWriter agent_state, env_state, generator;
+  agent->save_state(agent_state);
+  envs->save_state(env_state);
+  const fs::path replay =
+      fs::temp_directory_path() / ("mnrl_agent_unit_" + std::to_string(::getpid()) + ".bin");
+  if (agent->has_replay()) agent->save_replay(replay.string());
+
+  auto copy_envs = envs::make_vector_env(options.env, 99);
+  auto copy = make_agent(options, copy_envs->spec());
+  core::StateReader agent_in(agent_state.bytes(), "agent state");
+  copy->load_state(agent_in);
+  core::StateReader envs_in(env_state.bytes(), "env state");
+  ASSERT_TRUE(copy_envs->load_state(envs_in));
+  if (copy->has_replay()) copy->load_replay(replay.string());
+  fs::remove(replay);
+  fs::remove(fs::path(replay.string() + ".priorities"));
+
+  // After the copy is built (its initialization draws from LibTorch's generator).
+  nn::save_torch_rng(generator);
+  std::int64_t original_step = step, copy_step = step;
+  const auto original_next = run_updates(actor, 1, original_step, total);
+  core::StateReader generator_in(generator.bytes(), "generator");
+  nn::load_torch_rng(generator_in);
+  LearnerActor copy_actor(*copy, *copy_envs);
+  const auto copy_next = run_updates(copy_actor, 1, copy_step, total);
+  EXPECT_EQ(copy_step, original_step);
+  for (const std::string& name : c.statistics) {
+    EXPECT_EQ(copy_next.at(name), original_next.at(name)) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Agents, AgentUnitTest,
+    ::testing::Values(
+        AgentCase{"ppo", "cartpole_ppo.yaml", {},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy",
+                   "losses/approx_kl", "losses/clipfrac", "losses/explained_variance",
+                   "charts/learning_rate", "charts/clip_range"}},
+        AgentCase{"ppo_gsde_box", "pendulum_ppo.yaml", {"ppo.n_steps=32", "ppo.batch_size=64"},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy"}},
+        AgentCase{"a2c", "cartpole_a2c.yaml", {},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy",
+                   "charts/learning_rate"}},
+        AgentCase{"dqn", "cartpole_dqn.yaml", {"dqn.learning_starts=64"},
+                  {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        AgentCase{"dqn_prioritized_n_step_dueling", "cartpole_rainbowlite.yaml",
+                  {"dqn.learning_starts=64"}, {"losses/td_loss", "losses/q_values"}}),
+    [](const ::testing::TestParamInfo<AgentCase>& info) { return info.param.name; });
+
+// Same seed, same everything: training is deterministic in one process.
+TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
+  const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
+                                       {"train.total_steps=2048", "train.eval_episodes=2"});
+  RecordingMetrics a, b;
+  train_single_learner(options, a);
+  train_single_learner(options, b);
+  EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
+  EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
+  EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
+}
+
+// The paths the CartPole config leaves off: shuffled minibatches, an entropy bonus, value
+// clipping and constant schedules.
+TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
+  const auto options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
+      {"train.total_steps=4096", "train.eval_episodes=2", "ppo.batch_size=64",
+       "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
+       "ppo.clip_range_schedule=constant"});
+  RecordingMetrics metrics;
+  const TrainingResult result = train_single_learner(options, metrics);
+  EXPECT_EQ(result.steps, 4096);
+  EXPECT_EQ(metrics.count["losses/policy_loss"], 4096 / 256);
+  EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);
+  EXPECT_EQ(metrics.last["charts/clip_range"], 0.2);
+  EXPECT_GT(metrics.last["losses/entropy"], 0.0);
+  EXPECT_GT(metrics.last["losses/clipfrac"], 0.0);  // several epochs of 4 minibatches move the policy
+  EXPECT_TRUE(std::isfinite(metrics.last["losses/value_loss"]));
+}
+
+}  // namespace
+}  // namespace mnrl::experiments
