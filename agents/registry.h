@@ -31,7 +31,7 @@ class SectionOf final : public AlgorithmSection {
   Options options;
 };
 
-// How an algorithm's agents are arranged in training (experiments/training.h runs each):
+// How an algorithm's agents are arranged in training (experiments/training/training.h runs each):
 // replicas: one agent per process, its gradients averaged over the ranks of a job;
 // async_workers: worker agents applying their gradients to one shared model as they come
 // (threads in one process, or the ranks of a job around a parameter server).

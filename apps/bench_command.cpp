@@ -8,8 +8,8 @@
 #include "apps/env_arguments.h"
 #include "apps/env_throughput.h"
 #include "core/config.h"
-#include "experiments/experiment_options.h"
-#include "experiments/training.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/training.h"
 
 namespace mnrl::apps {
 namespace {

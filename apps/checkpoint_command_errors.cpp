@@ -7,7 +7,7 @@
 #include "core/config.h"
 #include "core/files.h"
 #include "core/state_stream.h"
-#include "experiments/checkpoint.h"
+#include "experiments/checkpoints/checkpoint.h"
 
 namespace mnrl::apps {
 

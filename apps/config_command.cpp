@@ -9,7 +9,7 @@
 #include "apps/commands.h"
 #include "core/config_keys.h"
 #include "core/text.h"
-#include "experiments/experiment_options.h"
+#include "experiments/config/experiment_options.h"
 
 namespace mnrl::apps {
 namespace {

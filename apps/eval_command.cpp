@@ -5,7 +5,7 @@
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
-#include "experiments/checkpoint_evaluation.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
 
 namespace mnrl::apps {
 

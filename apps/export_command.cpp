@@ -6,7 +6,7 @@
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
 #include "core/files.h"
-#include "experiments/checkpoint_evaluation.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
 
 namespace mnrl::apps {
 

@@ -13,7 +13,7 @@
 
 #include "core/stop_signal.h"
 #include "core/text.h"
-#include "experiments/metrics.h"
+#include "experiments/metrics/metrics.h"
 
 namespace mnrl::apps {
 

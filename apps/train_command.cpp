@@ -16,10 +16,10 @@
 #include "distributed/communicator.h"
 #include "distributed/job.h"
 #include "envs/plugin_call.h"
-#include "experiments/checkpoint.h"
-#include "experiments/experiment_options.h"
-#include "experiments/rank_agreement.h"
-#include "experiments/training_run.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/config/rank_agreement.h"
+#include "experiments/runs/training_run.h"
 
 namespace mnrl::apps {
 namespace {

@@ -1,5 +1,5 @@
 // A3C's registration: its `a3c:` section and checks. Its training runs as asynchronous
-// workers (experiments/a3c_training.h in one process, a3c_parameter_server.h across ranks).
+// workers (experiments/training/worker_threads.h in one process, parameter_server.h across ranks).
 #include "agents/a3c/a3c_workers.h"
 #include "agents/registry.h"
 

@@ -36,11 +36,15 @@ std::unique_ptr<Agent> make_a3c_worker_with(const A3cOptions& a3c, const AgentSe
                                action_bounds(setup.spec));
 }
 
-std::unique_ptr<Agent> make_a3c_player(const A3cOptions& a3c, const AgentSetup& setup,
-                                       SharedModel& shared) {
+std::shared_ptr<SharedModel> snapshot_of(SharedModel& shared) {
   at::Tensor snapshot = at::empty_like(shared.parameters);
   shared.copy_to(snapshot);
-  return make_a3c_worker(a3c, setup, std::make_shared<SharedModel>(snapshot));
+  return std::make_shared<SharedModel>(snapshot);
+}
+
+std::unique_ptr<Agent> make_a3c_player(const A3cOptions& a3c, const AgentSetup& setup,
+                                       SharedModel& shared) {
+  return make_a3c_worker(a3c, setup, snapshot_of(shared));
 }
 
 }  // namespace mnrl::agents

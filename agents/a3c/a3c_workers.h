@@ -10,7 +10,7 @@
 
 namespace mnrl::agents {
 
-// The pieces A3C's training topologies (experiments/a3c_*) build from: one shared model, the
+// The pieces A3C's training topologies (experiments/training/worker_threads.h, parameter_server.h) build from: one shared model, the
 // workers that learn into it, and players that evaluate it.
 
 // The model every A3C worker learns into, initialized as a worker's network would be, from
@@ -28,6 +28,9 @@ using WorkerOptimizerFactory =
     std::function<std::unique_ptr<torch::optim::Optimizer>(const at::Tensor& local_parameters)>;
 std::unique_ptr<Agent> make_a3c_worker_with(const A3cOptions& a3c, const AgentSetup& setup,
                                             const WorkerOptimizerFactory& make_optimizer);
+
+// A consistent snapshot of `shared`'s parameters (its statistics zero), taken now.
+std::shared_ptr<SharedModel> snapshot_of(SharedModel& shared);
 
 // An agent that plays a consistent snapshot of `shared` (taken now), for evaluation: a worker
 // over a model of its own, so the running workers' updates do not reach it.

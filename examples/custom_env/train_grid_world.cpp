@@ -8,8 +8,8 @@
 
 #include "core/config.h"
 #include "envs/registry.h"
-#include "experiments/experiment_options.h"
-#include "experiments/training_run.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/runs/training_run.h"
 #include "grid_world.h"
 
 MNRL_REGISTER_ENV("GridWorld-v0", GridWorld);

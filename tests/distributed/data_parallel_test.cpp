@@ -15,9 +15,11 @@
 #include "core/openblas.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
-#include "experiments/checkpoint.h"
-#include "experiments/experiment_options.h"
-#include "experiments/training_run.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/runs/training_run.h"
+#include "experiments/training/training.h"
 #include "test_communicator.h"
 
 namespace mnrl::experiments {
@@ -153,6 +155,57 @@ TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
       EXPECT_EQ(whole.read(rank_file(file, rank)), again.read(rank_file(file, rank)))
           << rank_file(file, rank);
     }
+  }
+}
+
+// A3C's checkpoints, as worker threads in one process or as a parameter server with its
+// worker ranks under mpirun: scheduled checkpoints and the best policy, a resume from the first
+// checkpoint that carries on to the budget, and `mnrl eval` of both kinds of checkpoint.
+TEST_F(DataParallelTest, A3cCheckpointsResumesAndKeepsTheBestPolicy) {
+  dir_ = shared_directory("a3c_checkpoints");
+  const std::vector<std::string> overrides{"train.total_steps=6000", "train.eval_interval=2000",
+                                           "train.eval_episodes=2", "checkpoint.interval=2000"};
+  const auto whole = train("cartpole_a3c.yaml", overrides, "whole");
+  const bool leader = communicator().rank() == 0;
+  if (leader) {
+    EXPECT_GE(whole.training.steps, 6000);
+    EXPECT_FALSE(whole.training.interrupted);
+    ASSERT_TRUE(whole.training.best.has_value());
+    EXPECT_EQ(whole.training.best->checkpoint, best_checkpoint_path(dir_ / "whole"));
+    const auto checkpoints = list_checkpoints(dir_ / "whole");
+    ASSERT_EQ(checkpoints.size(), 3u);  // at 2000+, 4000+ and the end
+    EXPECT_GE(Checkpoint::open(checkpoints.front()).info().step, 2000);
+    fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
+    for (std::size_t i = 1; i < checkpoints.size(); ++i) {
+      fs::remove_all(dir_ / "resumed" / "checkpoints" / checkpoints[i].filename());
+    }
+  }
+  communicator().barrier();
+  TrainingRunSettings settings;
+  settings.console = quiet_;
+  const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
+  if (!leader) return;
+  EXPECT_GE(resumed.training.steps, 6000);
+  EXPECT_EQ(list_checkpoints(dir_ / "resumed").size(), 3u);
+  for (const fs::path& target : {dir_ / "resumed", best_checkpoint_path(dir_ / "resumed")}) {
+    const auto evaluation = evaluate_checkpoint(target, 2, 7, false, [](const std::string&) {});
+    EXPECT_EQ(evaluation.result.episodes, 2) << target;
+  }
+  if (communicator().size() == 1) return;
+  // A parameter server's checkpoint does not resume as worker threads: refused, naming both.
+  const ExperimentOptions options =
+      load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml", overrides);
+  const CheckpointSettings from_server{
+      {}, Checkpoint::open(list_checkpoints(dir_ / "resumed").front()), {}};
+  NoMetrics metrics;
+  try {
+    experiments::train(options, metrics, &from_server);
+    ADD_FAILURE() << "a parameter server's checkpoint resumed as threads";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("written by a parameter server (mpirun), not 2 worker "
+                                         "thread(s) (a3c.workers)"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -8,8 +8,8 @@
 
 #include "agents/a2c/a2c_options.h"
 #include "agents/a3c/a3c_options.h"
-#include "experiments/experiment_options.h"
-#include "experiments/training.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {

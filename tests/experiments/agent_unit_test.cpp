@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "core/state_stream.h"
-#include "experiments/agent_factory.h"
-#include "experiments/experiment_options.h"
-#include "experiments/learner_actor.h"
-#include "experiments/single_learner_training.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/learner_actor.h"
+#include "experiments/training/training.h"
 #include "nn/tensor_state.h"
 #include "recording_metrics.h"
 
@@ -119,8 +119,8 @@ TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
                                        {"train.total_steps=2048", "train.eval_episodes=2"});
   RecordingMetrics a, b;
-  train_single_learner(options, a);
-  train_single_learner(options, b);
+  train(options, a);
+  train(options, b);
   EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
   EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
   EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
@@ -135,7 +135,7 @@ TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
        "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
        "ppo.clip_range_schedule=constant"});
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 4096);
   EXPECT_EQ(metrics.count["losses/policy_loss"], 4096 / 256);
   EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);

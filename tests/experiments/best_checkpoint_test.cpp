@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <string>
 
-#include "experiments/agent_factory.h"
-#include "experiments/best_checkpoint.h"
-#include "experiments/checkpoint_evaluation.h"
-#include "experiments/single_learner_training.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/checkpoints/best_checkpoint.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {
@@ -46,7 +46,7 @@ class BestCheckpointTest : public ::testing::Test {
 
 TEST_F(BestCheckpointTest, KeepsTheBestEvaluationsPolicyApartFromTheResumableCheckpoints) {
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options(), metrics, &checkpoints_);
+  const TrainingResult result = train(options(), metrics, &checkpoints_);
   ASSERT_EQ(metrics.count["eval/mean_return"], 5);
   ASSERT_TRUE(result.best.has_value());
   EXPECT_EQ(result.best->checkpoint, best_checkpoint_path(run_));
@@ -71,7 +71,7 @@ TEST_F(BestCheckpointTest, KeepsTheBestEvaluationsPolicyApartFromTheResumableChe
 TEST_F(BestCheckpointTest, AResumedRunKeepsTheEarlierBestUntilAnEvaluationBeatsIt) {
   const ExperimentOptions experiment = options();
   RecordingMetrics metrics;
-  const TrainingResult first = train_single_learner(experiment, metrics, &checkpoints_);
+  const TrainingResult first = train(experiment, metrics, &checkpoints_);
   ASSERT_TRUE(first.best.has_value());
   const double earlier = first.best->mean_return;
 
@@ -102,7 +102,7 @@ TEST_F(BestCheckpointTest, AResumedRunKeepsTheEarlierBestUntilAnEvaluationBeatsI
 
 TEST_F(BestCheckpointTest, SaveBestFalseKeepsNone) {
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options("false"), metrics, &checkpoints_);
+  const TrainingResult result = train(options("false"), metrics, &checkpoints_);
   EXPECT_FALSE(result.best.has_value());
   EXPECT_FALSE(fs::exists(best_checkpoint_path(run_)));
   EXPECT_EQ(list_checkpoints(run_).size(), 1u);

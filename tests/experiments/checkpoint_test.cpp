@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "experiments/checkpoint.h"
+#include "experiments/checkpoints/checkpoint.h"
 
 namespace mnrl::experiments {
 namespace {

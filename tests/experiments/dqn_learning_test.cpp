@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "agents/dqn/dqn_options.h"
-#include "experiments/experiment_options.h"
-#include "experiments/single_learner_training.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {
@@ -26,7 +26,7 @@ RecordingMetrics train_dqn(const std::string& config, int seed, std::int64_t bud
   EXPECT_EQ(options.algo, "dqn");
   EXPECT_EQ(options.train.total_steps, budget);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, budget);
   EXPECT_FALSE(result.interrupted);
   EXPECT_EQ(metrics.count["eval/mean_return"], static_cast<int>(budget / 10000));

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "experiments/experiment_options.h"
-#include "experiments/single_learner_training.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {
@@ -22,7 +22,7 @@ std::map<std::string, double> train(const std::vector<std::string>& extra) {
   overrides.insert(overrides.end(), extra.begin(), extra.end());
   const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml", overrides);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 2048);
   return metrics.last;
 }

@@ -18,9 +18,9 @@
 
 #include "envs/env_options.h"
 #include "envs/space.h"
-#include "experiments/action_buffers.h"
-#include "experiments/checkpoint_evaluation.h"
-#include "experiments/training.h"
+#include "experiments/training/action_buffers.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {

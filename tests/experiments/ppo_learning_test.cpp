@@ -9,9 +9,9 @@
 #include <map>
 
 #include "agents/ppo/ppo_options.h"
-#include "experiments/checkpoint_evaluation.h"
-#include "experiments/experiment_options.h"
-#include "experiments/single_learner_training.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/training.h"
 #include "recording_metrics.h"
 
 namespace mnrl::experiments {
@@ -25,7 +25,7 @@ TEST_P(PpoCartPoleLearningTest, SolvesWithinBudget) {
                                        {"seed=" + std::to_string(GetParam())});
   ASSERT_EQ(options.train.total_steps, 100000);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 100000);
   EXPECT_FALSE(result.interrupted);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
@@ -49,7 +49,7 @@ TEST_P(PpoAcrobotLearningTest, SolvesWithNormalizationWrappers) {
       {"seed=" + std::to_string(GetParam()), "train.total_steps=150000", "train.eval_interval=0"});
   ASSERT_EQ(options.env.wrappers.size(), 2u);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
   print_learning_result("ppo Acrobot-v1 seed " + std::to_string(GetParam()),
                         result.final_evaluation.mean_return);
@@ -71,7 +71,7 @@ TEST_P(PpoPendulumLearningTest, ReachesMinus200WithGsdeWithin100kSteps) {
   ASSERT_TRUE(options.hyperparameters<agents::PpoOptions>().use_sde);
   ASSERT_EQ(options.train.eval_episodes, 100);
   RecordingMetrics metrics;
-  const TrainingResult result = train_single_learner(options, metrics);
+  const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.final_evaluation.episodes, 100);
   print_learning_result("ppo Pendulum-v1 seed " + std::to_string(GetParam()),
                         result.final_evaluation.mean_return);
@@ -106,7 +106,7 @@ TEST_P(PpoMountainCarContinuousLearningTest, ReachesTheGoalWithGsdeWithin20kStep
   RecordingMetrics metrics;
   CheckpointSettings checkpoints;
   checkpoints.run_dir = run_dir_;
-  const TrainingResult result = train_single_learner(options, metrics, &checkpoints);
+  const TrainingResult result = train(options, metrics, &checkpoints);
   EXPECT_EQ(result.final_evaluation.episodes, 10);
   ASSERT_TRUE(result.best.has_value());
   EXPECT_EQ(result.best->mean_return, metrics.best["eval/mean_return"]);

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/openblas.h"
-#include "experiments/metrics.h"
+#include "experiments/metrics/metrics.h"
 
 namespace mnrl::experiments {
 

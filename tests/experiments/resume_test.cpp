@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "experiments/checkpoint.h"
-#include "experiments/experiment_options.h"
-#include "experiments/training_run.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/runs/training_run.h"
 
 namespace mnrl::experiments {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/crc32c.h"
-#include "experiments/tensorboard_metrics.h"
+#include "experiments/metrics/tensorboard_metrics.h"
 #include "tensorboard_event.pb.h"
 
 namespace mnrl::experiments {

@@ -1,0 +1,280 @@
+#include "experiments/checkpoints/checkpoint.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/build_info.h"
+#include "core/crc32c.h"
+#include "core/files.h"
+#include "core/liveness.h"
+#include "core/scalar_text.h"
+#include "core/text.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kFormat = 1;
+constexpr const char* kManifest = "manifest.yaml";
+constexpr const char* kPrefix = "step_";
+
+fs::path checkpoints_dir(const fs::path& run_dir) { return run_dir / "checkpoints"; }
+
+std::string directory_name(std::int64_t step) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%s%012" PRId64, kPrefix, step);
+  return name;
+}
+
+// A manifest lists a few files: far below this.
+constexpr std::uint64_t kMaxManifestBytes = 1 << 20;
+
+// The manifest's step must be a step and agree with the directory's name (step_<12 digits>),
+// when the directory has such a name (a checkpoint copied elsewhere may be renamed).
+void check_step(std::int64_t step, const fs::path& directory, const std::string& where) {
+  if (step < 0) {
+    throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
+                          "; a step is never negative");
+  }
+  const std::string name = directory.filename().string();
+  const bool step_named = name.size() == std::string(kPrefix).size() + 12 &&
+                          name.rfind(kPrefix, 0) == 0 &&
+                          name.find_first_not_of("0123456789", std::string(kPrefix).size()) ==
+                              std::string::npos;
+  if (step_named && name != directory_name(step)) {
+    throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
+                          ", the directory's name another");
+  }
+}
+
+
+}  // namespace
+
+fs::path best_checkpoint_path(const fs::path& run_dir) {
+  return checkpoints_dir(run_dir) / kBestCheckpoint;
+}
+
+CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info,
+                                   const std::string& directory)
+    : info_(std::move(info)) {
+  const fs::path parent = checkpoints_dir(run_dir);
+  const std::string name = directory.empty() ? directory_name(info_.step) : directory;
+  partial_ = parent / (".partial-" + name);
+  final_ = parent / name;
+  std::error_code error;
+  fs::create_directories(parent, error);
+  // Left by a process killed while writing: never complete, never needed.
+  for (const auto& entry : fs::directory_iterator(parent, error)) {
+    const std::string leftover = entry.path().filename().string();
+    if (leftover.rfind(".partial-", 0) == 0 || leftover.rfind(".superseded-", 0) == 0) {
+      fs::remove_all(entry.path(), error);
+    }
+  }
+  if (!fs::create_directory(partial_, error) || error) {
+    throw std::runtime_error("cannot create checkpoint directory '" + partial_.string() +
+                             "': " + error.message());
+  }
+}
+
+CheckpointWriter::~CheckpointWriter() {
+  if (committed_) return;
+  std::error_code ignored;
+  fs::remove_all(partial_, ignored);
+}
+
+void CheckpointWriter::add(const std::string& name, const std::string& bytes) {
+  core::report_alive();  // rank 0 writes alone while the other ranks wait
+  core::write_file_atomically(path_of(name), bytes);
+}
+
+fs::path CheckpointWriter::path_of(const std::string& name) const { return partial_ / name; }
+
+fs::path CheckpointWriter::commit(const std::string& created) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(partial_)) {
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  std::ostringstream manifest;
+  manifest << "mnrl_checkpoint: " << kFormat << "\n"
+           << "step: " << info_.step << "\n"
+           << "algo: " << info_.algo << "\n"
+           << "env: " << core::yaml_quoted(info_.env) << "\n"
+           << "mnrl_version: \"" << core::version() << "\"\n"
+           << "created: \"" << created << "\"\n";
+  if (info_.eval_mean_return) {
+    manifest << "eval_mean_return: " << core::format_number(*info_.eval_mean_return) << "\n";
+  }
+  manifest << "files:\n";
+  for (const auto& file : files) {
+    const std::optional<core::FileDigest> digest = core::digest_file(file);
+    if (!digest) throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
+    manifest << "  " << file.filename().string() << ": {bytes: " << digest->bytes
+             << ", crc32c: \"" << core::crc32c_hex(digest->crc32c) << "\"}\n";
+  }
+  manifest << "complete: true\n";  // last: a manifest cut short lacks it
+  core::write_file_atomically(partial_ / kManifest, manifest.str());
+  // A checkpoint of the same step is moved aside first and deleted only once this one is in
+  // place: some complete checkpoint of this step exists at every moment.
+  std::error_code error;
+  const fs::path superseded = final_.parent_path() / (".superseded-" + final_.filename().string());
+  if (fs::exists(final_, error)) fs::rename(final_, superseded, error);
+  if (!error) fs::rename(partial_, final_, error);
+  if (error) {
+    throw std::runtime_error("cannot move checkpoint into '" + final_.string() +
+                             "': " + error.message());
+  }
+  core::sync_directory(final_.parent_path());
+  committed_ = true;
+  fs::remove_all(superseded, error);
+  return final_;
+}
+
+Checkpoint Checkpoint::open(const fs::path& directory) {
+  const std::string where = "checkpoint '" + directory.string() + "'";
+  std::error_code error;
+  if (!fs::is_directory(directory, error)) {
+    throw CheckpointError(where + ": no such directory");
+  }
+  const fs::path manifest_path = directory / kManifest;
+  if (!fs::exists(manifest_path, error)) {
+    throw CheckpointError(where + ": no " + kManifest +
+                          " (not a mnrl checkpoint, or its writing was interrupted)");
+  }
+  Checkpoint checkpoint;
+  checkpoint.directory_ = directory;
+  try {
+    const YAML::Node manifest =
+        YAML::Load(core::read_regular_file(manifest_path, kMaxManifestBytes, kManifest));
+    if (!manifest.IsMap() || !manifest["mnrl_checkpoint"]) {
+      throw CheckpointError(where + ": " + kManifest + " is not a mnrl checkpoint manifest");
+    }
+    const int format = manifest["mnrl_checkpoint"].as<int>();
+    if (format != kFormat) {
+      throw CheckpointError(where + ": checkpoint format " + std::to_string(format) +
+                            ", this mnrl (" + core::version() + ") reads format " +
+                            std::to_string(kFormat));
+    }
+    if (!manifest["complete"] || !manifest["complete"].as<bool>()) {
+      throw CheckpointError(where + ": " + kManifest + " is incomplete (truncated)");
+    }
+    checkpoint.info_.step = manifest["step"].as<std::int64_t>();
+    check_step(checkpoint.info_.step, directory, where);
+    checkpoint.info_.algo = manifest["algo"].as<std::string>();
+    checkpoint.info_.env = manifest["env"].as<std::string>();
+    if (manifest["eval_mean_return"]) {
+      checkpoint.info_.eval_mean_return = manifest["eval_mean_return"].as<double>();
+    }
+    for (const auto& file : manifest["files"]) {
+      FileEntry entry;
+      entry.bytes = file.second["bytes"].as<std::uint64_t>();
+      entry.crc32c = static_cast<std::uint32_t>(
+          std::stoul(file.second["crc32c"].as<std::string>(), nullptr, 16));
+      const std::string name = file.first.as<std::string>();
+      // A file of this directory: never a path that leads out of it.
+      if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+          name.find('\0') != std::string::npos) {
+        throw CheckpointError(where + ": " + kManifest + " lists '" + name +
+                              "', which is not a file name in the checkpoint");
+      }
+      checkpoint.files_[name] = entry;
+    }
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const core::FileError& e) {
+    throw CheckpointError(where + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw CheckpointError(where + ": malformed " + kManifest + ": " + e.what());
+  }
+  for (const auto& [name, expected] : checkpoint.files_) {
+    std::error_code missing;
+    if (fs::exists(directory / name, missing)) {
+      try {
+        core::check_regular_file(directory / name, "checkpoint file");  // not /dev/zero
+      } catch (const core::FileError& e) {
+        throw CheckpointError(where + ": " + e.what());
+      }
+    }
+    const std::optional<core::FileDigest> digest = core::digest_file(directory / name, expected.bytes);
+    if (!digest) {
+      throw CheckpointError(where + ": file '" + name + "' listed in the manifest is missing");
+    }
+    const core::FileDigest& found = *digest;
+    if (found.bytes != expected.bytes) {
+      const std::string size = found.bytes > expected.bytes
+                                   ? "more than " + std::to_string(expected.bytes)
+                                   : std::to_string(found.bytes);
+      throw CheckpointError(where + ": file '" + name + "' has " + size +
+                            " bytes, the manifest says " + std::to_string(expected.bytes) +
+                            " (truncated or overwritten)");
+    }
+    if (found.crc32c != expected.crc32c) {
+      throw CheckpointError(where + ": file '" + name + "' is corrupted (CRC-32C " +
+                            core::crc32c_hex(found.crc32c) + ", the manifest says " + core::crc32c_hex(expected.crc32c) +
+                            ")");
+    }
+  }
+  return checkpoint;
+}
+
+std::string Checkpoint::read(const std::string& name) const {
+  const auto entry = files_.find(name);
+  const std::string where = "checkpoint '" + directory_.string() + "'";
+  if (entry == files_.end()) throw CheckpointError(where + ": no file '" + name + "'");
+  std::string bytes;
+  try {
+    bytes = core::read_regular_file(directory_ / name, entry->second.bytes, "checkpoint file");
+  } catch (const core::FileError& e) {
+    throw CheckpointError(where + ": " + e.what());
+  }
+  if (bytes.size() != entry->second.bytes ||
+      core::crc32c(bytes.data(), bytes.size()) != entry->second.crc32c) {
+    throw CheckpointError(where + ": file '" + name + "' changed after it was checked");
+  }
+  return bytes;
+}
+
+std::vector<fs::path> list_checkpoints(const fs::path& run_dir) {
+  std::vector<fs::path> found;
+  std::error_code error;
+  const fs::path parent = checkpoints_dir(run_dir);
+  if (!fs::is_directory(parent, error)) return found;
+  for (const auto& entry : fs::directory_iterator(parent)) {
+    const std::string name = entry.path().filename().string();
+    if (entry.is_directory() && name.rfind(kPrefix, 0) == 0) found.push_back(entry.path());
+  }
+  std::sort(found.begin(), found.end());  // zero-padded steps sort by name
+  return found;
+}
+
+Checkpoint open_latest_checkpoint(const fs::path& run_dir,
+                                  const std::function<void(const std::string&)>& skipped) {
+  const std::vector<fs::path> all = list_checkpoints(run_dir);
+  for (auto it = all.rbegin(); it != all.rend(); ++it) {
+    try {
+      return Checkpoint::open(*it);
+    } catch (const CheckpointError& e) {
+      skipped(e.what());
+    }
+  }
+  throw CheckpointError("run directory '" + run_dir.string() + "' has no usable checkpoint" +
+                        (all.empty() ? " (no " + checkpoints_dir(run_dir).string() + "/step_*)"
+                                     : ""));
+}
+
+void prune_checkpoints(const fs::path& run_dir, int keep) {
+  const std::vector<fs::path> all = list_checkpoints(run_dir);
+  for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
+    // Only what is a checkpoint: a directory of that name holding something else (a run
+    // someone started there) is left alone.
+    std::error_code ignored;
+    if (!fs::is_regular_file(fs::symlink_status(all[i] / kManifest, ignored))) continue;
+    fs::remove_all(all[i], ignored);
+  }
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,306 @@
+#include "experiments/checkpoints/training_checkpoint.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <utility>
+
+#include "agents/a3c/shared_rmsprop.h"
+#include "core/config.h"
+#include "core/files.h"
+#include "core/run_directory.h"
+#include "core/state_stream.h"
+#include "distributed/byte_exchange.h"
+#include "distributed/communicator.h"
+#include "nn/tensor_state.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kAgentFile = "agent.state";
+constexpr const char* kEnvsFile = "envs.state";
+constexpr const char* kTrainingFile = "training.state";
+constexpr const char* kReplayFile = "replay.bin";
+
+int rank_of(const TrainingParts& parts) {
+  return parts.communicator ? parts.communicator->rank() : 0;
+}
+
+// The name of `rank`'s copy of checkpoint file `name`.
+std::string rank_file(const std::string& name, int rank) {
+  return rank == 0 ? name : "rank" + std::to_string(rank) + "." + name;
+}
+
+// Named files, packed into one byte string to travel to rank 0.
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+std::string pack(const Files& files) {
+  core::StateWriter out;
+  out.value(static_cast<std::uint64_t>(files.size()));
+  for (const auto& [name, bytes] : files) {
+    out.text(name);
+    out.text(bytes);
+  }
+  return out.bytes();
+}
+
+Files unpack(const std::string& packed, int rank) {
+  core::StateReader in(packed, "checkpoint files of rank " + std::to_string(rank));
+  Files files(in.value<std::uint64_t>());
+  for (auto& [name, bytes] : files) {
+    name = in.text();
+    bytes = in.text();
+  }
+  return files;
+}
+
+// The files `agent`'s save_replay() writes, read back from a private temporary directory.
+Files replay_files(const agents::Agent& agent) {
+  std::string pattern = (fs::temp_directory_path() / "mnrl-replay-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) {
+    throw std::runtime_error("cannot make a temporary directory for the replay buffer in " +
+                             fs::temp_directory_path().string());
+  }
+  const fs::path directory = pattern;
+  Files files;
+  try {
+    agent.save_replay((directory / kReplayFile).string());
+    for (const auto& entry : fs::directory_iterator(directory)) {
+      std::ifstream in(entry.path(), std::ios::binary);
+      files.emplace_back(entry.path().filename().string(),
+                         std::string(std::istreambuf_iterator<char>(in), {}));
+      if (!in) throw std::runtime_error("cannot read " + entry.path().string());
+    }
+  } catch (...) {
+    fs::remove_all(directory);
+    throw;
+  }
+  fs::remove_all(directory);
+  return files;
+}
+
+// Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks.
+void check_rank_count(const Checkpoint& checkpoint, int ranks) {
+  int saved = 1;
+  while (checkpoint.has(rank_file(kAgentFile, saved))) ++saved;
+  if (saved != ranks) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' was written by a "
+                          "job of " + std::to_string(saved) + " rank(s); resume it with " +
+                          std::to_string(saved) + " (mpirun -np " + std::to_string(saved) +
+                          "), not " + std::to_string(ranks));
+  }
+}
+
+// Reads file `name` of the checkpoint into `bytes` (which must outlive the reader).
+core::StateReader reader_of(const Checkpoint& checkpoint, const std::string& name,
+                            std::string& bytes) {
+  bytes = checkpoint.read(name);
+  return core::StateReader(bytes, checkpoint.path_of(name).string());
+}
+
+void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
+  std::string bytes;
+  core::StateReader in = reader_of(checkpoint, rank_file(kAgentFile, rank_of(parts)), bytes);
+  in.expect_tag("agents");
+  const auto count = in.value<std::uint64_t>();
+  if (count != parts.agents.size()) {
+    if (parts.shared) {
+      // A3C: one agent per worker thread, none from a parameter server (its workers are ranks).
+      const auto topology = [](std::uint64_t agents) {
+        return agents == 0 ? std::string("a parameter server (mpirun)")
+                           : std::to_string(agents) + " worker thread(s) (a3c.workers)";
+      };
+      throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' was written by " +
+                            topology(count) + ", not " + topology(parts.agents.size()) +
+                            ": resume it the way it was trained");
+    }
+    in.fail(std::to_string(count) + " agents, expected " + std::to_string(parts.agents.size()));
+  }
+  for (agents::Agent* agent : parts.agents) agent->load_state(in);
+  if (parts.shared) {
+    nn::load_tensor(in, parts.shared->parameters);
+    nn::load_tensor(in, parts.shared->square_avg);
+  }
+  in.expect_end();
+}
+
+// What load_agents() reads: every agent, then the shared model.
+core::StateWriter agents_state(const TrainingParts& parts) {
+  core::StateWriter out;
+  out.tag("agents");
+  out.value(static_cast<std::uint64_t>(parts.agents.size()));
+  for (const agents::Agent* agent : parts.agents) agent->save_state(out);
+  if (parts.shared) {
+    nn::save_tensor(out, parts.shared->parameters);
+    nn::save_tensor(out, parts.shared->square_avg);
+  }
+  return out;
+}
+
+std::string resolved_config(const ExperimentOptions& options) {
+  ExperimentOptions resolved = options;
+  return core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
+}
+
+std::string now_utc() { return core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true); }
+
+}  // namespace
+
+fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
+                                  const LoopState& loop, const TrainingParts& parts) {
+  const core::StateWriter agent_state = agents_state(parts);
+  core::StateWriter env_state;
+  for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
+  if (parts.evaluator) parts.evaluator->save_state(env_state);
+  // Each rank's: LibTorch's generator draws this rank's samples.
+  core::StateWriter training;
+  training.tag("training_loop");
+  training.value(loop.step);
+  training.value(loop.next_eval);
+  training.value(loop.seconds);
+  nn::save_torch_rng(training);
+  const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
+                           options.checkpoint.replay_buffer;
+
+  // The other ranks' files go to rank 0 (their replay buffers through a temporary directory).
+  std::vector<Files> other_ranks;
+  if (parts.communicator && parts.communicator->size() > 1) {
+    Files mine{{kAgentFile, agent_state.bytes()},
+               {kEnvsFile, env_state.bytes()},
+               {kTrainingFile, training.bytes()}};
+    if (save_replay && rank_of(parts) > 0) {
+      for (auto& file : replay_files(*parts.agents.front())) mine.push_back(std::move(file));
+    }
+    const auto gathered = distributed::all_gather_bytes(*parts.communicator, pack(mine));
+    if (rank_of(parts) > 0) return {};
+    for (std::size_t rank = 1; rank < gathered.size(); ++rank) {
+      other_ranks.push_back(unpack(gathered[rank], static_cast<int>(rank)));
+    }
+  }
+
+  CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id, std::nullopt});
+  writer.add(kAgentFile, agent_state.bytes());
+  writer.add(kEnvsFile, env_state.bytes());
+  for (std::size_t i = 0; i < other_ranks.size(); ++i) {
+    for (const auto& [name, bytes] : other_ranks[i]) {
+      writer.add(rank_file(name, static_cast<int>(i + 1)), bytes);
+    }
+  }
+
+  writer.add(kTrainingFile, training.bytes());
+
+  if (save_replay) parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
+  writer.add("config.yaml", resolved_config(options));
+  const fs::path written = writer.commit(now_utc());
+  prune_checkpoints(run_dir, options.checkpoint.keep);
+  return written;
+}
+
+fs::path save_policy_checkpoint(const fs::path& run_dir, const std::string& name,
+                                const ExperimentOptions& options, CheckpointInfo info,
+                                const TrainingParts& parts) {
+  info.algo = options.algo;
+  info.env = options.env.id;
+  CheckpointWriter writer(run_dir, std::move(info), name);
+  writer.add(kAgentFile, agents_state(parts).bytes());
+  core::StateWriter env_state;
+  parts.envs.front()->save_state(env_state);
+  writer.add(kEnvsFile, env_state.bytes());
+  writer.add("config.yaml", resolved_config(options));
+  return writer.commit(now_utc());
+}
+
+void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options) {
+  const CheckpointInfo& info = checkpoint.info();
+  if (info.algo != options.algo || info.env != options.env.id) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' is of " +
+                          info.algo + " on " + info.env + ", not of " + options.algo + " on " +
+                          options.env.id);
+  }
+}
+
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+                                 LoopState& loop, const TrainingParts& parts) {
+  check_checkpoint_matches(checkpoint, options);
+  check_rank_count(checkpoint, parts.communicator ? parts.communicator->size() : 1);
+  const int rank = rank_of(parts);
+  std::string bytes;
+  {
+    core::StateReader in = reader_of(checkpoint, rank_file(kTrainingFile, rank), bytes);
+    in.expect_tag("training_loop");
+    in.value(loop.step);
+    in.value(loop.next_eval);
+    in.value(loop.seconds);
+    nn::load_torch_rng(in);
+    in.expect_end();
+  }
+  // The manifest's step decides which metrics rows a resume keeps: it must be the loop's.
+  if (loop.step != checkpoint.info().step) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "': its manifest "
+                          "says step " + std::to_string(checkpoint.info().step) + ", its " +
+                          kTrainingFile + " step " + std::to_string(loop.step));
+  }
+  load_agents(checkpoint, parts);
+  const std::string replay = rank_file(kReplayFile, rank);
+  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() && checkpoint.has(replay)) {
+    parts.agents.front()->load_replay(checkpoint.path_of(replay).string());
+  }
+  core::StateReader in = reader_of(checkpoint, rank_file(kEnvsFile, rank), bytes);
+  bool episodes_restored = true;
+  for (envs::VectorEnv* envs : parts.envs) episodes_restored &= envs->load_state(in);
+  if (parts.evaluator) parts.evaluator->load_state(in);
+  in.expect_end();
+  return episodes_restored;
+}
+
+std::size_t saved_agent_count(const Checkpoint& checkpoint) {
+  std::string bytes;
+  core::StateReader in = reader_of(checkpoint, kAgentFile, bytes);
+  in.expect_tag("agents");
+  const auto count = in.value<std::uint64_t>();
+  constexpr std::uint64_t kMostAgents = 1024;  // a3c.workers' bound
+  if (count > kMostAgents) in.fail(std::to_string(count) + " agents, at most 1024 expected");
+  return count;
+}
+
+void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts) {
+  load_agents(checkpoint, parts);
+  std::string bytes;
+  core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
+  parts.envs.front()->load_state(in);
+}
+
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+                            LoopState& loop, const TrainingParts& parts) {
+  const bool episodes_restored =
+      restore_training_checkpoint(*checkpoints.resume_from, options, loop, parts);
+  if (checkpoints.on_restored) checkpoints.on_restored();
+  return episodes_restored;
+}
+
+CheckpointSchedule::CheckpointSchedule(const CheckpointSettings* checkpoints,
+                                       const ExperimentOptions& options, const LoopState& loop)
+    : checkpoints_(checkpoints),
+      options_(options),
+      interval_(checkpoints ? options.checkpoint.interval : 0),
+      next_(interval_ > 0 ? (loop.step / interval_ + 1) * interval_
+                          : std::numeric_limits<std::int64_t>::max()),
+      total_steps_(options.train.total_steps) {
+  if (checkpoints && checkpoints->resume_from) {
+    newest_step_ = checkpoints->resume_from->info().step;
+    newest_ = checkpoints->resume_from->directory();
+  }
+}
+
+void CheckpointSchedule::write(const LoopState& loop, const TrainingParts& parts) {
+  if (interval_ > 0) {
+    while (next_ <= loop.step) next_ += interval_;
+  }
+  if (!checkpoints_ || loop.step == newest_step_) return;
+  newest_ = save_training_checkpoint(checkpoints_->run_dir, options_, loop, parts);
+  newest_step_ = loop.step;
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,120 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "envs/vector_env.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/evaluation/evaluator.h"
+#include "experiments/config/experiment_options.h"
+
+namespace mnrl::agents {
+struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
+}
+namespace mnrl::distributed {
+class Communicator;
+}
+
+namespace mnrl::experiments {
+
+// Where a run keeps its checkpoints, and the checkpoint it resumes from, if any.
+struct CheckpointSettings {
+  std::filesystem::path run_dir;
+  std::optional<Checkpoint> resume_from;
+  // Called once the loop has restored resume_from, before it reports anything: what a resume
+  // changes in the run directory waits until the checkpoint is known to load.
+  std::function<void()> on_restored;
+};
+
+// What a training loop carries from step to step besides its agent and envs.
+struct LoopState {
+  std::int64_t step = 0;       // env steps taken
+  std::int64_t next_eval = 0;  // step of the next scheduled evaluation
+  double seconds = 0.0;        // wall time of the run's earlier segments (before resumes)
+};
+
+// What a checkpoint holds besides the loop state: one learner and its envs, or the A3C workers
+// (their envs in the same order) and the model they share.
+struct TrainingParts {
+  std::vector<agents::Agent*> agents;
+  std::vector<envs::VectorEnv*> envs;
+  Evaluator* evaluator = nullptr;
+  agents::SharedModel* shared = nullptr;  // A3C only
+  // A data-parallel job of several ranks: each rank's agent and envs are saved, rank r > 0's
+  // files named "rank<r>.<file>", all written by rank 0. Null for one process.
+  distributed::Communicator* communicator = nullptr;
+};
+
+// Writes a checkpoint at loop.step: agent.state (every agent, and the shared model), envs.state
+// (training envs, then the evaluation envs), training.state (loop state and LibTorch's
+// generator), replay.bin (a single agent's replay buffer, with checkpoint.replay_buffer) and
+// config.yaml (the resolved config). Then deletes all but the newest checkpoint.keep. Returns
+// the checkpoint's directory. With parts.communicator, every rank calls it and hands its files
+// to rank 0, which writes them; the other ranks return an empty path.
+std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_dir,
+                                               const ExperimentOptions& options,
+                                               const LoopState& loop, const TrainingParts& parts);
+
+// Writes the policy alone as checkpoint RUN_DIR/checkpoints/<name>: agent.state, the first
+// training envs' state (for their observation statistics) and config.yaml, what
+// restore_policy() and evaluate_checkpoint() read; nothing a resume needs. One process (rank 0
+// of a job: every rank holds the same policy). info.algo and info.env are filled in.
+std::filesystem::path save_policy_checkpoint(const std::filesystem::path& run_dir,
+                                             const std::string& name,
+                                             const ExperimentOptions& options, CheckpointInfo info,
+                                             const TrainingParts& parts);
+
+// Restores what save_training_checkpoint() wrote into parts built from the same options; with
+// parts.communicator, each rank reads its own files (so the run directory must be visible to
+// every rank) and a checkpoint of another number of ranks is refused.
+// Returns whether the training envs' episodes were restored; if not, the caller resets them.
+// Throws CheckpointError (another algo or env) or core::StateError (another configuration).
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+                                 LoopState& loop, const TrainingParts& parts);
+
+// Restores checkpoints.resume_from (restore_training_checkpoint) and calls on_restored.
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+                            LoopState& loop, const TrainingParts& parts);
+
+// When a training loop writes checkpoints: every checkpoint.interval steps before the end, and
+// once more when it ends or stops, unless the newest checkpoint is already at that step (so a
+// stop right after a resume or a scheduled checkpoint never rewrites a good checkpoint).
+class CheckpointSchedule {
+ public:
+  // `checkpoints` null: writes nothing. `loop`: the loop state after any resume.
+  CheckpointSchedule(const CheckpointSettings* checkpoints, const ExperimentOptions& options,
+                     const LoopState& loop);
+
+  bool due(std::int64_t step) const { return step >= next_ && step < total_steps_; }
+  // The step from which the next scheduled checkpoint is due.
+  std::int64_t next() const { return next_; }
+  // Writes a checkpoint of `loop` (see above) and schedules the next one.
+  void write(const LoopState& loop, const TrainingParts& parts);
+  // The newest checkpoint of the run (empty if none).
+  const std::filesystem::path& newest() const { return newest_; }
+
+ private:
+  const CheckpointSettings* checkpoints_;
+  const ExperimentOptions& options_;
+  std::int64_t interval_, next_, total_steps_;
+  std::int64_t newest_step_ = -1;
+  std::filesystem::path newest_;
+};
+
+// How many agents the checkpoint holds (A3C: its worker threads; none from a parameter
+// server; one in a best policy).
+std::size_t saved_agent_count(const Checkpoint& checkpoint);
+
+// Restores only the agents (with the shared model, for A3C) and the first training envs'
+// state, whose observation statistics evaluation envs share: what evaluation needs.
+void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts);
+
+// Throws CheckpointError unless the checkpoint was written for options.algo on options.env.id.
+void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options);
+
+}  // namespace mnrl::experiments

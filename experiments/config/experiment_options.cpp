@@ -1,0 +1,183 @@
+#include "experiments/config/experiment_options.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "core/text.h"
+#include "envs/env_options.h"
+#include "envs/plugin_loader.h"
+#include "envs/registry.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+
+namespace {
+
+ExperimentOptions read_experiment(core::ConfigDocument document,
+                                  const std::vector<std::string>& overrides) {
+  for (const auto& assignment : overrides) document.set(assignment);
+  ExperimentOptions options;
+  document.read_into(options);
+  validate_experiment(options, document);
+  // The resolved config names the env's plugin by its absolute path (wherever the env came
+  // from: env.plugin or --plugin), so that the run resumes and evaluates from any directory.
+  const std::string& plugin = envs::Registry::global().origin(options.env.id);
+  if (!plugin.empty()) options.env.plugin = fs::absolute(plugin).lexically_normal().string();
+  return options;
+}
+
+// Bounds on what a config may ask for, checked before anything is allocated or written.
+constexpr std::size_t kMaxHiddenLayers = 64;
+constexpr double kMaxNetworkParameters = 100e6;
+
+double physical_memory_bytes() {
+  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+}
+
+// Parameters of an MLP from `inputs` through `hidden` to `outputs`.
+double mlp_parameters(double inputs, const std::vector<std::int64_t>& hidden, double outputs) {
+  double total = 0.0;
+  for (const std::int64_t width : hidden) {
+    total += inputs * static_cast<double>(width) + static_cast<double>(width);
+    inputs = static_cast<double>(width);
+  }
+  return total + inputs * outputs + outputs;
+}
+
+std::string gigabytes(double bytes) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
+  return text;
+}
+
+// Refuses networks, rollouts and replay buffers that would not fit: with a message naming the
+// key, before a gigabyte is allocated (or a LibTorch allocation trace is printed).
+void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                 const core::ConfigDocument& document) {
+  const auto& hidden = options.network.hidden_sizes;
+  if (hidden.size() > kMaxHiddenLayers) {
+    throw document.error_at("network.hidden_sizes",
+                            "network.hidden_sizes has " + std::to_string(hidden.size()) +
+                                " layers; at most " + std::to_string(kMaxHiddenLayers));
+  }
+  const double observation = static_cast<double>(envs::flat_size(spec.observation_space));
+  const double action = static_cast<double>(envs::flat_size(spec.action_space));
+  // Two networks (actor and critic, or online and target Q), each with its gradient and two
+  // Adam moments: 4 floats per parameter.
+  const double parameters = 2 * mlp_parameters(observation, hidden, std::max(action, 1.0) + 1);
+  if (parameters > kMaxNetworkParameters) {
+    throw document.error_at("network.hidden_sizes",
+                            "network.hidden_sizes makes networks of about " +
+                                std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
+                                "M parameters; mnrl's MLPs are limited to " +
+                                std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) +
+                                "M");
+  }
+  std::string key = "network.hidden_sizes";
+  double bytes = parameters * 4 * 4;
+  const double transition = (2 * observation + action + 4) * 4;  // replay or rollout floats
+  const agents::StoredTransitions stored =
+      options.algorithm().stored_transitions(options.algorithm_section(), options.env.num_envs);
+  if (stored.count > 0) {
+    key = stored.key;
+    bytes += stored.count * transition;
+  }
+  const double memory = physical_memory_bytes();
+  if (memory > 0 && bytes > memory) {
+    throw document.error_at(key, key + ": this run would need about " + gigabytes(bytes) +
+                                     " of memory (networks, rollout or replay buffer); this "
+                                     "machine has " + gigabytes(memory));
+  }
+}
+
+}  // namespace
+
+ExperimentOptions load_experiment(const std::string& path,
+                                  const std::vector<std::string>& overrides) {
+  return read_experiment(core::ConfigDocument::parse_file(path), overrides);
+}
+
+ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
+                                   const std::vector<std::string>& overrides) {
+  return read_experiment(core::ConfigDocument::parse_string(yaml, source_name), overrides);
+}
+
+bool uses_sde(const ExperimentOptions& options) {
+  return options.algorithm().uses_sde(options.algorithm_section());
+}
+
+void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  // The name becomes a directory under runs/: one path component, never "/x" or "../x".
+  const bool safe_name =
+      !options.name.empty() && options.name.size() <= 100 && options.name[0] != '.' &&
+      options.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                     "0123456789._-") == std::string::npos;
+  if (!safe_name) {
+    throw document.error_at("name", "name: '" + options.name + "' cannot name a run directory: "
+                                    "use 1 to 100 letters, digits, '.', '_' or '-', not "
+                                    "starting with '.'");
+  }
+  // An env already registered (by --plugin) is taken from there: --plugin overrides env.plugin,
+  // for a run whose plugin has moved.
+  if (!options.env.plugin.empty() && !envs::Registry::global().contains(options.env.id)) {
+    try {
+      envs::load_plugin(options.env.plugin);
+    } catch (const envs::PluginError& e) {
+      throw document.error_at("env.plugin", std::string("env.plugin: ") + e.what());
+    }
+  }
+  const auto& registry = envs::Registry::global();
+  if (!registry.contains(options.env.id)) {
+    throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
+                                          core::did_you_mean(options.env.id, registry.ids()) +
+                                          "; registered: " + core::join(registry.ids()));
+  }
+  try {
+    registry.make(options.env.id, options.env.kwargs);
+  } catch (const core::KwargError& e) {
+    // Located where the argument was written, or in the file if env.kwargs is not in it.
+    const bool located = !options.env.kwargs.location().empty();
+    throw core::ConfigError(located ? e.what() : document.source_name() + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw document.error_at("env.id", std::string("env.id: ") + e.what());
+  }
+  std::unique_ptr<envs::Env> env;
+  try {
+    envs::check_wrappers(options.env.wrappers);  // its messages name the entry
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("env.wrappers", e.what());
+  }
+  try {
+    env = envs::make_env(options.env);
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
+  }
+  options.algorithm().validate(options.algorithm_section(),
+                               {document, options.env, env->spec(), options.network});
+  check_sizes(options, env->spec(), document);
+  const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
+  if (uses_sde(options) && !box) {
+    const std::string key = options.algo + ".use_sde";
+    throw document.error_at(key, key + ": gSDE explores continuous actions; '" + options.env.id +
+                                     "' has " + envs::describe(env->spec().action_space));
+  }
+  if (box && options.network.squash_output) {
+    for (std::size_t k = 0; k < box->low.size(); ++k) {
+      if (!std::isfinite(box->low[k]) || !std::isfinite(box->high[k])) {
+        throw document.error_at("network.squash_output",
+                                "network.squash_output: the action space " + envs::describe(*box) +
+                                    " of '" + options.env.id +
+                                    "' is unbounded; squashing needs finite bounds");
+      }
+    }
+  }
+}
+
+}  // namespace mnrl::experiments

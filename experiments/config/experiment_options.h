@@ -1,0 +1,148 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "agents/network_options.h"
+#include "agents/registry.h"
+#include "core/config.h"
+#include "envs/env_options.h"
+
+namespace mnrl::experiments {
+
+// The `train:` section: budget, evaluation and logging schedule, compute.
+struct TrainOptions {
+  std::int64_t total_steps = 100000;  // env steps, summed over the vector env
+  std::int64_t eval_interval = 0;     // env steps between evaluations; 0 = only at the end
+  int eval_episodes = 10;             // episodes per evaluation (greedy actions)
+  std::int64_t log_interval = 0;      // steps between log lines when stdout is not a
+                                      // terminal; 0 = a tenth of total_steps
+  int threads = 1;                    // intra-op threads (LibTorch and OpenBLAS)
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
+    v.field("eval_interval", eval_interval, "steps between evaluations; 0 = at the end only",
+            core::at_least(0));
+    // One env per episode: bounded as env.num_envs is.
+    v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::between(1, 100000));
+    v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
+            core::at_least(0));
+    v.field("threads", threads, "intra-op threads per process (at most one per CPU is used)",
+            core::between(1, 1024));
+  }
+};
+
+// The `checkpoint:` section (experiments/checkpoints/checkpoint.h). A checkpoint is also written at the
+// end and when Ctrl-C / SIGTERM stops a run.
+struct CheckpointOptions {
+  std::int64_t interval = 0;  // env steps between checkpoints; 0 = only at the end / on a stop
+  int keep = 3;               // newest checkpoints kept; older ones are deleted
+  bool replay_buffer = true;  // off-policy agents: include the replay buffer
+  bool save_best = true;      // keep checkpoints/best, the policy of the best evaluation
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("interval", interval, "steps between checkpoints; 0 = at the end and on a stop only",
+            core::at_least(0));
+    v.field("keep", keep, "newest checkpoints kept", core::at_least(1));
+    v.field("replay_buffer", replay_buffer, "off-policy agents: save the replay buffer too");
+    v.field("save_best", save_best,
+            "keep checkpoints/best: the policy whose evaluation (train.eval_interval and the "
+            "final one) had the highest mean return; one learner (ppo, a2c, dqn), not a3c");
+  }
+};
+
+// The `logging:` section: where metrics go besides metrics.csv and the console.
+struct LoggingOptions {
+  bool tensorboard = true;  // TensorBoard event file in the run directory
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("tensorboard", tensorboard, "write a TensorBoard event file next to metrics.csv");
+  }
+};
+
+// The `distributed:` section: how the ranks of `mpirun -np N mnrl train` work together
+// (docs/distributed.md). A single process ignores it.
+struct DistributedOptions {
+  std::string backend = "auto";        // auto | local | mpi | nccl | hierarchical
+  double bucket_mb = 25.0;             // gradient MiB per all-reduce call
+  std::int64_t sync_check_interval = 100;  // updates between replica checks; 0 = never
+  std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
+  double timeout = 300.0;              // seconds a rank waits for the others before the job ends
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("backend", backend,
+            "communicator: auto (mpi under mpirun, else local), local, mpi, nccl, hierarchical",
+            core::one_of({"auto", "local", "mpi", "nccl", "hierarchical"}));
+    v.field("bucket_mb", bucket_mb, "gradient MiB per all-reduce call", core::greater_than(0.0));
+    v.field("sync_check_interval", sync_check_interval,
+            "updates between checks that every rank holds the same parameters; 0 = never",
+            core::at_least(0));
+    v.field("lr_scaling", lr_scaling,
+            "learning rate with N ranks: none (as written) or linear (times N)",
+            core::one_of({"none", "linear"}));
+    v.field("timeout", timeout,
+            "seconds a rank waits for the others in one exchange before the job ends (a rank "
+            "stopped, hung or stuck in an env step); a warning names them at half of it",
+            core::between(1, 86400));
+  }
+};
+
+struct ExperimentOptions {
+  std::string name = "experiment";  // run directory prefix
+  std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
+  std::string algo = "ppo";         // a name in agents::AgentRegistry
+  envs::EnvOptions env;
+  agents::NetworkOptions network;
+  agents::AlgorithmSections algorithms;  // every registered algorithm's section
+  TrainOptions train;
+  CheckpointOptions checkpoint;
+  LoggingOptions logging;
+  DistributedOptions distributed;
+
+  // The chosen algorithm, and its section.
+  const agents::Algorithm& algorithm() const { return agents::AgentRegistry::global().at(algo); }
+  const agents::AlgorithmSection& algorithm_section() const { return algorithms.at(algo); }
+  // The section of the algorithm whose Options type is `Options` (agents::PpoOptions, ...).
+  template <class Options>
+  Options& hyperparameters() {
+    return algorithms.get<Options>();
+  }
+  template <class Options>
+  const Options& hyperparameters() const {
+    return algorithms.get<Options>();
+  }
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("name", name, "experiment name, prefix of the run directory");
+    v.field("seed", seed, "experiment seed", core::at_least(0));
+    v.field("algo", algo, "algorithm", core::one_of(agents::AgentRegistry::global().names()));
+    v.section("env", env, "environment");
+    v.section("network", network, "actor-critic network");
+    algorithms.visit(v);
+    v.section("train", train, "training schedule");
+    v.section("checkpoint", checkpoint, "checkpoint schedule");
+    v.section("logging", logging, "metric outputs");
+    v.section("distributed", distributed, "multi-process training (mpirun)");
+  }
+};
+
+// Reads a config file with --set overrides ("key.path=value", applied in order), loads
+// env.plugin, and checks what spans several keys (a registered env id and kwargs it takes,
+// batch sizes that fit the rollout).
+// Throws core::ConfigError naming the key and where it was set.
+ExperimentOptions load_experiment(const std::string& path,
+                                  const std::vector<std::string>& overrides);
+
+// load_experiment on YAML text held in memory (for programs that embed mnrl); `source_name`
+// stands for the file name in messages.
+ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
+                                   const std::vector<std::string>& overrides = {});
+
+// Whether the chosen algorithm's section asks for gSDE exploration (its use_sde).
+bool uses_sde(const ExperimentOptions& options);
+
+// The checks of load_experiment on options read from `document`.
+void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);
+
+}  // namespace mnrl::experiments

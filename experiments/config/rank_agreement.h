@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "experiments/config/experiment_options.h"
+
+namespace mnrl::distributed {
+class Communicator;
+}
+
+namespace mnrl::experiments {
+
+// The ranks of a job do not run the same experiment. Every rank throws it with the same
+// message; nothing has been run or written.
+class RanksDisagree : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Collective, before any work: every rank compares its resolved config, its env plugin's
+// bytes (CRC-32C), its mnrl version and, for a resume, the step of the checkpoint it resumes
+// from (`resume_step` >= 0) with rank 0's. Ranks that differ in what they compute corrupt each
+// other's buffers or silently diverge, so a difference is refused: RanksDisagree names the
+// ranks and the first key that differs, with both values.
+void check_ranks_agree(distributed::Communicator& communicator, const ExperimentOptions& options,
+                       std::int64_t resume_step = -1);
+
+}  // namespace mnrl::experiments

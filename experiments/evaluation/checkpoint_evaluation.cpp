@@ -1,0 +1,97 @@
+#include "experiments/evaluation/checkpoint_evaluation.h"
+
+#include <cmath>
+
+#include <torch/utils.h>
+
+#include "agents/a3c/a3c_workers.h"
+#include "envs/normalize_observation.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/checkpoints/training_checkpoint.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+Checkpoint open_target(const fs::path& target,
+                       const std::function<void(const std::string&)>& skipped) {
+  std::error_code error;
+  if (fs::exists(target / "manifest.yaml", error)) return Checkpoint::open(target);
+  if (fs::is_directory(target / "checkpoints", error)) {
+    return open_latest_checkpoint(target, skipped);
+  }
+  if (!fs::is_directory(target, error)) {
+    throw CheckpointError("'" + target.string() + "': no such directory");
+  }
+  throw CheckpointError("'" + target.string() +
+                        "' is neither a run directory with checkpoints nor a checkpoint "
+                        "(no checkpoints/ and no manifest.yaml)");
+}
+
+}  // namespace
+
+CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
+                                   const std::function<void(const std::string&)>& skipped)
+    : checkpoint_(open_target(target, skipped)),
+      options_(load_experiment(checkpoint_.path_of("config.yaml").string(), {})) {
+  check_checkpoint_matches(checkpoint_, options_);
+  set_compute_threads(options_.train.threads);
+
+  envs_ = envs::make_vector_env(options_.env, seed);
+  const envs::EnvSpec& spec = envs_->spec();
+  TrainingParts parts;
+  parts.envs.push_back(envs_.get());
+  // Async workers: the checkpoint holds the shared model and the agents of the workers that
+  // learned into it (threads), or none (a parameter server), or the one that played it (best).
+  const bool async_workers = options_.algorithm().topology() == agents::Topology::async_workers;
+  const agents::AgentSetup setup = agent_setup(options_, spec);
+  if (async_workers) {
+    const auto& a3c = options_.hyperparameters<agents::A3cOptions>();
+    shared_ = make_a3c_shared_model(options_, spec);
+    for (std::size_t k = 0; k < saved_agent_count(checkpoint_); ++k) {
+      agents_.push_back(agents::make_a3c_worker(a3c, setup, shared_));
+    }
+    parts.shared = shared_.get();
+  } else {
+    agents_.push_back(make_agent(options_, spec));
+  }
+  for (auto& agent : agents_) parts.agents.push_back(agent.get());
+  restore_policy(checkpoint_, parts);
+  if (shared_) {
+    player_ = agents::make_a3c_player(options_.hyperparameters<agents::A3cOptions>(), setup,
+                                      *shared_);
+  }
+}
+
+CheckpointPolicy::~CheckpointPolicy() = default;
+
+CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
+                                         std::uint64_t seed, bool stochastic,
+                                         const std::function<void(const std::string&)>& skipped) {
+  CheckpointPolicy policy(target, seed, skipped);
+  torch::manual_seed(seed);  // sampling, with --stochastic
+  Evaluator evaluator(policy.options().env, episodes, seed, policy.envs());
+  return {policy.checkpoint().directory(), policy.checkpoint().info(),
+          *evaluator.run(policy.player(), stochastic)};
+}
+
+std::optional<nn::ObservationScale> observation_scale(const envs::VectorEnv& envs) {
+  const auto* normalize = envs.find_transform<envs::NormalizeObservation>();
+  if (!normalize) return std::nullopt;
+  nn::ObservationScale scale;
+  scale.mean = normalize->statistics()->mean();
+  for (const double var : normalize->statistics()->var()) {
+    scale.std.push_back(std::sqrt(var + normalize->epsilon()));
+  }
+  scale.clip = normalize->clip();
+  return scale;
+}
+
+PolicyExport export_checkpoint_policy(const fs::path& target,
+                                      const std::function<void(const std::string&)>& skipped) {
+  CheckpointPolicy policy(target, 0, skipped);
+  return {policy.checkpoint().directory(), policy.checkpoint().info(),
+          policy.player().export_greedy_policy(observation_scale(policy.envs()))};
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agents/agent.h"
+#include "envs/vector_env.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/evaluation/evaluator.h"
+#include "experiments/config/experiment_options.h"
+
+namespace mnrl::agents {
+struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
+}
+
+namespace mnrl::experiments {
+
+// A checkpoint's policy, rebuilt from the checkpoint's own config.yaml: its agents (A3C: the
+// workers and their shared model) and training envs seeded from `seed` that hold the
+// checkpoint's observation statistics.
+class CheckpointPolicy {
+ public:
+  // Opens `target`: a checkpoint directory, or a run directory and then its newest checkpoint
+  // that opens, reporting each newer one that does not through `skipped`. Throws
+  // CheckpointError or core::ConfigError for a target it cannot use.
+  CheckpointPolicy(const std::filesystem::path& target, std::uint64_t seed,
+                   const std::function<void(const std::string&)>& skipped);
+  ~CheckpointPolicy();
+
+  const Checkpoint& checkpoint() const { return checkpoint_; }
+  const ExperimentOptions& options() const { return options_; }
+  // The training envs, for their spec and observation statistics.
+  const envs::VectorEnv& envs() const { return *envs_; }
+  // The agent that plays the policy (A3C: a snapshot of the shared model, as its training
+  // evaluations play).
+  agents::Agent& player() { return player_ ? *player_ : *agents_.front(); }
+
+ private:
+  Checkpoint checkpoint_;
+  ExperimentOptions options_;
+  std::unique_ptr<envs::VectorEnv> envs_;
+  std::shared_ptr<agents::SharedModel> shared_;
+  std::vector<std::unique_ptr<agents::Agent>> agents_;
+  std::unique_ptr<agents::Agent> player_;  // A3C only
+};
+
+struct CheckpointEvaluation {
+  std::filesystem::path checkpoint;  // the directory evaluated
+  CheckpointInfo info;
+  EvaluationResult result;
+};
+
+// `mnrl eval`: plays `episodes` episodes of the policy of `target` (see CheckpointPolicy) on
+// envs seeded from `seed`, with the training envs' observation statistics. Greedy actions
+// unless `stochastic`.
+CheckpointEvaluation evaluate_checkpoint(const std::filesystem::path& target, int episodes,
+                                         std::uint64_t seed, bool stochastic,
+                                         const std::function<void(const std::string&)>& skipped);
+
+struct PolicyExport {
+  std::filesystem::path checkpoint;  // the directory exported
+  CheckpointInfo info;
+  std::string module;  // the TorchScript module's bytes (agents::Agent::export_greedy_policy)
+};
+
+// `mnrl export`: the greedy policy of `target` (see CheckpointPolicy) with the observation
+// normalization of its envs (normalize_observation) folded in.
+PolicyExport export_checkpoint_policy(const std::filesystem::path& target,
+                                      const std::function<void(const std::string&)>& skipped);
+
+// The training envs' observation normalization (normalize_observation), if they have one.
+std::optional<nn::ObservationScale> observation_scale(const envs::VectorEnv& envs);
+
+}  // namespace mnrl::experiments

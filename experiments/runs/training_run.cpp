@@ -1,0 +1,299 @@
+#include "experiments/runs/training_run.h"
+
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+
+#include "core/build_info.h"
+#include "core/config_diff.h"
+#include "core/crc32c.h"
+#include "core/openblas.h"
+#include "core/files.h"
+#include "core/run_directory.h"
+#include "core/text.h"
+#include "distributed/communicator.h"
+#include "experiments/metrics/console_reporter.h"
+#include "experiments/config/rank_agreement.h"
+#include "experiments/metrics/tensorboard_metrics.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+// The env's plugin, if it comes from one, by absolute path and CRC-32C: what the run was
+// trained with, to compare with the plugin a resume or an evaluation loads.
+std::string env_plugin_yaml(const ExperimentOptions& options) {
+  if (options.env.plugin.empty()) return "";
+  const auto digest = core::digest_file(options.env.plugin);
+  return "env_plugin: {path: " + core::yaml_quoted(options.env.plugin) + ", crc32c: " +
+         core::yaml_quoted(digest ? core::crc32c_hex(digest->crc32c) : "unreadable") + "}\n";
+}
+
+std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentOptions& options) {
+  std::ostringstream out;
+  out << "command: " << core::yaml_quoted(settings.command_line) << "\n"
+      << "mnrl_version: " << core::yaml_quoted(core::version()) << "\n"
+      << "source_revision: " << core::yaml_quoted(core::source_revision()) << "\n"
+      << "blas: " << core::yaml_quoted(core::blas_description()) << "\n"
+      << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n"
+      << env_plugin_yaml(options);
+  return out.str();
+}
+
+std::string summary_yaml(const TrainingResult& r) {
+  std::ostringstream out;
+  out.precision(9);
+  out << "steps: " << r.steps << "\n"
+      << "seconds: " << r.seconds << "\n"
+      << "sps: " << (r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0) << "\n"
+      << "interrupted: " << (r.interrupted ? "true" : "false") << "\n"
+      << "checkpoint: " << core::yaml_quoted(r.checkpoint.string()) << "\n"
+      << "final_evaluation:\n"
+      << "  episodes: " << r.final_evaluation.episodes << "\n"
+      << "  mean_return: " << r.final_evaluation.mean_return << "\n"
+      << "  std_return: " << r.final_evaluation.std_return << "\n"
+      << "  mean_length: " << r.final_evaluation.mean_length << "\n";
+  if (r.best) {
+    out << "best_evaluation:\n"
+        << "  step: " << r.best->step << "\n"
+        << "  mean_return: " << r.best->mean_return << "\n"
+        << "  checkpoint: " << core::yaml_quoted(r.best->checkpoint.string()) << "\n";
+  }
+  return out.str();
+}
+
+// run_info.yaml with a `resumed:` entry for this resume added.
+// A plugin whose bytes differ from the ones the run was trained with is said (on `console`)
+// and recorded in the entry.
+std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
+                             const Checkpoint& checkpoint,
+                             const std::vector<core::ConfigChange>& changes,
+                             const ExperimentOptions& options) {
+  std::ifstream in(run_dir / "run_info.yaml");
+  std::string run_info(std::istreambuf_iterator<char>(in), {});
+  const std::string plugin = env_plugin_yaml(options);
+  std::string plugin_entry;
+  if (!plugin.empty() && run_info.find(plugin) == std::string::npos) {
+    std::fprintf(settings.console, "mnrl: warning: the env plugin is not the one the run was "
+                 "trained with (run_info.yaml); now %s", plugin.c_str());
+    plugin_entry = "    " + plugin;
+  }
+  if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
+  run_info += "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
+              "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
+              "    started: " +
+              core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) +
+              "\n";
+  run_info += plugin_entry;
+  if (!changes.empty()) run_info += "    config_changes:\n";
+  for (const auto& change : changes) {
+    run_info += "      " + core::yaml_quoted(change.key) + ": {before: " +
+                core::yaml_quoted(change.before) + ", after: " + core::yaml_quoted(change.after) +
+                "}\n";
+  }
+  return run_info;
+}
+
+// Keys a resume may change without --allow-changes: how long and how the run is watched and
+// saved, not what it trains.
+bool schedule_key(const std::string& key) {
+  for (const char* prefix : {"name", "train.total_steps", "train.eval_interval",
+                             "train.eval_episodes", "train.log_interval", "train.threads",
+                             "checkpoint.", "logging.", "distributed.timeout"}) {
+    if (key.rfind(prefix, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The keys of config.yaml changed since `checkpoint` was written, but for the sections of
+// algorithms other than the run's. Throws RunDirectoryError listing those that alter the run,
+// unless `allowed`.
+std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoint,
+                                                     const ExperimentOptions& options,
+                                                     const fs::path& run_dir, bool allowed) {
+  if (!checkpoint.has("config.yaml")) return {};
+  ExperimentOptions resolved = options;
+  const std::vector<core::ConfigChange> changes = core::config_changes(
+      checkpoint.read("config.yaml"),
+      core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  // The sections of the other algorithms do not take part in this run.
+  const auto unused = [&](const core::ConfigChange& change) {
+    for (const auto& algo : agents::AgentRegistry::global().names()) {
+      if (algo != options.algo && change.key.rfind(algo + ".", 0) == 0) return true;
+    }
+    return false;
+  };
+  std::vector<core::ConfigChange> relevant;
+  std::string altering;
+  for (const auto& change : changes) {
+    if (unused(change)) continue;
+    relevant.push_back(change);
+    if (schedule_key(change.key)) continue;
+    altering += "\n  " + change.key + ": " + change.before + " -> " + change.after;
+  }
+  if (!altering.empty() && !allowed) {
+    throw core::RunDirectoryError(
+        "cannot resume '" + run_dir.string() + "': its config.yaml differs from the checkpoint's "
+        "in keys that change what is trained:" + altering + "\nresume with --allow-changes to "
+        "train on with them (run_info.yaml records them)");
+  }
+  return relevant;
+}
+
+// Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so
+// that pruning counts only the run's history from `kept` on. Kept for inspection.
+void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept) {
+  for (const fs::path& checkpoint : list_checkpoints(run_dir)) {
+    if (checkpoint.filename() <= kept.directory().filename()) continue;
+    std::error_code ignored;
+    fs::rename(checkpoint, checkpoint.parent_path() / (".unusable-" + checkpoint.filename().string()),
+               ignored);
+  }
+}
+
+// The communicator of distributed.backend, with the job's stall timeout.
+std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
+  auto communicator = distributed::make_communicator(options.distributed.backend);
+  communicator->set_stall_timeout(options.distributed.timeout);
+  return communicator;
+}
+
+// A rank other than 0 of a data-parallel job: trains its replica, writes nothing.
+TrainingRunResult train_follower(const ExperimentOptions& options,
+                                 distributed::Communicator& communicator,
+                                 std::optional<Checkpoint> resume_from) {
+  NoMetrics no_metrics;
+  const CheckpointSettings checkpoints{{}, std::move(resume_from), {}};
+  TrainingRunResult result;
+  result.training = train(options, no_metrics, &checkpoints, &communicator);
+  return result;
+}
+
+// The end of a job of several ranks: each waits (watched, see distributed.timeout) until rank
+// 0 has evaluated and written its summary, rather than in MPI's finalization, which would wait
+// forever for a rank 0 stopped meanwhile.
+TrainingRunResult finished(TrainingRunResult result, distributed::Communicator& communicator) {
+  if (communicator.size() > 1) communicator.barrier();
+  return result;
+}
+
+// Trains in `run_dir` (config.yaml and run_info.yaml already there), from `resume_from` if set.
+// A resume changes the run directory (metrics.csv cut back to the checkpoint, run_info.yaml,
+// a new TensorBoard file) only once the checkpoint has loaded.
+TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& options,
+                           const TrainingRunSettings& settings,
+                           std::optional<Checkpoint> resume_from,
+                           distributed::Communicator& communicator,
+                           const std::vector<core::ConfigChange>& changes = {}) {
+  TrainingRunResult result;
+  result.run_dir = run_dir;
+  const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
+  const ProgressMode progress = settings.progress == ProgressMode::kAuto && communicator.size() > 1
+                                    ? ProgressMode::kLines
+                                    : settings.progress;
+  ConsoleReporter console(settings.console, options.train.total_steps, options.train.log_interval,
+                          first_step, progress);
+  MetricsFanOut metrics;
+  metrics.add(&console);
+  std::optional<CsvMetrics> csv;
+  std::optional<TensorBoardMetrics> tensorboard;
+  CheckpointSettings checkpoints{run_dir, std::move(resume_from), {}};
+  const auto open_metric_files = [&] {
+    std::optional<std::int64_t> resumed_at;
+    if (checkpoints.resume_from) resumed_at = first_step;
+    metrics.add(&csv.emplace((run_dir / "metrics.csv").string(), resumed_at));
+    if (checkpoints.resume_from) {
+      set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
+      core::write_file_atomically(run_dir / "run_info.yaml",
+                                  run_info_resumed(run_dir, settings, *checkpoints.resume_from,
+                                                   changes, options));
+    }
+    if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
+  };
+
+  if (checkpoints.resume_from) {
+    // Said once the checkpoint has loaded: a refused one was never being resumed.
+    checkpoints.on_restored = [&] {
+      std::fprintf(settings.console, "mnrl %s: resuming %s on %s at step %lld from %s\n",
+                   core::version(), options.algo.c_str(), options.env.id.c_str(),
+                   static_cast<long long>(first_step),
+                   checkpoints.resume_from->directory().c_str());
+      open_metric_files();
+    };
+  } else {
+    open_metric_files();
+    const std::string ranks =
+        communicator.size() > 1 ? " x " + std::to_string(communicator.size()) + " ranks (" +
+                                      communicator.backend() + ")"
+                                : "";
+    std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs%s), run directory %s\n",
+                 core::version(), options.algo.c_str(), options.env.id.c_str(),
+                 options.env.num_envs, ranks.c_str(), run_dir.c_str());
+  }
+  result.training = train(options, metrics, &checkpoints, &communicator);
+  core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
+  return result;
+}
+
+}  // namespace
+
+TrainingRunResult run_training(const ExperimentOptions& options,
+                               const TrainingRunSettings& settings) {
+  const auto communicator = make_job_communicator(options);
+  check_ranks_agree(*communicator, options);
+  if (communicator->rank() > 0) {
+    return finished(train_follower(options, *communicator, std::nullopt), *communicator);
+  }
+  const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
+  const core::RunDirectoryLock lock(run_dir);
+  ExperimentOptions resolved = options;
+  core::write_file_atomically(run_dir / "config.yaml",
+                              core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings, options));
+  return finished(train_in(run_dir, options, settings, std::nullopt, *communicator), *communicator);
+}
+
+TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSettings& settings,
+                                  const std::function<void(const std::string&)>& skipped) {
+  std::error_code error;
+  if (!fs::is_regular_file(run_dir / "config.yaml", error)) {
+    throw core::RunDirectoryError("cannot resume '" + run_dir.string() +
+                                  "': not a run directory (no config.yaml)");
+  }
+  const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), {});
+  // What a resume rewrites must be there, readable and replaceable before anything changes.
+  try {
+    for (const char* file : {"metrics.csv", "run_info.yaml"}) {
+      core::check_regular_file(run_dir / file, "file");
+      core::check_replaceable(run_dir / file);
+    }
+    core::check_replaceable(run_dir / "summary.yaml");
+  } catch (const core::FileError& e) {
+    throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
+  }
+  const auto communicator = make_job_communicator(options);
+  // Rank 0 writes the run directory: it holds the lock until it is done.
+  std::optional<core::RunDirectoryLock> lock;
+  if (communicator->rank() == 0) lock.emplace(run_dir);
+  // Every rank opens the checkpoint; rank 0 alone says which it skipped.
+  Checkpoint checkpoint = open_latest_checkpoint(
+      run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
+  check_checkpoint_matches(checkpoint, options);
+  check_ranks_agree(*communicator, options, checkpoint.info().step);
+  const std::vector<core::ConfigChange> changes =
+      config_changes_since(checkpoint, options, run_dir, settings.allow_changes);
+  if (checkpoint.info().step >= options.train.total_steps) {
+    throw CheckpointError("run '" + run_dir.string() + "' is complete (its latest checkpoint is at "
+                          "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
+                          std::to_string(options.train.total_steps) + "); nothing to resume");
+  }
+  if (communicator->rank() > 0) {
+    return finished(train_follower(options, *communicator, std::move(checkpoint)), *communicator);
+  }
+  return finished(
+      train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes),
+      *communicator);
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,73 @@
+#include "experiments/training/agent_factory.h"
+
+#include <algorithm>
+#include <thread>
+
+#include <ATen/Parallel.h>
+#include <torch/utils.h>
+
+#include "agents/a3c/a3c_workers.h"
+#include "core/openblas.h"
+#include "core/rng.h"
+#include "core/seed_streams.h"
+#include "distributed/gradient_synchronizer.h"
+#include "nn/flat_parameters.h"
+
+namespace mnrl::experiments {
+
+namespace {
+
+void seed_initial_weights(const ExperimentOptions& options) {
+  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kTorchStream));
+}
+
+}  // namespace
+
+agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec) {
+  return {spec, options.network, options.env.num_envs, options.train.total_steps,
+          static_cast<std::uint64_t>(options.seed), {}};
+}
+
+std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
+                                          const envs::EnvSpec& spec) {
+  seed_initial_weights(options);
+  return options.algorithm().make_agent(options.algorithm_section(), agent_setup(options, spec));
+}
+
+ReplicatedAgent::ReplicatedAgent() = default;
+ReplicatedAgent::ReplicatedAgent(ReplicatedAgent&&) noexcept = default;
+ReplicatedAgent& ReplicatedAgent::operator=(ReplicatedAgent&&) noexcept = default;
+ReplicatedAgent::~ReplicatedAgent() = default;
+
+ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                      distributed::Communicator& communicator) {
+  ReplicatedAgent replica;
+  agents::AgentSetup setup = agent_setup(options, spec);
+  setup.gradient_hook = [&](nn::FlatParameters& parameters) {
+    distributed::GradientSynchronizerOptions sync_options;
+    sync_options.bucket_bytes = std::max<std::int64_t>(
+        4, static_cast<std::int64_t>(options.distributed.bucket_mb * (1 << 20)));
+    replica.synchronizer = std::make_unique<distributed::GradientSynchronizer>(
+        communicator, parameters.values(), parameters.gradients(), sync_options);
+    return [synchronizer = replica.synchronizer.get()] { synchronizer->average_gradients(); };
+  };
+  seed_initial_weights(options);
+  replica.agent = options.algorithm().make_agent(options.algorithm_section(), setup);
+  return replica;
+}
+
+std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
+                                                           const envs::EnvSpec& spec) {
+  seed_initial_weights(options);
+  return agents::make_a3c_shared_model(options.hyperparameters<agents::A3cOptions>(),
+                                       agent_setup(options, spec));
+}
+
+void set_compute_threads(int threads) {
+  const int cpus = static_cast<int>(std::thread::hardware_concurrency());
+  if (cpus > 0) threads = std::min(threads, cpus);
+  at::set_num_threads(threads);
+  core::set_openblas_threads(threads);
+}
+
+}  // namespace mnrl::experiments

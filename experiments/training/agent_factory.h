@@ -1,0 +1,56 @@
+#pragma once
+
+#include <memory>
+
+#include "agents/a3c/shared_rmsprop.h"
+#include "agents/agent.h"
+#include "agents/agent_setup.h"
+#include "envs/space.h"
+#include "experiments/config/experiment_options.h"
+
+namespace mnrl::distributed {
+class Communicator;
+class GradientSynchronizer;
+}  // namespace mnrl::distributed
+
+namespace mnrl::experiments {
+
+// Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
+// seeds LibTorch's generator from options.seed. The only place that turns Options into
+// torch objects; the training loop itself stays torch-free.
+std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
+                                          const envs::EnvSpec& spec);
+
+// One rank's agent in a data-parallel job, and what keeps its parameters equal to the other
+// ranks': its update() averages every gradient over the ranks (after backward, before
+// clipping), so every rank applies the same step.
+struct ReplicatedAgent {
+  std::unique_ptr<agents::Agent> agent;
+  std::unique_ptr<distributed::GradientSynchronizer> synchronizer;
+
+  ReplicatedAgent();
+  ReplicatedAgent(ReplicatedAgent&&) noexcept;
+  ReplicatedAgent& operator=(ReplicatedAgent&&) noexcept;
+  ~ReplicatedAgent();
+};
+
+// make_agent() with its gradients averaged over `communicator`'s ranks in buckets of
+// options.distributed.bucket_mb. Does not broadcast the parameters: the caller does, once
+// every rank has built its agent (and again after loading a checkpoint).
+ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                      distributed::Communicator& communicator);
+
+// What the registered algorithms' factories read from `options` for an agent on `spec`.
+agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec);
+
+// The model every A3C worker learns into, initialized as make_agent() would initialize its
+// network (seeding LibTorch's generator from options.seed).
+std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
+                                                           const envs::EnvSpec& spec);
+
+// Intra-op threads for LibTorch and for OpenBLAS (which Debian's LibTorch calls for matrix
+// products and which otherwise starts one thread per core on its own), at most one per CPU of
+// this machine: more only make them wait for each other (a config may come from a larger one).
+void set_compute_threads(int threads);
+
+}  // namespace mnrl::experiments

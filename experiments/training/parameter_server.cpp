@@ -1,0 +1,231 @@
+#include "experiments/training/parameter_server.h"
+
+#include <ATen/ops/empty.h>
+#include <torch/optim/rmsprop.h>
+#include <torch/utils.h>
+
+#include "agents/a3c/a3c_workers.h"
+#include "agents/schedule.h"
+#include "core/rng.h"
+#include "core/seed_streams.h"
+#include "core/stop_signal.h"
+#include "distributed/communicator.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/training/learner_actor.h"
+
+namespace mnrl::experiments {
+namespace {
+
+constexpr int kPushTag = 1;
+constexpr int kReplyTag = 2;
+
+// The fields after the gradient in a push, and after the parameters in a reply.
+enum PushField { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kPushFields };
+enum ReplyField { kStop, kGlobalStep, kReplyFields };
+
+// A worker's episodes and steps since its last push, filled by its training loop.
+class WorkerReport final : public MetricsSink {
+ public:
+  void scalar(std::int64_t, const std::string& name, double value) override {
+    if (name == "charts/episodic_return") {
+      episodes += 1;
+      return_sum += value;
+    } else if (name == "charts/episodic_length") {
+      length_sum += value;
+    }
+  }
+  double steps = 0, episodes = 0, return_sum = 0, length_sum = 0;
+};
+
+// A worker's optimizer: step() is one push and its reply (protocol steps 2 and 3).
+class ParameterServerClient final : public torch::optim::Optimizer {
+ public:
+  ParameterServerClient(const at::Tensor& local_parameters, distributed::Communicator& communicator,
+                        WorkerReport& report, std::int64_t global_step)
+      : Optimizer({torch::optim::OptimizerParamGroup({local_parameters})},
+                  std::make_unique<torch::optim::RMSpropOptions>(0.0)),
+        local_(local_parameters),
+        communicator_(communicator),
+        report_(report),
+        push_(at::empty({local_parameters.numel() + kPushFields}, at::kFloat)),
+        reply_(at::empty({local_parameters.numel() + kReplyFields}, at::kFloat)),
+        global_step_(global_step) {
+    torch::NoGradGuard no_grad;
+    at::Tensor start = local_.detach();
+    communicator_.broadcast(start, 0);  // protocol step 1
+  }
+
+  at::Tensor step(LossClosure closure = nullptr) override {
+    torch::NoGradGuard no_grad;
+    at::Tensor loss = closure ? closure() : at::Tensor();
+    const std::int64_t p = local_.numel();
+    push_.narrow(0, 0, p).copy_(local_.grad());
+    float* fields = push_.data_ptr<float>() + p;
+    fields[kSteps] = static_cast<float>(report_.steps);
+    fields[kEpisodes] = static_cast<float>(report_.episodes);
+    fields[kReturnSum] = static_cast<float>(report_.return_sum);
+    fields[kLengthSum] = static_cast<float>(report_.length_sum);
+    fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+    report_ = WorkerReport();
+    communicator_.send(push_, 0, kPushTag);
+    communicator_.receive(reply_, 0, kReplyTag);
+    local_.copy_(reply_.narrow(0, 0, p));
+    stopped_ = reply_.data_ptr<float>()[p + kStop] != 0.0f;
+    global_step_ = static_cast<std::int64_t>(reply_.data_ptr<float>()[p + kGlobalStep]);
+    return loss;
+  }
+
+  bool stopped() const { return stopped_; }
+  std::int64_t global_step() const { return global_step_; }
+
+ private:
+  at::Tensor local_;
+  distributed::Communicator& communicator_;
+  WorkerReport& report_;
+  at::Tensor push_, reply_;
+  bool stopped_ = false;
+  std::int64_t global_step_;
+};
+
+}  // namespace
+
+// RMSprop on the shared model through a scratch copy whose gradient is each push's.
+struct ParameterServer::Server {
+  Server(std::shared_ptr<agents::SharedModel> model, const agents::A3cOptions& a3c)
+      : parameter_count(model->parameters.numel()),
+        scratch(model->parameters.clone().set_requires_grad(true)),
+        push(at::empty({parameter_count + kPushFields}, at::kFloat)),
+        reply(at::empty({parameter_count + kReplyFields}, at::kFloat)),
+        rmsprop(scratch, std::move(model),
+                torch::optim::RMSpropOptions(a3c.learning_rate)
+                    .alpha(a3c.rms_prop_alpha)
+                    .eps(a3c.optimizer_eps)) {
+    scratch.mutable_grad() = push.narrow(0, 0, parameter_count);
+  }
+
+  const std::int64_t parameter_count;
+  at::Tensor scratch, push, reply;
+  agents::SharedRmsprop rmsprop;
+};
+
+ParameterServer::ParameterServer(const ExperimentOptions& options, MetricsSink& metrics,
+                                 distributed::Communicator& communicator)
+    : options_(options),
+      metrics_(metrics),
+      communicator_(communicator),
+      workers_running_(communicator.size() - 1) {
+  set_compute_threads(options.train.threads);
+  const auto seed = static_cast<std::uint64_t>(options.seed);
+  envs_ = envs::make_vector_env(options.env, core::derive_seed(seed, core::kTrainEnvStream));
+  model_ = make_a3c_shared_model(options, envs_->spec());
+  evaluator_ = std::make_unique<Evaluator>(options.env, options.train.eval_episodes,
+                                           core::derive_seed(seed, core::kEvalEnvStream), *envs_);
+  server_ = std::make_unique<Server>(model_, options.hyperparameters<agents::A3cOptions>());
+  parts_.envs = {envs_.get()};
+  parts_.evaluator = evaluator_.get();
+  parts_.shared = model_.get();
+}
+
+ParameterServer::~ParameterServer() = default;
+
+void ParameterServer::begin(const TrainingClock& clock) {
+  communicator_.broadcast(model_->parameters, 0);  // protocol step 1
+  clock_ = clock;
+  step_ = clock.first_step;
+}
+
+void ParameterServer::serve_push() {
+  const std::int64_t p = server_->parameter_count;
+  const int worker =
+      communicator_.receive(server_->push, distributed::Communicator::kAnySource, kPushTag);
+  const float* fields = server_->push.data_ptr<float>() + p;
+  if (fields[kStopRequested] != 0 || core::stop_requested()) stopping_ = true;
+  const std::int64_t total_steps = options_.train.total_steps;
+  if (!stopping_) {
+    const agents::A3cOptions& a3c = options_.hyperparameters<agents::A3cOptions>();
+    const double remaining = 1.0 - static_cast<double>(step_) / static_cast<double>(total_steps);
+    server_->rmsprop.param_groups().front().options().set_lr(
+        agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
+    server_->rmsprop.step();
+    step_ += static_cast<std::int64_t>(fields[kSteps]);
+    if (fields[kEpisodes] > 0) {
+      metrics_.scalar(step_, "charts/episodic_return", fields[kReturnSum] / fields[kEpisodes]);
+      metrics_.scalar(step_, "charts/episodic_length", fields[kLengthSum] / fields[kEpisodes]);
+    }
+    metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
+    metrics_.progress(step_);
+    stopping_ = step_ >= total_steps;
+  }
+  float* answer = server_->reply.data_ptr<float>();
+  server_->reply.narrow(0, 0, p).copy_(model_->parameters);
+  answer[p + kStop] = stopping_ ? 1.0f : 0.0f;
+  answer[p + kGlobalStep] = static_cast<float>(step_);
+  communicator_.send(server_->reply, worker, kReplyTag);
+  if (stopping_) --workers_running_;
+}
+
+Advance ParameterServer::advance(std::int64_t until) {
+  do {
+    serve_push();
+  } while (step_ < until && !stopping_ && workers_running_ > 0);
+  return {step_, stopping_ && step_ < options_.train.total_steps};
+}
+
+std::int64_t ParameterServer::end(std::int64_t) {
+  stopping_ = true;
+  while (workers_running_ > 0) serve_push();
+  return step_;
+}
+
+agents::Agent& ParameterServer::evaluation_agent() {
+  snapshot_ = agents::snapshot_of(*model_);
+  player_ = agents::make_a3c_worker(options_.hyperparameters<agents::A3cOptions>(),
+                                    agent_setup(options_, envs_->spec()), snapshot_);
+  return *player_;
+}
+
+TrainingParts ParameterServer::evaluated_policy() const {
+  TrainingParts policy;
+  policy.agents = {player_.get()};
+  policy.envs = {envs_.get()};
+  policy.shared = snapshot_.get();
+  return policy;
+}
+
+std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
+                                         distributed::Communicator& communicator,
+                                         std::optional<std::int64_t> resumed_at) {
+  set_compute_threads(options.train.threads);
+  const int worker = communicator.rank() - 1;
+  ExperimentOptions mine = options;
+  mine.seed = static_cast<std::int64_t>(
+      core::derive_seed(static_cast<std::uint64_t>(options.seed),
+                        core::kWorkerEnvStream + static_cast<std::uint64_t>(worker)) >> 1);
+  auto envs = envs::make_vector_env(mine.env, static_cast<std::uint64_t>(mine.seed));
+  if (resumed_at) {
+    envs->reseed(core::derive_seed(static_cast<std::uint64_t>(mine.seed),
+                                   static_cast<std::uint64_t>(*resumed_at)));
+  }
+  torch::manual_seed(static_cast<std::uint64_t>(mine.seed));
+  WorkerReport report;
+  ParameterServerClient* client = nullptr;
+  auto agent = agents::make_a3c_worker_with(
+      mine.hyperparameters<agents::A3cOptions>(), agent_setup(mine, envs->spec()),
+      [&](const at::Tensor& local) {
+        auto made = std::make_unique<ParameterServerClient>(local, communicator, report,
+                                                            resumed_at.value_or(0));
+        client = made.get();
+        return made;
+      });
+  envs->reset();
+  LearnerActor actor(*agent, *envs);
+  while (!client->stopped()) {
+    actor.step();
+    report.steps += actor.num_envs();
+    actor.report_episodes(report, 0);
+    actor.update_if_ready(report, {client->global_step(), options.train.total_steps});
+  }
+  return client->global_step();
+}
+
+}  // namespace mnrl::experiments

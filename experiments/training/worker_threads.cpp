@@ -1,0 +1,221 @@
+#include "experiments/training/worker_threads.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+
+#include "agents/a3c/a3c_workers.h"
+#include "core/rng.h"
+#include "core/seed_streams.h"
+#include "core/stop_signal.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/training/learner_actor.h"
+
+namespace mnrl::experiments {
+namespace {
+
+// Serializes the workers' reports into one sink.
+class LockedMetrics final : public MetricsSink {
+ public:
+  explicit LockedMetrics(MetricsSink& sink) : sink_(sink) {}
+  void scalar(std::int64_t step, const std::string& name, double value) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.scalar(step, name, value);
+  }
+  void progress(std::int64_t step) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.progress(step);
+  }
+  void flush() override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    sink_.flush();
+  }
+
+ private:
+  MetricsSink& sink_;
+  std::mutex mutex_;
+};
+
+std::uint64_t worker_env_seed(const ExperimentOptions& options, int worker) {
+  return core::derive_seed(static_cast<std::uint64_t>(options.seed),
+                           core::kWorkerEnvStream + static_cast<std::uint64_t>(worker));
+}
+
+}  // namespace
+
+// What the workers share besides the model.
+struct WorkerCoordination {
+  explicit WorkerCoordination(MetricsSink& sink) : metrics(sink) {}
+
+  LockedMetrics metrics;
+  std::int64_t total_steps = 0;
+  TrainingClock clock;
+  std::atomic<std::int64_t> steps{0};  // env steps taken by all workers
+  std::atomic<bool> stop{false};       // an error, Ctrl-C, or the budget reached
+  std::mutex error_mutex;
+  std::exception_ptr error;  // the first worker error
+
+  // Pausing: workers check `pause_requested` at each step boundary and wait there; the action
+  // runs once every worker still running has paused.
+  std::atomic<bool> pause_requested{false};
+  std::mutex pause_mutex;
+  std::condition_variable pause_changed;
+  int running_workers = 0;  // under pause_mutex
+  int paused_workers = 0;   // under pause_mutex
+
+  bool running() const {
+    return !stop.load(std::memory_order_relaxed) &&
+           steps.load(std::memory_order_relaxed) < total_steps;
+  }
+  // Worker side: waits while a pause is requested.
+  void pause_point() {
+    if (!pause_requested.load()) return;
+    std::unique_lock<std::mutex> lock(pause_mutex);
+    ++paused_workers;
+    pause_changed.notify_all();
+    pause_changed.wait(lock, [this] { return !pause_requested.load(); });
+    --paused_workers;
+  }
+  void worker_finished() {
+    std::lock_guard<std::mutex> lock(pause_mutex);
+    --running_workers;
+    pause_changed.notify_all();
+  }
+  // Loop side: runs `action` once every worker still running has paused, unless a worker
+  // failed meanwhile (its state may be half-updated: nothing to save). The workers are released
+  // afterwards, also when `action` throws.
+  void while_paused(const std::function<void()>& action) {
+    std::unique_lock<std::mutex> lock(pause_mutex);
+    pause_requested = true;
+    struct Release {
+      WorkerCoordination& shared;
+      ~Release() {
+        shared.pause_requested = false;
+        shared.pause_changed.notify_all();
+      }
+    } release{*this};
+    pause_changed.wait(lock, [this] { return paused_workers == running_workers || stop.load(); });
+    if (!stop.load()) action();
+  }
+  void run_worker(agents::Agent& agent, envs::VectorEnv& envs) {
+    LearnerActor actor(agent, envs);
+    while (running() && !core::stop_requested()) {
+      pause_point();
+      if (!running()) break;
+      actor.step();
+      const std::int64_t step =
+          steps.fetch_add(actor.num_envs(), std::memory_order_relaxed) + actor.num_envs();
+      actor.report_episodes(metrics, step);
+      if (actor.update_if_ready(metrics, {std::min(step, total_steps), total_steps})) {
+        metrics.scalar(step, "charts/SPS", clock.steps_per_second(step));
+      }
+      metrics.progress(step);
+    }
+  }
+};
+
+WorkerThreads::WorkerThreads(const ExperimentOptions& options, MetricsSink& metrics)
+    : options_(options), shared_(std::make_unique<WorkerCoordination>(metrics)) {
+  set_compute_threads(options.train.threads);
+  const int workers = options.hyperparameters<agents::A3cOptions>().workers;
+  for (int k = 0; k < workers; ++k) {
+    envs_.push_back(envs::make_vector_env(options.env, worker_env_seed(options, k)));
+  }
+  const envs::EnvSpec& spec = envs_.front()->spec();
+  model_ = make_a3c_shared_model(options, spec);
+  const agents::AgentSetup setup = agent_setup(options, spec);
+  for (int k = 0; k < workers; ++k) {
+    workers_.push_back(
+        agents::make_a3c_worker(options.hyperparameters<agents::A3cOptions>(), setup, model_));
+  }
+  evaluator_ = std::make_unique<Evaluator>(
+      options.env, options.train.eval_episodes,
+      core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kEvalEnvStream),
+      *envs_.front());
+  for (int k = 0; k < workers; ++k) {
+    parts_.agents.push_back(workers_[static_cast<std::size_t>(k)].get());
+    parts_.envs.push_back(envs_[static_cast<std::size_t>(k)].get());
+  }
+  parts_.evaluator = evaluator_.get();
+  parts_.shared = model_.get();
+  shared_->total_steps = options.train.total_steps;
+}
+
+WorkerThreads::~WorkerThreads() {
+  // Only reached with threads running when the loop threw: stop and join them.
+  shared_->stop = true;
+  shared_->pause_requested = false;
+  shared_->pause_changed.notify_all();
+  for (auto& thread : threads_) thread.join();
+}
+
+MetricsSink& WorkerThreads::metrics() { return shared_->metrics; }
+
+void WorkerThreads::start_episodes(std::optional<std::int64_t> resumed_at) {
+  for (std::size_t k = 0; k < envs_.size(); ++k) {
+    if (resumed_at) {
+      envs_[k]->reseed(core::derive_seed(worker_env_seed(options_, static_cast<int>(k)),
+                                         static_cast<std::uint64_t>(*resumed_at)));
+    }
+    envs_[k]->reset();
+  }
+}
+
+void WorkerThreads::begin(const TrainingClock& clock) {
+  shared_->clock = clock;
+  shared_->steps = clock.first_step;
+  shared_->running_workers = static_cast<int>(workers_.size());
+  for (std::size_t k = 0; k < workers_.size(); ++k) {
+    threads_.emplace_back([this, k] {
+      try {
+        shared_->run_worker(*workers_[k], *envs_[k]);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(shared_->error_mutex);
+        if (!shared_->error) shared_->error = std::current_exception();
+        shared_->stop = true;
+      }
+      shared_->worker_finished();
+    });
+  }
+}
+
+Advance WorkerThreads::advance(std::int64_t until) {
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  } while (shared_->steps.load() < until && shared_->running() && !core::stop_requested());
+  const std::int64_t step = shared_->steps.load();
+  return {step, step < shared_->total_steps && (!shared_->running() || core::stop_requested())};
+}
+
+void WorkerThreads::while_consistent(const std::function<void()>& action) {
+  if (threads_.empty()) return action();  // not begun, or ended
+  shared_->while_paused(action);
+}
+
+std::int64_t WorkerThreads::end(std::int64_t) {
+  shared_->stop = true;
+  for (auto& thread : threads_) thread.join();
+  threads_.clear();
+  if (shared_->error) std::rethrow_exception(shared_->error);
+  return shared_->steps.load();
+}
+
+agents::Agent& WorkerThreads::evaluation_agent() {
+  // A consistent snapshot of the shared model, played through an agent of its own.
+  snapshot_ = agents::snapshot_of(*model_);
+  player_ = agents::make_a3c_worker(options_.hyperparameters<agents::A3cOptions>(),
+                                    agent_setup(options_, envs_.front()->spec()), snapshot_);
+  return *player_;
+}
+
+TrainingParts WorkerThreads::evaluated_policy() const {
+  TrainingParts policy;
+  policy.agents = {player_.get()};
+  policy.envs = {envs_.front().get()};
+  policy.shared = snapshot_.get();
+  return policy;
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,54 @@
+#pragma once
+
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "agents/a3c/shared_rmsprop.h"
+#include "agents/agent.h"
+#include "envs/vector_env.h"
+#include "experiments/evaluation/evaluator.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/topology.h"
+
+namespace mnrl::experiments {
+
+struct WorkerCoordination;  // worker_threads.cpp
+
+// A3C in one process: a3c.workers threads, each an A2C learner on its own envs (seeded apart)
+// and its own copy of the model, all applying their updates to one shared model
+// (agents::SharedModel). The loop's thread evaluates snapshots of the shared model while the
+// workers run; for a checkpoint (and the best policy) the workers pause at their next step
+// boundary. Episode and update statistics of every worker go to the metrics (serialized) at
+// the global step count. An error in one worker stops all and is rethrown by end(). Not
+// deterministic across runs: the workers interleave freely.
+class WorkerThreads final : public TrainingTopology {
+ public:
+  WorkerThreads(const ExperimentOptions& options, MetricsSink& metrics);
+  ~WorkerThreads() override;
+
+  MetricsSink& metrics() override;
+  const TrainingParts& parts() const override { return parts_; }
+  void start_episodes(std::optional<std::int64_t> resumed_at) override;
+  void begin(const TrainingClock& clock) override;
+  Advance advance(std::int64_t until) override;
+  void while_consistent(const std::function<void()>& action) override;
+  std::int64_t end(std::int64_t step) override;
+  agents::Agent& evaluation_agent() override;
+  TrainingParts evaluated_policy() const override;
+
+ private:
+  const ExperimentOptions options_;
+  std::unique_ptr<WorkerCoordination> shared_;
+  std::vector<std::unique_ptr<envs::VectorEnv>> envs_;
+  std::shared_ptr<agents::SharedModel> model_;
+  std::vector<std::unique_ptr<agents::Agent>> workers_;
+  std::unique_ptr<Evaluator> evaluator_;
+  TrainingParts parts_;
+  std::vector<std::thread> threads_;
+  // The snapshot evaluation_agent() last took, and the agent that plays it.
+  std::shared_ptr<agents::SharedModel> snapshot_;
+  std::unique_ptr<agents::Agent> player_;
+};
+
+}  // namespace mnrl::experiments
