@@ -3,7 +3,8 @@
 # installed package (find_package(mnrl)), and trains its GridWorld-v0 both through the plugin
 # and through the embedding program. Each must learn: mean greedy return >= 0.9 after 8000
 # steps (random actions get about 0.05; the optimum is about 0.97). Then exports a policy
-# (`mnrl export`) and acts with it from examples/policy_export, built against LibTorch alone.
+# (`mnrl export`) and acts with it from examples/policy_export, built against LibTorch alone,
+# and trains examples/custom_agent's REINFORCE, an algorithm registered outside mnrl's tree.
 # Usage: custom_env_example_test.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build_dir=$1
@@ -52,6 +53,27 @@ step "train_grid_world (embedding)"
   { cat "$work/embed.log"; exit 1; }
 tail -1 "$work/embed.log"
 learned embedded "$(sed -n 's/^GridWorld-v0: mean return \([-0-9.]*\).*/\1/p' "$work/embed.log")"
+
+step "examples/custom_agent: REINFORCE, an algorithm registered out of tree, trained by mnrl's loop"
+cmake -S "$source_dir/examples/custom_agent" -B "$work/agent_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  > "$work/agent_configure.log" || { cat "$work/agent_configure.log"; exit 1; }
+cmake --build "$work/agent_build" > "$work/agent_build.log" || { cat "$work/agent_build.log"; exit 1; }
+reinforce="$work/agent_build/train_reinforce"
+agent_config="$source_dir/examples/custom_agent/reinforce_cartpole.yaml"
+"$reinforce" "$agent_config" "$work/reinforce" > "$work/reinforce.log" 2>&1 ||
+  { cat "$work/reinforce.log"; exit 1; }
+tail -1 "$work/reinforce.log"
+# Random actions get about 22; seed 1 ends at 448-500 on five BLAS kernels.
+awk -v r="$(sed -n 's/^CartPole-v1 with reinforce: mean return \([-0-9.]*\).*/\1/p' "$work/reinforce.log")" \
+  'BEGIN { if (r == "" || r + 0 < 400) { print "reinforce: mean return " r " < 400"; exit 1 } }'
+[[ -f $work/reinforce/checkpoints/best/manifest.yaml ]] || { echo "reinforce: no checkpoints/best"; exit 1; }
+grep -q "^reinforce:" "$work/reinforce/config.yaml" || { echo "config.yaml lacks reinforce:"; exit 1; }
+# Its section is checked as any built-in one's.
+if "$reinforce" "$agent_config" "$work/bad" env.id=Pendulum-v1 > "$work/bad.log" 2>&1; then
+  echo "reinforce accepted a Box action space"; exit 1
+fi
+grep -q "algo: reinforce needs Discrete actions; 'Pendulum-v1' has Box" "$work/bad.log" ||
+  { cat "$work/bad.log"; exit 1; }
 
 step "mnrl export, and examples/policy_export (LibTorch alone) acting with the module"
 "$mnrl" export "$work/by_name" -o "$work/policy.pt" | tail -1
