@@ -28,13 +28,8 @@ const char* signal_name(int signal) {
   return signal == SIGINT ? "Ctrl-C (SIGINT)" : signal == SIGTERM ? "SIGTERM" : "a signal";
 }
 
-experiments::TrainingRunResult start_or_resume(const TrainArguments& args,
-                                               const experiments::TrainingRunSettings& settings,
-                                               const experiments::ExperimentOptions& options) {
-  if (args.resume.empty()) return experiments::run_training(options, settings);
-  return experiments::resume_training(args.resume, settings, [](const std::string& reason) {
-    std::fprintf(stderr, "mnrl train: skipping a checkpoint: %s\n", reason.c_str());
-  });
+void say_skipped(const std::string& reason) {
+  std::fprintf(stderr, "mnrl train: skipping a checkpoint: %s\n", reason.c_str());
 }
 
 // Loads the experiment on every rank. Returns false, having said why, unless every rank could:
@@ -146,7 +141,10 @@ int train_command(const TrainArguments& args) {
                         : args.progress == "lines" ? experiments::ProgressMode::kLines
                         : args.progress == "none"  ? experiments::ProgressMode::kNone
                                                    : experiments::ProgressMode::kAuto;
-    return report(start_or_resume(args, settings, options), job);
+    return report(args.resume.empty()
+                      ? experiments::run_training(options, settings)
+                      : experiments::resume_training(args.resume, settings, say_skipped),
+                  job);
   } catch (const experiments::RanksDisagree& e) {
     // Every rank knows, and none waits for another: each ends, rank 0 says why.
     if (job.rank() == 0) std::fprintf(stderr, "mnrl train: %s\n", e.what());

@@ -14,6 +14,7 @@
 #include "core/files.h"
 #include "core/kwargs.h"
 #include "core/scalar_text.h"
+#include "core/yaml_writer.h"
 #include "core/text.h"
 
 namespace mnrl::core {
@@ -707,15 +708,7 @@ class Writer final : public ConfigVisitor {
     return out_ << YAML::Key << std::string(key) << YAML::Value;
   }
 
-  // Doubles always have a '.' ("3.0", "1.0e-05") or are .inf/.nan, so that YAML 1.1 readers
-  // such as PyYAML also read them as floats.
-  static void write_double(YAML::Emitter& out, double value) {
-    std::string text = format_number(value);
-    if (text.find('.') == std::string::npos) {
-      text.insert(std::min(text.find('e'), text.size()), ".0");
-    }
-    out << text;
-  }
+  static void write_double(YAML::Emitter& out, double value) { out << yaml_float(value); }
 
   YAML::Emitter& out_;
 };

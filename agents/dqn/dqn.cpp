@@ -14,7 +14,7 @@ namespace mnrl::agents {
 
 Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
          std::shared_ptr<nn::FlatParameters> parameters,
-         std::unique_ptr<torch::optim::Optimizer> optimizer, std::int64_t num_envs,
+         std::unique_ptr<torch::optim::Optimizer> optimizer, std::unique_ptr<replay::Replay> replay,
          std::int64_t total_steps, std::uint64_t exploration_seed)
     : options_(std::move(options)),
       online_(std::move(online)),
@@ -22,27 +22,20 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       parameters_(std::move(parameters)),
       target_parameters_(std::make_unique<nn::FlatParameters>(*target_)),
       optimizer_(std::move(optimizer)),
-      num_envs_(num_envs),
+      num_envs_(replay->options().num_envs),
       observation_size_(online_->options.observation_size()),
       total_steps_(total_steps),
       exploration_rng_(exploration_seed),
       replay_rng_(core::derive_seed(exploration_seed, 1)),
-      n_step_(num_envs, options_.n_step, static_cast<float>(options_.gamma), observation_size_, 1),
+      replay_(std::move(replay)),
       train_kernel_(online_, options_.batch_size),
       target_kernel_(target_, options_.batch_size),
       targets_(static_cast<std::size_t>(options_.batch_size)),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
-      last_observations_(static_cast<std::size_t>(num_envs * observation_size_)),
-      last_actions_(static_cast<std::size_t>(num_envs)),
+      last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
+      last_actions_(static_cast<std::size_t>(num_envs_)),
       min_replay_size_(options_.batch_size) {
-  if (options_.prioritized) {
-    prioritized_ = std::make_unique<replay::PrioritizedReplayBuffer>(
-        options_.buffer_size, observation_size_, 1,
-        replay::PrioritizedReplayOptions{options_.per_alpha, options_.per_beta0, options_.per_eps});
-  } else {
-    uniform_ = std::make_unique<replay::ReplayBuffer>(options_.buffer_size, observation_size_, 1);
-  }
   torch::NoGradGuard no_grad;
   target_parameters_->values().copy_(parameters_->values());
 }
@@ -72,10 +65,9 @@ void Dqn::act(const float* observations, const ActionsOut& out) {
 }
 
 void Dqn::observe(const StepOutcome& outcome) {
-  n_step_.add(last_observations_.data(), last_actions_.data(), outcome.rewards,
-              outcome.next_observations, outcome.terminated, outcome.truncated,
-              outcome.final_observations,
-              [this](const replay::Transition& transition) { add_transition(transition); });
+  replay_->add_step(last_observations_.data(), last_actions_.data(), outcome.rewards,
+                    outcome.next_observations, outcome.terminated, outcome.truncated,
+                    outcome.final_observations);
   env_steps_ += num_envs_;
   ++vector_steps_;
   steps_since_target_update_ += num_envs_;
@@ -85,18 +77,9 @@ void Dqn::observe(const StepOutcome& outcome) {
   }
 }
 
-void Dqn::add_transition(const replay::Transition& transition) {
-  if (prioritized_) {
-    prioritized_->add(transition);
-  } else {
-    uniform_->add(transition);
-  }
-}
-
 bool Dqn::update_ready() const {
-  const std::int64_t size = prioritized_ ? prioritized_->size() : uniform_->size();
   return env_steps_ > options_.learning_starts && vector_steps_ % options_.train_freq == 0 &&
-         size >= min_replay_size_;
+         replay_->size() >= min_replay_size_;
 }
 
 void Dqn::compute_targets() {
@@ -111,12 +94,7 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   double loss_sum = 0.0, q_sum = 0.0;
   const std::int64_t b = options_.batch_size, n = train_kernel_.num_actions();
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
-    if (prioritized_) {
-      const double beta = replay::annealed_beta(options_.per_beta0, 1.0 - progress.remaining());
-      prioritized_->sample(replay_rng_, b, beta, batch_);
-    } else {
-      uniform_->sample(replay_rng_, b, batch_);
-    }
+    replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
     compute_targets();
     const float* q = train_kernel_.forward(batch_.observations.data());
     loss_sum += td_loss(batch_, q, targets_.data(), b, n,
@@ -129,14 +107,13 @@ Statistics Dqn::update(const TrainingProgress& progress) {
     if (after_backward_) after_backward_();
     torch::nn::utils::clip_grad_norm_(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
-    if (prioritized_) prioritized_->update_priorities(batch_.indices.data(), td_errors_.data(), b);
+    replay_->update_priorities(batch_, td_errors_.data());
   }
   const auto steps = static_cast<double>(options_.gradient_steps);
-  const std::int64_t size = prioritized_ ? prioritized_->size() : uniform_->size();
   return {{"losses/td_loss", loss_sum / steps},
           {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
           {"charts/epsilon", epsilon()},
-          {"charts/buffer_size", static_cast<double>(size)}};
+          {"charts/buffer_size", static_cast<double>(replay_->size())}};
 }
 
 std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
@@ -175,7 +152,7 @@ void Dqn::save_state(core::StateWriter& out) const {
   nn::save_tensor(out, parameters_->values());
   nn::save_tensor(out, target_parameters_->values());
   nn::save_optimizer(out, *optimizer_);
-  n_step_.save_state(out);
+  replay_->save_state(out);
   out.values(exploration_rng_.state());
   out.values(replay_rng_.state());
   out.value(env_steps_);
@@ -188,7 +165,7 @@ void Dqn::load_state(core::StateReader& in) {
   nn::load_tensor(in, parameters_->values());
   nn::load_tensor(in, target_parameters_->values());
   nn::load_optimizer(in, *optimizer_);
-  n_step_.load_state(in);
+  replay_->load_state(in);
   core::Rng::State rng_state;
   in.values(rng_state);
   exploration_rng_.set_state(rng_state);
@@ -202,25 +179,10 @@ void Dqn::load_state(core::StateReader& in) {
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));
 }
 
-void Dqn::save_replay(const std::string& path) const {
-  if (prioritized_) {
-    prioritized_->save(path);
-  } else {
-    uniform_->save(path);
-  }
-}
+void Dqn::save_replay(const std::string& path) const { replay_->save(path); }
 
 void Dqn::load_replay(const std::string& path) {
-  const std::int64_t capacity = options_.buffer_size;
-  if (prioritized_) {
-    prioritized_ = std::make_unique<replay::PrioritizedReplayBuffer>(
-        replay::PrioritizedReplayBuffer::load(
-            path, capacity, observation_size_, 1,
-            {options_.per_alpha, options_.per_beta0, options_.per_eps}));
-  } else {
-    uniform_ = std::make_unique<replay::ReplayBuffer>(
-        replay::ReplayBuffer::load(path, capacity, observation_size_, 1));
-  }
+  replay_->load(path);
   min_replay_size_ = options_.batch_size;
 }
 

@@ -13,8 +13,7 @@
 #include "nn/q_network.h"
 #include "nn/q_network_kernel.h"
 #include "replay/n_step.h"
-#include "replay/prioritized_replay_buffer.h"
-#include "replay/replay_buffer.h"
+#include "replay/replay.h"
 
 namespace mnrl::agents {
 
@@ -24,10 +23,11 @@ namespace mnrl::agents {
 class Dqn final : public Agent {
  public:
   // `online` is trained through `parameters` (its flat parameters) and `optimizer`; `target`
-  // has the same architecture and starts as a copy of `online`.
+  // has the same architecture and starts as a copy of `online`. `replay` (for num_envs envs)
+  // holds what observe() sees, whatever it is made of (uniform, prioritized, n-step).
   Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       std::shared_ptr<nn::FlatParameters> parameters,
-      std::unique_ptr<torch::optim::Optimizer> optimizer, std::int64_t num_envs,
+      std::unique_ptr<torch::optim::Optimizer> optimizer, std::unique_ptr<replay::Replay> replay,
       std::int64_t total_steps, std::uint64_t exploration_seed);
 
   void act(const float* observations, const ActionsOut& out) override;
@@ -43,7 +43,7 @@ class Dqn final : public Agent {
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
   bool has_replay() const override { return true; }
-  // ReplayBuffer's file at `path`; with prioritized replay also its priorities file.
+  // The replay's stored transitions (Replay::save).
   void save_replay(const std::string& path) const override;
   void load_replay(const std::string& path) override;
   // The online network's argmax.
@@ -54,7 +54,6 @@ class Dqn final : public Agent {
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
  private:
-  void add_transition(const replay::Transition& transition);
   // Fills targets_ for batch_ (see bootstrapped_targets).
   void compute_targets();
   void update_target();
@@ -67,10 +66,7 @@ class Dqn final : public Agent {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::int64_t num_envs_, observation_size_, total_steps_;
   core::Rng exploration_rng_, replay_rng_;
-  // Exactly one of the two holds the transitions.
-  std::unique_ptr<replay::ReplayBuffer> uniform_;
-  std::unique_ptr<replay::PrioritizedReplayBuffer> prioritized_;
-  replay::NStepAccumulator n_step_;
+  std::unique_ptr<replay::Replay> replay_;
   // Hand-written passes over online_ (training batches; acting) and target_ (see QNetworkKernel).
   nn::QNetworkKernel train_kernel_, target_kernel_;
   std::unique_ptr<nn::QNetworkKernel> greedy_kernel_;  // rebuilt when the batch size changes

@@ -42,9 +42,17 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
     auto optimizer = std::make_unique<nn::FusedAdam>(std::vector<at::Tensor>{parameters->values()},
                                                      torch::optim::AdamOptions(dqn.learning_rate));
     GradientHook hook = setup.hook_for(*parameters);
+    replay::ReplayOptions replay;
+    replay.capacity = dqn.buffer_size;
+    replay.observation_size = q_options.observation_size();
+    replay.num_envs = setup.num_envs;
+    replay.n_step = dqn.n_step;
+    replay.gamma = static_cast<float>(dqn.gamma);
+    replay.prioritized = dqn.prioritized;
+    replay.per = {dqn.per_alpha, dqn.per_beta0, dqn.per_eps};
     auto agent = std::make_unique<Dqn>(dqn, std::move(online), std::move(target),
-                                       std::move(parameters), std::move(optimizer), setup.num_envs,
-                                       setup.total_steps,
+                                       std::move(parameters), std::move(optimizer),
+                                       std::make_unique<replay::Replay>(replay), setup.total_steps,
                                        core::derive_seed(setup.seed, core::kExplorationStream));
     agent->set_gradient_hook(std::move(hook));
     return agent;

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,6 +12,7 @@
 #include "core/liveness.h"
 #include "core/scalar_text.h"
 #include "core/text.h"
+#include "core/yaml_writer.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -99,24 +99,24 @@ fs::path CheckpointWriter::commit(const std::string& created) {
     if (entry.is_regular_file()) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
-  std::ostringstream manifest;
-  manifest << "mnrl_checkpoint: " << kFormat << "\n"
-           << "step: " << info_.step << "\n"
-           << "algo: " << info_.algo << "\n"
-           << "env: " << core::yaml_quoted(info_.env) << "\n"
-           << "mnrl_version: \"" << core::version() << "\"\n"
-           << "created: \"" << created << "\"\n";
-  if (info_.eval_mean_return) {
-    manifest << "eval_mean_return: " << core::format_number(*info_.eval_mean_return) << "\n";
-  }
-  manifest << "files:\n";
+  core::YamlWriter manifest;
+  manifest.key("mnrl_checkpoint").integer(kFormat);
+  manifest.key("step").integer(info_.step);
+  manifest.key("algo").text(info_.algo);
+  manifest.key("env").text(info_.env);
+  manifest.key("mnrl_version").text(core::version());
+  manifest.key("created").text(created);
+  if (info_.eval_mean_return) manifest.key("eval_mean_return").number(*info_.eval_mean_return);
+  manifest.key("files").begin_map();
   for (const auto& file : files) {
     const std::optional<core::FileDigest> digest = core::digest_file(file);
     if (!digest) throw std::runtime_error("cannot read back checkpoint file '" + file.string() + "'");
-    manifest << "  " << file.filename().string() << ": {bytes: " << digest->bytes
-             << ", crc32c: \"" << core::crc32c_hex(digest->crc32c) << "\"}\n";
+    manifest.key(file.filename().string()).begin_map(/*flow=*/true);
+    manifest.key("bytes").integer(static_cast<std::int64_t>(digest->bytes));
+    manifest.key("crc32c").text(core::crc32c_hex(digest->crc32c)).end_map();
   }
-  manifest << "complete: true\n";  // last: a manifest cut short lacks it
+  manifest.end_map();
+  manifest.key("complete").boolean(true);  // last: a manifest cut short lacks it
   core::write_file_atomically(partial_ / kManifest, manifest.str());
   // A checkpoint of the same step is moved aside first and deleted only once this one is in
   // place: some complete checkpoint of this step exists at every moment.

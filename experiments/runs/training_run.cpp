@@ -1,9 +1,6 @@
 #include "experiments/runs/training_run.h"
 
-#include <fstream>
-#include <iterator>
 #include <memory>
-#include <sstream>
 
 #include "core/build_info.h"
 #include "core/config_diff.h"
@@ -12,87 +9,91 @@
 #include "core/files.h"
 #include "core/run_directory.h"
 #include "core/text.h"
+#include "core/yaml_writer.h"
 #include "distributed/communicator.h"
 #include "experiments/metrics/console_reporter.h"
 #include "experiments/config/rank_agreement.h"
 #include "experiments/metrics/tensorboard_metrics.h"
+#include "experiments/runs/run_info.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-// The env's plugin, if it comes from one, by absolute path and CRC-32C: what the run was
-// trained with, to compare with the plugin a resume or an evaluation loads.
-std::string env_plugin_yaml(const ExperimentOptions& options) {
-  if (options.env.plugin.empty()) return "";
+// run_info.yaml grows by a few lines per resume.
+constexpr std::uint64_t kMaxRunInfoBytes = 16 << 20;
+
+std::string utc_now() { return core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true); }
+
+// The env's plugin, if it comes from one, by absolute path and CRC-32C.
+std::optional<PluginRecord> env_plugin_record(const ExperimentOptions& options) {
+  if (options.env.plugin.empty()) return std::nullopt;
   const auto digest = core::digest_file(options.env.plugin);
-  return "env_plugin: {path: " + core::yaml_quoted(options.env.plugin) + ", crc32c: " +
-         core::yaml_quoted(digest ? core::crc32c_hex(digest->crc32c) : "unreadable") + "}\n";
+  return PluginRecord{options.env.plugin, digest ? core::crc32c_hex(digest->crc32c) : "unreadable"};
 }
 
 std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentOptions& options) {
-  std::ostringstream out;
-  out << "command: " << core::yaml_quoted(settings.command_line) << "\n"
-      << "mnrl_version: " << core::yaml_quoted(core::version()) << "\n"
-      << "source_revision: " << core::yaml_quoted(core::source_revision()) << "\n"
-      << "blas: " << core::yaml_quoted(core::blas_description()) << "\n"
-      << "started: " << core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) << "\n"
-      << env_plugin_yaml(options);
-  return out.str();
+  RunInfo info;
+  info.command = settings.command_line;
+  info.mnrl_version = core::version();
+  info.source_revision = core::source_revision();
+  info.blas = core::blas_description();
+  info.started = utc_now();
+  info.env_plugin = env_plugin_record(options);
+  return experiments::run_info_yaml(info);
 }
 
 std::string summary_yaml(const TrainingResult& r) {
-  std::ostringstream out;
-  out.precision(9);
-  out << "steps: " << r.steps << "\n"
-      << "seconds: " << r.seconds << "\n"
-      << "sps: " << (r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0) << "\n"
-      << "interrupted: " << (r.interrupted ? "true" : "false") << "\n"
-      << "checkpoint: " << core::yaml_quoted(r.checkpoint.string()) << "\n"
-      << "final_evaluation:\n"
-      << "  episodes: " << r.final_evaluation.episodes << "\n"
-      << "  mean_return: " << r.final_evaluation.mean_return << "\n"
-      << "  std_return: " << r.final_evaluation.std_return << "\n"
-      << "  mean_length: " << r.final_evaluation.mean_length << "\n";
+  core::YamlWriter out;
+  out.key("steps").integer(r.steps);
+  out.key("seconds").number(r.seconds);
+  out.key("sps").number(r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0);
+  out.key("interrupted").boolean(r.interrupted);
+  out.key("checkpoint").text(r.checkpoint.string());
+  const EvaluationResult& e = r.final_evaluation;
+  out.key("final_evaluation").begin_map();
+  out.key("episodes").integer(e.episodes);
+  out.key("mean_return").number(e.mean_return);
+  out.key("std_return").number(e.std_return);
+  out.key("mean_length").number(e.mean_length).end_map();
   if (r.best) {
-    out << "best_evaluation:\n"
-        << "  step: " << r.best->step << "\n"
-        << "  mean_return: " << r.best->mean_return << "\n"
-        << "  checkpoint: " << core::yaml_quoted(r.best->checkpoint.string()) << "\n";
+    out.key("best_evaluation").begin_map();
+    out.key("step").integer(r.best->step);
+    out.key("mean_return").number(r.best->mean_return);
+    out.key("checkpoint").text(r.best->checkpoint.string()).end_map();
   }
   return out.str();
 }
 
 // run_info.yaml with a `resumed:` entry for this resume added.
-// A plugin whose bytes differ from the ones the run was trained with is said (on `console`)
+// A plugin whose bytes differ from the ones the run last trained with is said (on `console`)
 // and recorded in the entry.
 std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
                              const Checkpoint& checkpoint,
                              const std::vector<core::ConfigChange>& changes,
                              const ExperimentOptions& options) {
-  std::ifstream in(run_dir / "run_info.yaml");
-  std::string run_info(std::istreambuf_iterator<char>(in), {});
-  const std::string plugin = env_plugin_yaml(options);
-  std::string plugin_entry;
-  if (!plugin.empty() && run_info.find(plugin) == std::string::npos) {
+  const fs::path path = run_dir / "run_info.yaml";
+  RunInfo info;
+  try {
+    info = parse_run_info(core::read_regular_file(path, kMaxRunInfoBytes, "run information"),
+                          path.string());
+  } catch (const std::exception& e) {
+    throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
+  }
+  ResumeRecord resume;
+  resume.command = settings.command_line;
+  resume.from_checkpoint = checkpoint.directory().string();
+  resume.started = utc_now();
+  const std::optional<PluginRecord> plugin = env_plugin_record(options);
+  if (plugin && !info.trained_with(*plugin)) {
     std::fprintf(settings.console, "mnrl: warning: the env plugin is not the one the run was "
-                 "trained with (run_info.yaml); now %s", plugin.c_str());
-    plugin_entry = "    " + plugin;
+                 "trained with (run_info.yaml); now %s, CRC-32C %s\n", plugin->path.c_str(),
+                 plugin->crc32c.c_str());
+    resume.env_plugin = plugin;
   }
-  if (run_info.find("\nresumed:\n") == std::string::npos) run_info += "resumed:\n";
-  run_info += "  - command: " + core::yaml_quoted(settings.command_line) + "\n" +
-              "    from_checkpoint: " + core::yaml_quoted(checkpoint.directory().string()) + "\n" +
-              "    started: " +
-              core::yaml_quoted(core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true)) +
-              "\n";
-  run_info += plugin_entry;
-  if (!changes.empty()) run_info += "    config_changes:\n";
-  for (const auto& change : changes) {
-    run_info += "      " + core::yaml_quoted(change.key) + ": {before: " +
-                core::yaml_quoted(change.before) + ", after: " + core::yaml_quoted(change.after) +
-                "}\n";
-  }
-  return run_info;
+  resume.config_changes = changes;
+  info.resumed.push_back(std::move(resume));
+  return experiments::run_info_yaml(info);
 }
 
 // Keys a resume may change without --allow-changes: how long and how the run is watched and
@@ -231,7 +232,9 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
                  options.env.num_envs, ranks.c_str(), run_dir.c_str());
   }
-  result.training = train(options, metrics, &checkpoints, &communicator);
+  // Rank 0 always runs a topology (make_topology() is null only on parameter-server workers).
+  result.training = run_training_loop(*make_topology(options, metrics, &communicator), options,
+                                      &checkpoints);
   core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
   return result;
 }

@@ -34,6 +34,14 @@ inline void check_losses_finite(const agents::Statistics& statistics, std::int64
   }
 }
 
+// Reports an update's statistics at `step`. Throws TrainingDiverged, before reporting, if a
+// loss is not finite.
+inline void report_update(MetricsSink& metrics, std::int64_t step,
+                          const agents::Statistics& statistics) {
+  check_losses_finite(statistics, step);
+  for (const auto& [name, value] : statistics) metrics.scalar(step, name, value);
+}
+
 // An agent acting on its own vector env: the body of the single-learner loop and of each A3C
 // worker.
 class LearnerActor {
@@ -65,16 +73,8 @@ class LearnerActor {
   // and reports the update's statistics at the progress' step. Returns whether it updated.
   bool update_if_ready(MetricsSink& metrics, const agents::TrainingProgress& progress) {
     if (!agent_.update_ready()) return false;
-    update(metrics, progress);
+    report_update(metrics, progress.steps_done, agent_.update(progress));
     return true;
-  }
-
-  // Updates the agent and reports the update's statistics at the progress' step. Throws
-  // TrainingDiverged, before reporting, if a loss is not finite.
-  void update(MetricsSink& metrics, const agents::TrainingProgress& progress) {
-    const auto statistics = agent_.update(progress);
-    check_losses_finite(statistics, progress.steps_done);
-    for (const auto& [name, value] : statistics) metrics.scalar(progress.steps_done, name, value);
   }
 
  private:

@@ -79,7 +79,7 @@ Advance Replicas::advance(std::int64_t until) {
     // the ranks update together or not at all.
     if (data_parallel_ && agent.has_replay()) update = data_parallel_->all_agree(update);
     if (update) {
-      actor_->update(learning_metrics, {step_, total_steps_});
+      report_update(learning_metrics, step_, agent.update({step_, total_steps_}));
       if (data_parallel_) {
         data_parallel_->after_update();
         reduced_->publish(step_);

@@ -7,20 +7,26 @@
 
 namespace mnrl::experiments {
 
+std::unique_ptr<TrainingTopology> make_topology(const ExperimentOptions& options,
+                                                MetricsSink& metrics,
+                                                distributed::Communicator* communicator) {
+  if (options.algorithm().topology() == agents::Topology::replicas) {
+    return std::make_unique<Replicas>(options, metrics, communicator);
+  }
+  if (!communicator || communicator->size() == 1) {
+    return std::make_unique<WorkerThreads>(options, metrics);
+  }
+  if (communicator->rank() == 0) {
+    return std::make_unique<ParameterServer>(options, metrics, *communicator);
+  }
+  return nullptr;
+}
+
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
                      const CheckpointSettings* checkpoints,
                      distributed::Communicator* communicator) {
-  if (options.algorithm().topology() == agents::Topology::replicas) {
-    Replicas replicas(options, metrics, communicator);
-    return run_training_loop(replicas, options, checkpoints);
-  }
-  if (!communicator || communicator->size() == 1) {
-    WorkerThreads workers(options, metrics);
-    return run_training_loop(workers, options, checkpoints);
-  }
-  if (communicator->rank() == 0) {
-    ParameterServer server(options, metrics, *communicator);
-    return run_training_loop(server, options, checkpoints);
+  if (const auto topology = make_topology(options, metrics, communicator)) {
+    return run_training_loop(*topology, options, checkpoints);
   }
   std::optional<std::int64_t> resumed_at;
   if (checkpoints && checkpoints->resume_from) resumed_at = checkpoints->resume_from->info().step;

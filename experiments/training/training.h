@@ -1,5 +1,7 @@
 #pragma once
 
+#include <memory>
+
 #include "experiments/config/experiment_options.h"
 #include "experiments/metrics/metrics.h"
 #include "experiments/training/training_loop.h"
@@ -9,6 +11,12 @@ class Communicator;
 }
 
 namespace mnrl::experiments {
+
+// The topology of `options`' algorithm for this process (see train()); null on the worker
+// ranks of a parameter server, which run_parameter_server_worker() runs instead.
+std::unique_ptr<TrainingTopology> make_topology(const ExperimentOptions& options,
+                                                MetricsSink& metrics,
+                                                distributed::Communicator* communicator);
 
 // Trains `options` with the one training loop (run_training_loop) over the topology of its
 // algorithm (agents::Topology): Replicas for replicas; for asynchronous workers, WorkerThreads

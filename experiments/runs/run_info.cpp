@@ -1,0 +1,106 @@
+#include "experiments/runs/run_info.h"
+
+#include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
+
+#include "core/yaml_writer.h"
+
+namespace mnrl::experiments {
+namespace {
+
+void write_plugin(core::YamlWriter& out, const PluginRecord& plugin) {
+  out.key("env_plugin").begin_map(/*flow=*/true);
+  out.key("path").text(plugin.path).key("crc32c").text(plugin.crc32c).end_map();
+}
+
+std::string text_at(const YAML::Node& map, const char* key) {
+  const YAML::Node value = map[key];
+  return value && value.IsScalar() ? value.as<std::string>() : std::string();
+}
+
+std::optional<PluginRecord> plugin_at(const YAML::Node& map) {
+  const YAML::Node plugin = map["env_plugin"];
+  if (!plugin || !plugin.IsMap()) return std::nullopt;
+  return PluginRecord{text_at(plugin, "path"), text_at(plugin, "crc32c")};
+}
+
+}  // namespace
+
+bool RunInfo::trained_with(const PluginRecord& plugin) const {
+  for (auto resume = resumed.rbegin(); resume != resumed.rend(); ++resume) {
+    if (resume->env_plugin) return *resume->env_plugin == plugin;
+  }
+  return env_plugin && *env_plugin == plugin;
+}
+
+std::string run_info_yaml(const RunInfo& info) {
+  core::YamlWriter out;
+  out.key("command").text(info.command);
+  out.key("mnrl_version").text(info.mnrl_version);
+  out.key("source_revision").text(info.source_revision);
+  out.key("blas").text(info.blas);
+  out.key("started").text(info.started);
+  if (info.env_plugin) write_plugin(out, *info.env_plugin);
+  if (!info.resumed.empty()) {
+    out.key("resumed").begin_list();
+    for (const ResumeRecord& resume : info.resumed) {
+      out.begin_map();
+      out.key("command").text(resume.command);
+      out.key("from_checkpoint").text(resume.from_checkpoint);
+      out.key("started").text(resume.started);
+      if (resume.env_plugin) write_plugin(out, *resume.env_plugin);
+      if (!resume.config_changes.empty()) {
+        out.key("config_changes").begin_map();
+        for (const core::ConfigChange& change : resume.config_changes) {
+          out.quoted_key(change.key).begin_map(/*flow=*/true);
+          out.key("before").text(change.before).key("after").text(change.after).end_map();
+        }
+        out.end_map();
+      }
+      out.end_map();
+    }
+    out.end_list();
+  }
+  return out.str();
+}
+
+RunInfo parse_run_info(const std::string& text, const std::string& source) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error(source + ": not YAML (" + e.msg + ")");
+  }
+  if (!root.IsMap()) throw std::runtime_error(source + ": not a map of run information");
+  RunInfo info;
+  info.command = text_at(root, "command");
+  info.mnrl_version = text_at(root, "mnrl_version");
+  info.source_revision = text_at(root, "source_revision");
+  info.blas = text_at(root, "blas");
+  info.started = text_at(root, "started");
+  info.env_plugin = plugin_at(root);
+  const YAML::Node resumed = root["resumed"];
+  if (resumed && resumed.IsSequence()) {
+    for (const YAML::Node& entry : resumed) {
+      if (!entry.IsMap()) throw std::runtime_error(source + ": a `resumed` entry is not a map");
+      ResumeRecord resume;
+      resume.command = text_at(entry, "command");
+      resume.from_checkpoint = text_at(entry, "from_checkpoint");
+      resume.started = text_at(entry, "started");
+      resume.env_plugin = plugin_at(entry);
+      const YAML::Node changes = entry["config_changes"];
+      if (changes && changes.IsMap()) {
+        for (const auto& change : changes) {
+          resume.config_changes.push_back({change.first.as<std::string>(),
+                                           text_at(change.second, "before"),
+                                           text_at(change.second, "after")});
+        }
+      }
+      info.resumed.push_back(std::move(resume));
+    }
+  }
+  return info;
+}
+
+}  // namespace mnrl::experiments

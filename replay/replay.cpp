@@ -1,0 +1,111 @@
+#include "replay/replay.h"
+
+namespace mnrl::replay {
+
+// Where transitions are kept and drawn from: a uniform ReplayBuffer or a PrioritizedReplayBuffer
+// (replay.cpp holds the two).
+class TransitionStore {
+ public:
+  virtual ~TransitionStore() = default;
+  virtual std::int64_t size() const = 0;
+  virtual void add(const Transition& transition) = 0;
+  // `progress` (0 -> 1 over training) anneals prioritized replay's importance exponent.
+  virtual void sample(core::Rng& rng, std::int64_t batch_size, double progress,
+                      TransitionBatch& out) = 0;
+  virtual void update_priorities(const std::int64_t* slots, const float* td_errors,
+                                 std::int64_t count) = 0;
+  virtual void save(const std::string& path) const = 0;
+  // Replaces the contents with those save() wrote at `path` (see the buffers' load()).
+  virtual void load(const std::string& path) = 0;
+};
+
+namespace {
+
+class UniformStore final : public TransitionStore {
+ public:
+  explicit UniformStore(const ReplayOptions& o)
+      : options_(o), buffer_(o.capacity, o.observation_size, o.action_size) {}
+
+  std::int64_t size() const override { return buffer_.size(); }
+  void add(const Transition& transition) override { buffer_.add(transition); }
+  void sample(core::Rng& rng, std::int64_t batch_size, double,
+              TransitionBatch& out) override {
+    buffer_.sample(rng, batch_size, out);
+  }
+  void update_priorities(const std::int64_t*, const float*, std::int64_t) override {}
+  void save(const std::string& path) const override { buffer_.save(path); }
+  void load(const std::string& path) override {
+    buffer_ = ReplayBuffer::load(path, options_.capacity, options_.observation_size,
+                                 options_.action_size);
+  }
+
+ private:
+  ReplayOptions options_;
+  ReplayBuffer buffer_;
+};
+
+class PrioritizedStore final : public TransitionStore {
+ public:
+  explicit PrioritizedStore(const ReplayOptions& o)
+      : options_(o), buffer_(o.capacity, o.observation_size, o.action_size, o.per) {}
+
+  std::int64_t size() const override { return buffer_.size(); }
+  void add(const Transition& transition) override { buffer_.add(transition); }
+  void sample(core::Rng& rng, std::int64_t batch_size, double progress,
+              TransitionBatch& out) override {
+    buffer_.sample(rng, batch_size, annealed_beta(options_.per.beta0, progress), out);
+  }
+  void update_priorities(const std::int64_t* slots, const float* td_errors,
+                         std::int64_t count) override {
+    buffer_.update_priorities(slots, td_errors, count);
+  }
+  void save(const std::string& path) const override { buffer_.save(path); }
+  void load(const std::string& path) override {
+    buffer_ = PrioritizedReplayBuffer::load(path, options_.capacity, options_.observation_size,
+                                            options_.action_size, options_.per);
+  }
+
+ private:
+  ReplayOptions options_;
+  PrioritizedReplayBuffer buffer_;
+};
+
+std::unique_ptr<TransitionStore> make_store(const ReplayOptions& options) {
+  if (options.prioritized) return std::make_unique<PrioritizedStore>(options);
+  return std::make_unique<UniformStore>(options);
+}
+
+}  // namespace
+
+Replay::Replay(const ReplayOptions& options)
+    : options_(options),
+      n_step_(options.num_envs, options.n_step, options.gamma, options.observation_size,
+              options.action_size),
+      store_(make_store(options)) {}
+
+Replay::~Replay() = default;
+
+std::int64_t Replay::size() const { return store_->size(); }
+
+void Replay::sample(core::Rng& rng, std::int64_t batch_size, double progress,
+                    TransitionBatch& out) {
+  store_->sample(rng, batch_size, progress, out);
+}
+
+void Replay::update_priorities(const TransitionBatch& batch, const float* td_errors) {
+  store_->update_priorities(batch.indices.data(), td_errors,
+                            static_cast<std::int64_t>(batch.indices.size()));
+}
+
+void Replay::save(const std::string& path) const { store_->save(path); }
+
+void Replay::load(const std::string& path) { store_->load(path); }
+
+void Replay::add_step(const float* observations, const float* actions, const float* rewards,
+                      const float* next_observations, const std::uint8_t* terminated,
+                      const std::uint8_t* truncated, const float* final_observations) {
+  n_step_.add(observations, actions, rewards, next_observations, terminated, truncated,
+              final_observations, [this](const Transition& t) { store_->add(t); });
+}
+
+}  // namespace mnrl::replay

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/state_stream.h"
+#include "replay/n_step.h"
+#include "replay/prioritized_replay_buffer.h"
+#include "replay/replay_buffer.h"
+
+namespace mnrl::core {
+class Rng;
+}
+
+namespace mnrl::replay {
+
+// What an off-policy agent's experience replay is made of.
+struct ReplayOptions {
+  std::int64_t capacity = 1;          // transitions held
+  std::int64_t observation_size = 1;  // floats per observation
+  std::int64_t action_size = 1;       // floats per action (1 for a Discrete index)
+  std::int64_t num_envs = 1;          // envs whose steps come in together
+  int n_step = 1;                     // steps summed into one transition's reward
+  float gamma = 0.99f;                // discount of those sums
+  bool prioritized = false;           // proportional prioritized replay, else uniform
+  PrioritizedReplayOptions per;       // with `prioritized`
+};
+
+class TransitionStore;  // uniform or prioritized (replay.cpp)
+
+// An off-policy agent's experience replay, one interface whatever it is made of: each vector
+// step's outcome becomes transitions through n-step returns (NStepAccumulator; one-step with
+// n_step 1), kept in a uniform or prioritized store. Agents get it from their algorithm's
+// factory and never ask which kind it is.
+class Replay {
+ public:
+  explicit Replay(const ReplayOptions& options);
+  ~Replay();
+
+  const ReplayOptions& options() const { return options_; }
+  std::int64_t size() const;
+
+  // One vector-env step, laid out [env][...] (see NStepAccumulator::add).
+  void add_step(const float* observations, const float* actions, const float* rewards,
+                const float* next_observations, const std::uint8_t* terminated,
+                const std::uint8_t* truncated, const float* final_observations);
+  // `batch_size` transitions into `out` (with importance weights; 1 for uniform replay).
+  void sample(core::Rng& rng, std::int64_t batch_size, double progress, TransitionBatch& out);
+  // The TD errors of the last sample()'s rows, which prioritized replay learns priorities
+  // from; uniform replay ignores them.
+  void update_priorities(const TransitionBatch& batch, const float* td_errors);
+
+  // The n-step returns in progress, with the agent's state in a checkpoint.
+  void save_state(core::StateWriter& out) const { n_step_.save_state(out); }
+  void load_state(core::StateReader& in) { n_step_.load_state(in); }
+  // The stored transitions, in files of their own (large, and optional in a checkpoint):
+  // `path` and, for prioritized replay, its priorities next to it.
+  void save(const std::string& path) const;
+  void load(const std::string& path);
+
+ private:
+  ReplayOptions options_;
+  NStepAccumulator n_step_;
+  std::unique_ptr<TransitionStore> store_;
+};
+
+}  // namespace mnrl::replay

@@ -1,0 +1,98 @@
+#include "experiments/runs/run_info.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace mnrl::experiments {
+namespace {
+
+RunInfo resumed_twice() {
+  RunInfo info;
+  info.command = "mnrl train a.yaml --set 'name=\"x\"'\nsecond line";  // quotes and a newline
+  info.mnrl_version = "0.1.0";
+  info.source_revision = "abc123";
+  info.blas = "OpenBLAS 0.3.21 (Haswell)";
+  info.started = "2026-11-24T10:00:00Z";
+  info.env_plugin = PluginRecord{"/p/libwalk.so", "0a1b2c3d"};
+  info.resumed.push_back({"mnrl train --resume out", "out/checkpoints/step_000000000512",
+                          "2026-11-24T11:00:00Z", std::nullopt, {}});
+  info.resumed.push_back({"mnrl train --resume out --allow-changes",
+                          "out/checkpoints/step_000000001024", "2026-11-24T12:00:00Z",
+                          PluginRecord{"/p/libwalk.so", "ffffffff"},
+                          {{"ppo.learning_rate", "0.001", "0.002"},
+                           {"env.wrappers[1].num_frames", "(absent)", "4"}}});
+  return info;
+}
+
+void expect_same(const RunInfo& a, const RunInfo& b) {
+  EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.mnrl_version, b.mnrl_version);
+  EXPECT_EQ(a.source_revision, b.source_revision);
+  EXPECT_EQ(a.blas, b.blas);
+  EXPECT_EQ(a.started, b.started);
+  EXPECT_EQ(a.env_plugin, b.env_plugin);
+  ASSERT_EQ(a.resumed.size(), b.resumed.size());
+  for (std::size_t i = 0; i < a.resumed.size(); ++i) {
+    EXPECT_EQ(a.resumed[i].command, b.resumed[i].command);
+    EXPECT_EQ(a.resumed[i].from_checkpoint, b.resumed[i].from_checkpoint);
+    EXPECT_EQ(a.resumed[i].started, b.resumed[i].started);
+    EXPECT_EQ(a.resumed[i].env_plugin, b.resumed[i].env_plugin);
+    ASSERT_EQ(a.resumed[i].config_changes.size(), b.resumed[i].config_changes.size());
+    for (std::size_t k = 0; k < a.resumed[i].config_changes.size(); ++k) {
+      EXPECT_EQ(a.resumed[i].config_changes[k].key, b.resumed[i].config_changes[k].key);
+      EXPECT_EQ(a.resumed[i].config_changes[k].before, b.resumed[i].config_changes[k].before);
+      EXPECT_EQ(a.resumed[i].config_changes[k].after, b.resumed[i].config_changes[k].after);
+    }
+  }
+}
+
+TEST(RunInfoTest, WrittenAndReadBackUnchanged) {
+  const RunInfo info = resumed_twice();
+  const std::string yaml = run_info_yaml(info);
+  expect_same(parse_run_info(yaml, "run_info.yaml"), info);
+  // Strings stay strings for any YAML reader: "0.001" is not turned into a number.
+  EXPECT_NE(yaml.find("\"ppo.learning_rate\": {before: \"0.001\", after: \"0.002\"}"),
+            std::string::npos)
+      << yaml;
+}
+
+// What mnrl wrote before run_info.yaml went through yaml-cpp still reads, and resumes append.
+TEST(RunInfoTest, ReadsTheFormatOfEarlierVersions) {
+  const std::string earlier =
+      "command: \"mnrl train walk.yaml\"\nmnrl_version: \"0.1.0\"\nsource_revision: \"abc\"\n"
+      "blas: \"OpenBLAS\"\nstarted: \"2026-11-20T09:00:00Z\"\n"
+      "env_plugin: {path: \"/p/libwalk.so\", crc32c: \"0a1b2c3d\"}\n"
+      "resumed:\n  - command: \"mnrl train --resume out\"\n"
+      "    from_checkpoint: \"out/checkpoints/step_000000000512\"\n"
+      "    started: \"2026-11-20T10:00:00Z\"\n    config_changes:\n"
+      "      \"train.total_steps\": {before: \"512\", after: \"1024\"}\n";
+  const RunInfo info = parse_run_info(earlier, "run_info.yaml");
+  EXPECT_EQ(info.command, "mnrl train walk.yaml");
+  ASSERT_EQ(info.resumed.size(), 1u);
+  ASSERT_EQ(info.resumed[0].config_changes.size(), 1u);
+  EXPECT_EQ(info.resumed[0].config_changes[0].after, "1024");
+  EXPECT_TRUE(info.trained_with({"/p/libwalk.so", "0a1b2c3d"}));
+  EXPECT_FALSE(info.trained_with({"/p/libwalk.so", "ffffffff"}));
+}
+
+TEST(RunInfoTest, ThePluginToCompareWithIsTheLastOneRecorded) {
+  const RunInfo info = resumed_twice();
+  EXPECT_TRUE(info.trained_with({"/p/libwalk.so", "ffffffff"}));
+  EXPECT_FALSE(info.trained_with({"/p/libwalk.so", "0a1b2c3d"}));
+}
+
+TEST(RunInfoTest, TextThatIsNotRunInformationIsRefusedNamingTheFile) {
+  for (const char* text : {"- a\n- b\n", "command: [unclosed\n", "resumed: [1, 2]\n"}) {
+    try {
+      parse_run_info(text, "out/run_info.yaml");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("out/run_info.yaml: "), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mnrl::experiments
