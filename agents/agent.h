@@ -78,13 +78,11 @@ class Agent {
   virtual void save_state(core::StateWriter& out) const = 0;
   virtual void load_state(core::StateReader& in) = 0;
 
-  // Off-policy agents keep their replay buffer in files of their own (large, and optional in a
-  // checkpoint): save_replay(path) writes `path` and possibly files next to it named
-  // path + suffix; load_replay(path) reads them back and throws std::runtime_error naming the
-  // file if they are unusable.
+  // Off-policy agents keep their replay buffer's transitions in a state of their own (large,
+  // and optional in a checkpoint). load_replay() throws core::StateError for an unusable one.
   virtual bool has_replay() const { return false; }
-  virtual void save_replay(const std::string& /*path*/) const {}
-  virtual void load_replay(const std::string& /*path*/) {}
+  virtual void save_replay(core::StateWriter& /*out*/) const {}
+  virtual void load_replay(core::StateReader& /*in*/) {}
 
   // The greedy policy, act_greedy()'s actions, as a serialized TorchScript module
   // (nn/policy_export.h) that takes observations before `scale` (the training envs'

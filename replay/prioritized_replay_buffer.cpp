@@ -3,24 +3,18 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
 
 #include "core/rng.h"
-#include "core/files.h"
-#include "replay/binary_io.h"
+#include "core/state_stream.h"
 
 namespace mnrl::replay {
 namespace {
 
-constexpr char kMagic[8] = {'M', 'N', 'R', 'L', 'P', 'R', 'I', 'O'};
-constexpr std::uint32_t kVersion = 1;
-constexpr const char* kWhat = "priorities file";  // in truncation errors
-// Magic, version, capacity, size, next_slot, alpha, max priority.
-constexpr std::uint64_t kHeaderBytes = sizeof(kMagic) + sizeof(std::uint32_t) + 3 * 8 + 2 * 8;
+constexpr const char* kTag = "priorities";  // its section in a state stream
 
 std::string format(double value) {
   std::ostringstream out;
@@ -57,15 +51,10 @@ PrioritizedReplayBuffer::PrioritizedReplayBuffer(std::int64_t capacity,
                                                  std::int64_t action_size,
                                                  const PrioritizedReplayOptions& options)
     // Options are checked before the (possibly large) buffer is allocated.
-    : PrioritizedReplayBuffer(
-          (validate(options), ReplayBuffer(capacity, observation_size, action_size)), options) {}
-
-PrioritizedReplayBuffer::PrioritizedReplayBuffer(ReplayBuffer buffer,
-                                                 const PrioritizedReplayOptions& options)
-    : options_(options),
-      buffer_(std::move(buffer)),
-      sums_(buffer_.capacity()),
-      mins_(buffer_.capacity()) {}
+    : options_((validate(options), options)),
+      buffer_(capacity, observation_size, action_size),
+      sums_(capacity),
+      mins_(capacity) {}
 
 double PrioritizedReplayBuffer::priority(std::int64_t slot) const {
   if (slot < 0 || slot >= size()) {
@@ -142,98 +131,48 @@ void PrioritizedReplayBuffer::update_priorities(const std::int64_t* slots, const
   }
 }
 
-std::string PrioritizedReplayBuffer::priorities_path(const std::string& path) {
-  return path + ".priorities";
+void PrioritizedReplayBuffer::save_state(core::StateWriter& out) const {
+  buffer_.save_state(out);
+  out.tag(kTag);
+  out.value(options_.alpha);
+  out.value(max_priority_);
+  std::vector<double> weights(static_cast<std::size_t>(size()));
+  for (std::size_t s = 0; s < weights.size(); ++s) {
+    weights[s] = sums_.get(static_cast<std::int64_t>(s));
+  }
+  out.values(weights);
 }
 
-void PrioritizedReplayBuffer::save(const std::string& path) const {
-  buffer_.save(path);
-  const auto n = static_cast<std::size_t>(size());
-  std::string content;
-  content.reserve(kHeaderBytes + n * sizeof(double));
-  append(content, kMagic, sizeof(kMagic));
-  append_value(content, kVersion);
-  for (const std::int64_t v : {capacity(), size(), next_slot()}) append_value(content, v);
-  append_value(content, options_.alpha);
-  append_value(content, max_priority_);
-  for (std::size_t s = 0; s < n; ++s) {
-    append_value(content, sums_.get(static_cast<std::int64_t>(s)));
-  }
-  core::write_file_atomically(priorities_path(path), content);
-}
-
-PrioritizedReplayBuffer PrioritizedReplayBuffer::load(const std::string& path,
-                                                      std::int64_t capacity,
-                                                      std::int64_t observation_size,
-                                                      std::int64_t action_size,
-                                                      const PrioritizedReplayOptions& options) {
-  validate(options);
-  PrioritizedReplayBuffer loaded(ReplayBuffer::load(path, capacity, observation_size, action_size),
-                                 options);
-
-  const std::string file = priorities_path(path);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read priorities file '" + file + "'");
-  char magic[sizeof(kMagic)] = {};
-  in.read(magic, sizeof(magic));
-  if (static_cast<std::size_t>(in.gcount()) != sizeof(magic) ||
-      std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
-    throw std::runtime_error(file + ": not a priorities file (expected it to start with '" +
-                             std::string(kMagic, sizeof(kMagic)) + "')");
-  }
-  std::uint32_t version = 0;
-  read_exact(in, &version, 1, file, kWhat);
-  if (version != kVersion) {
-    throw std::runtime_error(file + ": priorities format version " + std::to_string(version) +
-                             ", expected " + std::to_string(kVersion));
-  }
-  std::int64_t position[3] = {};
-  double alpha = 0.0;
-  double max_priority = 0.0;
-  read_exact(in, position, 3, file, kWhat);
-  read_exact(in, &alpha, 1, file, kWhat);
-  read_exact(in, &max_priority, 1, file, kWhat);
-
-  const char* names[3] = {"capacity", "size", "next_slot"};
-  const std::int64_t expected[3] = {loaded.capacity(), loaded.size(), loaded.next_slot()};
-  for (int i = 0; i < 3; ++i) {
-    if (position[i] != expected[i]) {
-      throw std::runtime_error(file + ": " + names[i] + " is " + std::to_string(position[i]) +
-                               " but the replay buffer '" + path + "' has " +
-                               std::to_string(expected[i]) + ": the files do not belong together");
-    }
-  }
+void PrioritizedReplayBuffer::load_state(core::StateReader& in) {
+  buffer_.load_state(in);
+  in.expect_tag(kTag);
   // Stored weights are p^alpha: under another alpha they would be wrong.
-  if (alpha != options.alpha) {
-    throw std::runtime_error(file + ": saved with per_alpha " + format(alpha) +
-                             ", loading with per_alpha " + format(options.alpha));
+  const auto alpha = in.value<double>();
+  if (alpha != options_.alpha) {
+    in.fail("saved with per_alpha " + format(alpha) + ", loading with per_alpha " +
+            format(options_.alpha));
   }
+  const auto max_priority = in.value<double>();
   if (!(max_priority > 0.0) || !std::isfinite(max_priority)) {
-    throw std::runtime_error(file + ": max priority " + format(max_priority) +
-                             " is not positive and finite");
+    in.fail("max priority " + format(max_priority) + " is not positive and finite");
   }
-
-  const auto n = static_cast<std::size_t>(loaded.size());
-  const std::uint64_t expected_bytes = kHeaderBytes + n * sizeof(double);
-  std::error_code error;
-  const std::uint64_t found_bytes = std::filesystem::file_size(file, error);
-  if (error) throw std::runtime_error("cannot read priorities file '" + file + "'");
-  if (found_bytes != expected_bytes) {
-    throw std::runtime_error(file + ": " + std::to_string(found_bytes) + " bytes, expected " +
-                             std::to_string(expected_bytes) + " for " + std::to_string(n) +
-                             " priorities");
-  }
-  std::vector<double> weights(n);
-  read_exact(in, weights.data(), n, file, kWhat);
-  for (std::size_t s = 0; s < n; ++s) {
+  std::vector<double> weights(static_cast<std::size_t>(size()));
+  in.values(weights);
+  for (std::size_t s = 0; s < weights.size(); ++s) {
     if (!(weights[s] > 0.0) || !std::isfinite(weights[s])) {
-      throw std::runtime_error(file + ": slot " + std::to_string(s) + ": priority " +
-                               format(weights[s]) + " is not positive and finite");
+      in.fail("slot " + std::to_string(s) + ": priority " + format(weights[s]) +
+              " is not positive and finite");
     }
-    loaded.set_weight(static_cast<std::int64_t>(s), weights[s]);
   }
-  loaded.max_priority_ = max_priority;
-  return loaded;
+  for (std::int64_t s = 0; s < capacity(); ++s) {
+    if (s < size()) {
+      set_weight(s, weights[static_cast<std::size_t>(s)]);
+    } else {  // not stored: never drawn, and no part of the minimum
+      sums_.set(s, 0.0);
+      mins_.set(s, std::numeric_limits<double>::infinity());
+    }
+  }
+  max_priority_ = max_priority;
 }
 
 }  // namespace mnrl::replay

@@ -9,7 +9,9 @@
 
 namespace mnrl::core {
 class Rng;
-}
+class StateReader;
+class StateWriter;
+}  // namespace mnrl::core
 
 namespace mnrl::replay {
 
@@ -79,23 +81,15 @@ class PrioritizedReplayBuffer {
   // for a negative count, a slot outside [0, size()) or a non-finite TD error.
   void update_priorities(const std::int64_t* slots, const float* td_errors, std::int64_t count);
 
-  // Two files: the transitions through ReplayBuffer::save at `path`, and the priorities at
-  // priorities_path(path) (binary: magic "MNRLPRIO", version, capacity, size, next_slot,
-  // alpha, max priority, then the size() sampling weights as doubles), each written
-  // atomically. load() restores both exactly and throws std::runtime_error naming the file if
-  // either is missing, malformed or truncated, if the two do not belong together (capacity,
-  // size or next slot differ) or if the priorities were saved under another alpha.
-  void save(const std::string& path) const;
-  static PrioritizedReplayBuffer load(const std::string& path, std::int64_t capacity,
-                                      std::int64_t observation_size, std::int64_t action_size,
-                                      const PrioritizedReplayOptions& options = {});
-  // `path` + ".priorities".
-  static std::string priorities_path(const std::string& path);
+  // The buffer's state section (ReplayBuffer::save_state), then the section "priorities":
+  // alpha, the largest priority and the size() sampling weights (doubles). load_state() restores
+  // both exactly and throws core::StateError naming the source for a malformed or truncated
+  // state, weights that are not positive and finite, or priorities saved under another alpha.
+  // After a throw the contents are unspecified.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
  private:
-  // Takes validated options; every slot starts at weight 0 (not stored).
-  PrioritizedReplayBuffer(ReplayBuffer buffer, const PrioritizedReplayOptions& options);
-
   // Sets the sampling weight of `slot` in both trees.
   void set_weight(std::int64_t slot, double weight);
 

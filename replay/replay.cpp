@@ -14,9 +14,9 @@ class TransitionStore {
                       TransitionBatch& out) = 0;
   virtual void update_priorities(const std::int64_t* slots, const float* td_errors,
                                  std::int64_t count) = 0;
-  virtual void save(const std::string& path) const = 0;
-  // Replaces the contents with those save() wrote at `path` (see the buffers' load()).
-  virtual void load(const std::string& path) = 0;
+  virtual void save_state(core::StateWriter& out) const = 0;
+  // Replaces the contents with those save_state() wrote (see the buffers' load_state()).
+  virtual void load_state(core::StateReader& in) = 0;
 };
 
 namespace {
@@ -24,7 +24,7 @@ namespace {
 class UniformStore final : public TransitionStore {
  public:
   explicit UniformStore(const ReplayOptions& o)
-      : options_(o), buffer_(o.capacity, o.observation_size, o.action_size) {}
+      : buffer_(o.capacity, o.observation_size, o.action_size) {}
 
   std::int64_t size() const override { return buffer_.size(); }
   void add(const Transition& transition) override { buffer_.add(transition); }
@@ -33,14 +33,10 @@ class UniformStore final : public TransitionStore {
     buffer_.sample(rng, batch_size, out);
   }
   void update_priorities(const std::int64_t*, const float*, std::int64_t) override {}
-  void save(const std::string& path) const override { buffer_.save(path); }
-  void load(const std::string& path) override {
-    buffer_ = ReplayBuffer::load(path, options_.capacity, options_.observation_size,
-                                 options_.action_size);
-  }
+  void save_state(core::StateWriter& out) const override { buffer_.save_state(out); }
+  void load_state(core::StateReader& in) override { buffer_.load_state(in); }
 
  private:
-  ReplayOptions options_;
   ReplayBuffer buffer_;
 };
 
@@ -59,11 +55,8 @@ class PrioritizedStore final : public TransitionStore {
                          std::int64_t count) override {
     buffer_.update_priorities(slots, td_errors, count);
   }
-  void save(const std::string& path) const override { buffer_.save(path); }
-  void load(const std::string& path) override {
-    buffer_ = PrioritizedReplayBuffer::load(path, options_.capacity, options_.observation_size,
-                                            options_.action_size, options_.per);
-  }
+  void save_state(core::StateWriter& out) const override { buffer_.save_state(out); }
+  void load_state(core::StateReader& in) override { buffer_.load_state(in); }
 
  private:
   ReplayOptions options_;
@@ -97,9 +90,9 @@ void Replay::update_priorities(const TransitionBatch& batch, const float* td_err
                             static_cast<std::int64_t>(batch.indices.size()));
 }
 
-void Replay::save(const std::string& path) const { store_->save(path); }
+void Replay::save_transitions(core::StateWriter& out) const { store_->save_state(out); }
 
-void Replay::load(const std::string& path) { store_->load(path); }
+void Replay::load_transitions(core::StateReader& in) { store_->load_state(in); }
 
 void Replay::add_step(const float* observations, const float* actions, const float* rewards,
                       const float* next_observations, const std::uint8_t* terminated,

@@ -54,10 +54,11 @@ class Replay {
   // The n-step returns in progress, with the agent's state in a checkpoint.
   void save_state(core::StateWriter& out) const { n_step_.save_state(out); }
   void load_state(core::StateReader& in) { n_step_.load_state(in); }
-  // The stored transitions, in files of their own (large, and optional in a checkpoint):
-  // `path` and, for prioritized replay, its priorities next to it.
-  void save(const std::string& path) const;
-  void load(const std::string& path);
+  // The stored transitions (and priorities), a state of their own: large, and optional in a
+  // checkpoint. load_transitions() throws core::StateError naming the source for a state of
+  // other sizes or kind, or a malformed one; the contents are then unspecified.
+  void save_transitions(core::StateWriter& out) const;
+  void load_transitions(core::StateReader& in);
 
  private:
   ReplayOptions options_;

@@ -3,40 +3,26 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <stdexcept>
 #include <string>
 
 #include "core/rng.h"
-#include "core/files.h"
-#include "replay/binary_io.h"
+#include "core/state_stream.h"
 
 namespace mnrl::replay {
 namespace {
 
-constexpr char kMagic[8] = {'M', 'N', 'R', 'L', 'R', 'P', 'L', 'B'};
-constexpr std::uint32_t kVersion = 1;
-constexpr const char* kWhat = "replay buffer file";  // in truncation errors
-// Magic, version, then capacity, observation_size, action_size, size, next_slot.
-constexpr std::uint64_t kHeaderBytes = sizeof(kMagic) + sizeof(std::uint32_t) + 5 * 8;
+constexpr const char* kTag = "replay buffer";  // its section in a state stream
 
 std::size_t to_size(std::int64_t n) { return static_cast<std::size_t>(n); }
 
-// Bytes one stored slot takes in the file.
-std::uint64_t slot_bytes(std::int64_t observation_size, std::int64_t action_size) {
-  return static_cast<std::uint64_t>(2 * observation_size + action_size + 2) * sizeof(float) +
-         sizeof(std::uint8_t);
-}
-
 // Throws naming the first slot of `values` ([slots, width]) holding a non-finite float.
 void check_finite(const std::vector<float>& values, std::int64_t slots, std::int64_t width,
-                  const char* what, const std::string& path) {
+                  const char* what, const core::StateReader& in) {
   const std::size_t n = to_size(slots * width);
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(values[i])) {
-      throw std::runtime_error(path + ": slot " + std::to_string(i / to_size(width)) +
-                               ": non-finite " + what);
+      in.fail("slot " + std::to_string(i / to_size(width)) + ": non-finite " + what);
     }
   }
 }
@@ -129,113 +115,66 @@ void ReplayBuffer::gather_rows(std::int64_t count, TransitionBatch& out) const {
   }
 }
 
-void ReplayBuffer::save(const std::string& path) const {
+void ReplayBuffer::save_state(core::StateWriter& out) const {
   const std::size_t n = to_size(size_);
-  const std::size_t obs = to_size(observation_size_);
-  const std::size_t act = to_size(action_size_);
-  std::string content;
-  content.reserve(kHeaderBytes + n * slot_bytes(observation_size_, action_size_));
-  append(content, kMagic, sizeof(kMagic));
-  append_value(content, kVersion);
+  out.tag(kTag);
   for (const std::int64_t v : {capacity_, observation_size_, action_size_, size_, next_slot_}) {
-    append_value(content, v);
+    out.value(v);
   }
-  append(content, observations_.data(), n * obs);
-  append(content, actions_.data(), n * act);
-  append(content, rewards_.data(), n);
-  append(content, next_observations_.data(), n * obs);
-  append(content, terminated_.data(), n);
-  append(content, discounts_.data(), n);
-  core::write_file_atomically(path, content);
+  out.values(observations_.data(), n * to_size(observation_size_));
+  out.values(actions_.data(), n * to_size(action_size_));
+  out.values(rewards_.data(), n);
+  out.values(next_observations_.data(), n * to_size(observation_size_));
+  out.values(terminated_.data(), n);
+  out.values(discounts_.data(), n);
 }
 
-ReplayBuffer ReplayBuffer::load(const std::string& path, std::int64_t capacity,
-                                std::int64_t observation_size, std::int64_t action_size) {
-  ReplayBuffer buffer(capacity, observation_size, action_size);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read replay buffer file '" + path + "'");
-
-  char magic[sizeof(kMagic)] = {};
-  in.read(magic, sizeof(magic));
-  if (static_cast<std::size_t>(in.gcount()) != sizeof(magic) ||
-      std::memcmp(magic, kMagic, sizeof(kMagic)) != 0) {
-    throw std::runtime_error(path + ": not a replay buffer file (expected it to start with '" +
-                             std::string(kMagic, sizeof(kMagic)) + "')");
-  }
-  std::uint32_t version = 0;
-  std::int64_t header[5] = {};
-  in.read(reinterpret_cast<char*>(&version), sizeof(version));
-  if (!in) throw std::runtime_error(path + ": truncated replay buffer header");
-  if (version != kVersion) {
-    throw std::runtime_error(path + ": replay buffer format version " + std::to_string(version) +
-                             ", expected " + std::to_string(kVersion));
-  }
-  in.read(reinterpret_cast<char*>(header), sizeof(header));
-  if (!in) throw std::runtime_error(path + ": truncated replay buffer header");
-
+void ReplayBuffer::load_state(core::StateReader& in) {
+  in.expect_tag(kTag);
   const char* names[3] = {"capacity", "observation_size", "action_size"};
-  const std::int64_t expected[3] = {capacity, observation_size, action_size};
+  const std::int64_t expected[3] = {capacity_, observation_size_, action_size_};
   for (int i = 0; i < 3; ++i) {
-    if (header[i] != expected[i]) {
-      throw std::runtime_error(path + ": " + names[i] + " is " + std::to_string(header[i]) +
-                               ", expected " + std::to_string(expected[i]));
+    const auto found = in.value<std::int64_t>();
+    if (found != expected[i]) {
+      in.fail(std::string(names[i]) + " is " + std::to_string(found) + ", expected " +
+              std::to_string(expected[i]));
     }
   }
-  const std::int64_t size = header[3];
-  const std::int64_t next_slot = header[4];
+  const auto size = in.value<std::int64_t>();
+  const auto next_slot = in.value<std::int64_t>();
   const bool position_ok =
-      size >= 0 && size <= capacity &&
-      (size < capacity ? next_slot == size : next_slot >= 0 && next_slot < capacity);
+      size >= 0 && size <= capacity_ &&
+      (size < capacity_ ? next_slot == size : next_slot >= 0 && next_slot < capacity_);
   if (!position_ok) {
-    throw std::runtime_error(path + ": invalid position: size " + std::to_string(size) +
-                             ", next_slot " + std::to_string(next_slot) + " with capacity " +
-                             std::to_string(capacity));
-  }
-
-  const std::uint64_t expected_bytes =
-      kHeaderBytes + static_cast<std::uint64_t>(size) * slot_bytes(observation_size, action_size);
-  std::error_code error;
-  const std::uint64_t found_bytes = std::filesystem::file_size(path, error);
-  if (error) throw std::runtime_error("cannot read replay buffer file '" + path + "'");
-  if (found_bytes < expected_bytes) {
-    throw std::runtime_error(path + ": truncated: " + std::to_string(size) + " transitions need " +
-                             std::to_string(expected_bytes) + " bytes, found " +
-                             std::to_string(found_bytes));
-  }
-  if (found_bytes > expected_bytes) {
-    throw std::runtime_error(path + ": " + std::to_string(found_bytes - expected_bytes) +
-                             " unexpected bytes after the " + std::to_string(size) +
-                             " transitions");
+    in.fail("invalid position: size " + std::to_string(size) + ", next_slot " +
+            std::to_string(next_slot) + " with capacity " + std::to_string(capacity_));
   }
 
   const std::size_t n = to_size(size);
-  const std::size_t obs = to_size(observation_size);
-  const std::size_t act = to_size(action_size);
-  read_exact(in, buffer.observations_.data(), n * obs, path, kWhat);
-  read_exact(in, buffer.actions_.data(), n * act, path, kWhat);
-  read_exact(in, buffer.rewards_.data(), n, path, kWhat);
-  read_exact(in, buffer.next_observations_.data(), n * obs, path, kWhat);
-  read_exact(in, buffer.terminated_.data(), n, path, kWhat);
-  read_exact(in, buffer.discounts_.data(), n, path, kWhat);
+  in.values(observations_.data(), n * to_size(observation_size_));
+  in.values(actions_.data(), n * to_size(action_size_));
+  in.values(rewards_.data(), n);
+  in.values(next_observations_.data(), n * to_size(observation_size_));
+  in.values(terminated_.data(), n);
+  in.values(discounts_.data(), n);
 
-  check_finite(buffer.observations_, size, observation_size, "observation", path);
-  check_finite(buffer.actions_, size, action_size, "action", path);
-  check_finite(buffer.rewards_, size, 1, "reward", path);
-  check_finite(buffer.next_observations_, size, observation_size, "next observation", path);
+  check_finite(observations_, size, observation_size_, "observation", in);
+  check_finite(actions_, size, action_size_, "action", in);
+  check_finite(rewards_, size, 1, "reward", in);
+  check_finite(next_observations_, size, observation_size_, "next observation", in);
   for (std::size_t s = 0; s < n; ++s) {
-    if (buffer.terminated_[s] > 1) {
-      throw std::runtime_error(path + ": slot " + std::to_string(s) + ": terminated flag is " +
-                               std::to_string(buffer.terminated_[s]) + ", expected 0 or 1");
+    if (terminated_[s] > 1) {
+      in.fail("slot " + std::to_string(s) + ": terminated flag is " +
+              std::to_string(terminated_[s]) + ", expected 0 or 1");
     }
-    const float discount = buffer.discounts_[s];
+    const float discount = discounts_[s];
     if (!(discount >= 0.0f && discount <= 1.0f)) {
-      throw std::runtime_error(path + ": slot " + std::to_string(s) + ": discount " +
-                               std::to_string(discount) + " is not in [0, 1]");
+      in.fail("slot " + std::to_string(s) + ": discount " + std::to_string(discount) +
+              " is not in [0, 1]");
     }
   }
-  buffer.size_ = size;
-  buffer.next_slot_ = next_slot;
-  return buffer;
+  size_ = size;
+  next_slot_ = next_slot;
 }
 
 }  // namespace mnrl::replay

@@ -6,7 +6,9 @@
 
 namespace mnrl::core {
 class Rng;
-}
+class StateReader;
+class StateWriter;
+}  // namespace mnrl::core
 
 namespace mnrl::replay {
 
@@ -59,19 +61,15 @@ class ReplayBuffer {
   // Throws std::logic_error when empty.
   void sample(core::Rng& rng, std::int64_t batch_size, TransitionBatch& out) const;
 
-  // Writes the whole buffer (contents and position) atomically to `path`; load() reads it back
-  // and throws std::runtime_error naming the file if it is not a replay buffer, is truncated,
-  // or has other sizes than expected.
-  //
-  // File format (version 1, host byte order): the 8 bytes "MNRLRPLB", a uint32 version, int64
-  // capacity, observation_size, action_size, size and next_slot, then for the `size` stored
-  // slots in slot order: observations, actions, rewards, next_observations (float32),
-  // terminated (uint8, 0 or 1), discounts (float32). load() also rejects a position that
-  // cannot occur (next_slot != size while not full), non-finite floats, a discount outside
-  // [0, 1], and bytes after the contents.
-  void save(const std::string& path) const;
-  static ReplayBuffer load(const std::string& path, std::int64_t capacity,
-                           std::int64_t observation_size, std::int64_t action_size);
+  // The whole buffer (contents and position) as the state section "replay buffer": the sizes,
+  // size and next_slot, then for the `size` stored slots in slot order: observations, actions,
+  // rewards, next_observations (float32), terminated (uint8, 0 or 1), discounts (float32).
+  // load_state() reads it into this buffer, whose sizes must be the saved ones, and throws
+  // core::StateError naming the source for other sizes, a position that cannot occur
+  // (next_slot != size while not full), non-finite floats, a flag other than 0/1, a discount
+  // outside [0, 1] or a truncated state. After a throw the contents are unspecified.
+  void save_state(core::StateWriter& out) const;
+  void load_state(core::StateReader& in);
 
  private:
   // Fills every row of `out` from the slots already in out.indices[0, count).

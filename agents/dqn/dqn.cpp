@@ -179,10 +179,10 @@ void Dqn::load_state(core::StateReader& in) {
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));
 }
 
-void Dqn::save_replay(const std::string& path) const { replay_->save(path); }
+void Dqn::save_replay(core::StateWriter& out) const { replay_->save_transitions(out); }
 
-void Dqn::load_replay(const std::string& path) {
-  replay_->load(path);
+void Dqn::load_replay(core::StateReader& in) {
+  replay_->load_transitions(in);
   min_replay_size_ = options_.batch_size;
 }
 

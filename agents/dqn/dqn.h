@@ -44,8 +44,8 @@ class Dqn final : public Agent {
   void load_state(core::StateReader& in) override;
   bool has_replay() const override { return true; }
   // The replay's stored transitions (Replay::save).
-  void save_replay(const std::string& path) const override;
-  void load_replay(const std::string& path) override;
+  void save_replay(core::StateWriter& out) const override;
+  void load_replay(core::StateReader& in) override;
   // The online network's argmax.
   std::string export_greedy_policy(
       const std::optional<nn::ObservationScale>& scale) const override;

@@ -88,10 +88,8 @@ CheckpointWriter::~CheckpointWriter() {
 
 void CheckpointWriter::add(const std::string& name, const std::string& bytes) {
   core::report_alive();  // rank 0 writes alone while the other ranks wait
-  core::write_file_atomically(path_of(name), bytes);
+  core::write_file_atomically(partial_ / name, bytes);
 }
-
-fs::path CheckpointWriter::path_of(const std::string& name) const { return partial_ / name; }
 
 fs::path CheckpointWriter::commit(const std::string& created) {
   std::vector<fs::path> files;

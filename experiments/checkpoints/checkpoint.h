@@ -51,8 +51,6 @@ class CheckpointWriter {
 
   // Writes a file of the checkpoint (durably).
   void add(const std::string& name, const std::string& bytes);
-  // Where a component that writes its own file (a replay buffer) puts file `name`.
-  std::filesystem::path path_of(const std::string& name) const;
   // Writes the manifest over every file now in the directory and moves the checkpoint into
   // place (replacing one of the same step). Returns its final path.
   std::filesystem::path commit(const std::string& created);

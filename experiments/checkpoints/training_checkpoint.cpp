@@ -1,14 +1,10 @@
 #include "experiments/checkpoints/training_checkpoint.h"
 
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <utility>
 
 #include "agents/a3c/shared_rmsprop.h"
 #include "core/config.h"
-#include "core/files.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
@@ -56,31 +52,6 @@ Files unpack(const std::string& packed, int rank) {
   return files;
 }
 
-// The files `agent`'s save_replay() writes, read back from a private temporary directory.
-Files replay_files(const agents::Agent& agent) {
-  std::string pattern = (fs::temp_directory_path() / "mnrl-replay-XXXXXX").string();
-  if (!mkdtemp(pattern.data())) {
-    throw std::runtime_error("cannot make a temporary directory for the replay buffer in " +
-                             fs::temp_directory_path().string());
-  }
-  const fs::path directory = pattern;
-  Files files;
-  try {
-    agent.save_replay((directory / kReplayFile).string());
-    for (const auto& entry : fs::directory_iterator(directory)) {
-      std::ifstream in(entry.path(), std::ios::binary);
-      files.emplace_back(entry.path().filename().string(),
-                         std::string(std::istreambuf_iterator<char>(in), {}));
-      if (!in) throw std::runtime_error("cannot read " + entry.path().string());
-    }
-  } catch (...) {
-    fs::remove_all(directory);
-    throw;
-  }
-  fs::remove_all(directory);
-  return files;
-}
-
 // Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks.
 void check_rank_count(const Checkpoint& checkpoint, int ranks) {
   int saved = 1;
@@ -98,6 +69,18 @@ core::StateReader reader_of(const Checkpoint& checkpoint, const std::string& nam
                             std::string& bytes) {
   bytes = checkpoint.read(name);
   return core::StateReader(bytes, checkpoint.path_of(name).string());
+}
+
+// mnrl wrote replay.bin in a format of its own (and prioritized replay's priorities beside it)
+// until every state file became a state stream: refused by name rather than misread.
+void refuse_earlier_replay_format(const Checkpoint& checkpoint, const std::string& name,
+                                  const std::string& bytes) {
+  if (bytes.rfind("MNRLRPLB", 0) == 0) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "': its " + name +
+                          " is in the replay format of an earlier mnrl (\"MNRLRPLB\"), which "
+                          "this one does not read; resume from a checkpoint written since, or "
+                          "start the run again");
+  }
 }
 
 void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
@@ -161,18 +144,18 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   training.value(loop.next_eval);
   training.value(loop.seconds);
   nn::save_torch_rng(training);
+  core::StateWriter replay;
   const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
                            options.checkpoint.replay_buffer;
+  if (save_replay) parts.agents.front()->save_replay(replay);
 
-  // The other ranks' files go to rank 0 (their replay buffers through a temporary directory).
+  // The other ranks' files go to rank 0.
   std::vector<Files> other_ranks;
   if (parts.communicator && parts.communicator->size() > 1) {
     Files mine{{kAgentFile, agent_state.bytes()},
                {kEnvsFile, env_state.bytes()},
                {kTrainingFile, training.bytes()}};
-    if (save_replay && rank_of(parts) > 0) {
-      for (auto& file : replay_files(*parts.agents.front())) mine.push_back(std::move(file));
-    }
+    if (save_replay && rank_of(parts) > 0) mine.emplace_back(kReplayFile, replay.bytes());
     const auto gathered = distributed::all_gather_bytes(*parts.communicator, pack(mine));
     if (rank_of(parts) > 0) return {};
     for (std::size_t rank = 1; rank < gathered.size(); ++rank) {
@@ -191,7 +174,7 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
 
   writer.add(kTrainingFile, training.bytes());
 
-  if (save_replay) parts.agents.front()->save_replay(writer.path_of(kReplayFile).string());
+  if (save_replay) writer.add(kReplayFile, replay.bytes());
   writer.add("config.yaml", resolved_config(options));
   const fs::path written = writer.commit(now_utc());
   prune_checkpoints(run_dir, options.checkpoint.keep);
@@ -245,7 +228,10 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
   load_agents(checkpoint, parts);
   const std::string replay = rank_file(kReplayFile, rank);
   if (parts.agents.size() == 1 && parts.agents.front()->has_replay() && checkpoint.has(replay)) {
-    parts.agents.front()->load_replay(checkpoint.path_of(replay).string());
+    core::StateReader in = reader_of(checkpoint, replay, bytes);
+    refuse_earlier_replay_format(checkpoint, replay, bytes);
+    parts.agents.front()->load_replay(in);
+    in.expect_end();
   }
   core::StateReader in = reader_of(checkpoint, rank_file(kEnvsFile, rank), bytes);
   bool episodes_restored = true;

@@ -3,10 +3,7 @@
 // that goes on exactly as the agent it was saved from.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -22,7 +19,6 @@
 
 namespace mnrl::experiments {
 namespace {
-namespace fs = std::filesystem;
 
 struct AgentCase {
   std::string name;
@@ -65,12 +61,10 @@ TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
     EXPECT_TRUE(std::isfinite(first.at(name))) << name << " = " << first.at(name);
   }
 
-  core::StateWriter agent_state, env_state, generator;
+  core::StateWriter agent_state, env_state, replay_state, generator;
   agent->save_state(agent_state);
   envs->save_state(env_state);
-  const fs::path replay =
-      fs::temp_directory_path() / ("mnrl_agent_unit_" + std::to_string(::getpid()) + ".bin");
-  if (agent->has_replay()) agent->save_replay(replay.string());
+  agent->save_replay(replay_state);
 
   auto copy_envs = envs::make_vector_env(options.env, 99);
   auto copy = make_agent(options, copy_envs->spec());
@@ -78,9 +72,9 @@ TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
   copy->load_state(agent_in);
   core::StateReader envs_in(env_state.bytes(), "env state");
   ASSERT_TRUE(copy_envs->load_state(envs_in));
-  if (copy->has_replay()) copy->load_replay(replay.string());
-  fs::remove(replay);
-  fs::remove(fs::path(replay.string() + ".priorities"));
+  core::StateReader replay_in(replay_state.bytes(), "replay");
+  copy->load_replay(replay_in);
+  replay_in.expect_end();
 
   // After the copy is built (its initialization draws from LibTorch's generator).
   nn::save_torch_rng(generator);

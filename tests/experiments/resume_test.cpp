@@ -97,7 +97,7 @@ TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
   const fs::path a = list_checkpoints(dir_ / "whole").back();
   const fs::path b = list_checkpoints(dir_ / "resumed").back();
   EXPECT_EQ(a.filename(), b.filename());
-  for (const char* file : {"agent.state", "envs.state", "replay.bin", "replay.bin.priorities",
+  for (const char* file : {"agent.state", "envs.state", "replay.bin",
                            "config.yaml"}) {
     if (!fs::exists(a / file)) continue;
     EXPECT_TRUE(read_file(a / file) == read_file(b / file)) << file << " differs";
@@ -164,6 +164,48 @@ TEST(DqnResumeTest, WithoutTheReplayBufferRefillsBeforeLearning) {
     first_size = std::stod(line.substr(line.rfind(',') + 1));
   }
   EXPECT_GE(first_size, 1000.0);
+  fs::remove_all(dir);
+}
+
+// replay.bin in the format mnrl wrote before every state file became a state stream (it began
+// "MNRLRPLB") is refused by name, not misread.
+TEST(DqnResumeTest, AReplayFileOfTheEarlierFormatIsRefusedByName) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnrl_dqn_old_replay_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  const ExperimentOptions options = load_experiment(
+      MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml",
+      {"train.total_steps=2000", "train.eval_episodes=1", "checkpoint.interval=1000",
+       "checkpoint.keep=2"});
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  TrainingRunSettings settings;
+  settings.console = quiet;
+  settings.run_dir = dir.string();
+  run_training(options, settings);
+  const auto checkpoints = list_checkpoints(dir);
+  ASSERT_EQ(checkpoints.size(), 2u);
+  fs::remove_all(checkpoints[1]);
+  const Checkpoint saved = Checkpoint::open(checkpoints[0]);
+  ASSERT_TRUE(saved.has("replay.bin"));
+  {  // The same checkpoint, with an intact manifest, holding a replay.bin of the old format.
+    CheckpointWriter writer(dir, saved.info());
+    for (const auto& entry : fs::directory_iterator(saved.directory())) {
+      const std::string name = entry.path().filename().string();
+      if (name == "manifest.yaml") continue;
+      writer.add(name, name == "replay.bin" ? "MNRLRPLB" + std::string(52, '\0') : saved.read(name));
+    }
+    writer.commit("2026-11-25T00:00:00Z");
+  }
+  try {
+    resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
+    ADD_FAILURE() << "resumed from a replay.bin of the earlier format";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("its replay.bin is in the replay format of an earlier "
+                                         "mnrl (\"MNRLRPLB\")"),
+              std::string::npos)
+        << e.what();
+  }
+  std::fclose(quiet);
   fs::remove_all(dir);
 }
 

@@ -1,15 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/rng.h"
+#include "core/state_stream.h"
 #include "replay/prioritized_replay_buffer.h"
 
 namespace mnrl::replay {
@@ -244,26 +243,38 @@ TEST(PrioritizedReplayTest, BadInputThrows) {
   EXPECT_DOUBLE_EQ(buffer.max_priority(), 5.0 + 1e-6);
 }
 
-class PrioritizedReplaySaveTest : public testing::Test {
- protected:
-  void SetUp() override {
-    path_ = testing::TempDir() + "mnrl_prioritized_replay_test_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name() + ".bin";
-  }
-  void TearDown() override {
-    std::remove(path_.c_str());
-    std::remove(PrioritizedReplayBuffer::priorities_path(path_).c_str());
-  }
-  std::string path_;
-};
+std::string saved(const PrioritizedReplayBuffer& buffer) {
+  core::StateWriter out;
+  buffer.save_state(out);
+  return out.bytes();
+}
 
-TEST_F(PrioritizedReplaySaveTest, RoundTripIsExact) {
+PrioritizedReplayBuffer loaded_from(const std::string& bytes, std::int64_t capacity,
+                                    const PrioritizedReplayOptions& options) {
+  PrioritizedReplayBuffer buffer(capacity, 1, 1, options);
+  core::StateReader in(bytes, "replay.bin");
+  buffer.load_state(in);
+  in.expect_end();
+  return buffer;
+}
+
+// The message loading `bytes` throws, or "(no error)".
+std::string load_error(const std::string& bytes, const PrioritizedReplayOptions& options) {
+  try {
+    loaded_from(bytes, 8, options);
+  } catch (const core::StateError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(PrioritizedReplaySaveTest, RoundTripIsExact) {
   const PrioritizedReplayOptions options{0.7, 0.5, 1e-5};
   PrioritizedReplayBuffer buffer = filled(9, options, /*capacity=*/6);  // wrapped around
   update(buffer, {0, 2, 5}, {0.123f, -4.56f, 1e-3f});
-  buffer.save(path_);
 
-  PrioritizedReplayBuffer loaded = PrioritizedReplayBuffer::load(path_, 6, 1, 1, options);
+  PrioritizedReplayBuffer loaded = loaded_from(saved(buffer), 6, options);
+  EXPECT_EQ(saved(loaded), saved(buffer));
   EXPECT_EQ(loaded.size(), buffer.size());
   EXPECT_EQ(loaded.next_slot(), buffer.next_slot());
   EXPECT_EQ(loaded.max_priority(), buffer.max_priority());
@@ -286,47 +297,39 @@ TEST_F(PrioritizedReplaySaveTest, RoundTripIsExact) {
   EXPECT_EQ(loaded.priority(buffer.next_slot()), std::pow(buffer.max_priority(), 0.7));
 }
 
-TEST_F(PrioritizedReplaySaveTest, LoadRejectsMismatchesAndDamage) {
+TEST(PrioritizedReplaySaveTest, LoadRejectsMismatchesAndDamage) {
   const PrioritizedReplayOptions options{0.6, 0.4, 1e-6};
-  PrioritizedReplayBuffer buffer = filled(3, options);
-  buffer.save(path_);
-  const std::string priorities = PrioritizedReplayBuffer::priorities_path(path_);
+  const std::string good = saved(filled(3, options));
+  EXPECT_EQ(load_error(good, options), "(no error)");
+  const auto has = [](const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+  };
 
-  // Another alpha.
-  try {
-    PrioritizedReplayBuffer::load(path_, 8, 1, 1, {0.5, 0.4, 1e-6});
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("per_alpha"), std::string::npos) << e.what();
-  }
-  EXPECT_THROW(PrioritizedReplayBuffer::load(path_, 8, 1, 1, {2.0, 0.4, 1e-6}),
-               std::invalid_argument);
+  // Weights p^alpha saved under another alpha.
+  EXPECT_TRUE(has(load_error(good, {0.5, 0.4, 1e-6}),
+                  "replay.bin: saved with per_alpha 0.6, loading with per_alpha 0.5"))
+      << load_error(good, {0.5, 0.4, 1e-6});
+  // A uniform buffer's state has no priorities.
+  ReplayBuffer uniform(8, 1, 1);
+  core::StateWriter out;
+  uniform.save_state(out);
+  EXPECT_TRUE(has(load_error(out.bytes(), options), "replay.bin: truncated"))
+      << load_error(out.bytes(), options);
+  EXPECT_TRUE(has(load_error(good.substr(0, good.size() - 4), options), "replay.bin: truncated"));
 
-  // Priorities from another snapshot of the buffer.
-  PrioritizedReplayBuffer other = filled(4, options);
-  const std::string other_path = path_ + ".other";
-  other.save(other_path);
-  std::filesystem::copy_file(PrioritizedReplayBuffer::priorities_path(other_path), priorities,
-                             std::filesystem::copy_options::overwrite_existing);
-  std::remove(other_path.c_str());
-  std::remove(PrioritizedReplayBuffer::priorities_path(other_path).c_str());
-  try {
-    PrioritizedReplayBuffer::load(path_, 8, 1, 1, options);
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("do not belong together"), std::string::npos) << e.what();
-  }
-
-  // Truncated priorities.
-  buffer.save(path_);
-  std::filesystem::resize_file(priorities, std::filesystem::file_size(priorities) - 4);
-  EXPECT_THROW(PrioritizedReplayBuffer::load(path_, 8, 1, 1, options), std::runtime_error);
-  // Not a priorities file.
-  { std::ofstream(priorities, std::ios::binary) << "hello, world, this is text"; }
-  EXPECT_THROW(PrioritizedReplayBuffer::load(path_, 8, 1, 1, options), std::runtime_error);
-  // Missing.
-  std::remove(priorities.c_str());
-  EXPECT_THROW(PrioritizedReplayBuffer::load(path_, 8, 1, 1, options), std::runtime_error);
+  // The last of the 3 weights (doubles at the end), then the largest priority before them.
+  const auto with_double = [&good](std::size_t from_end, double value) {
+    std::string b = good;
+    std::memcpy(&b[b.size() - from_end], &value, sizeof(value));
+    return b;
+  };
+  EXPECT_TRUE(has(load_error(with_double(8, 0.0), options),
+                  "replay.bin: slot 2: priority 0 is not positive and finite"))
+      << load_error(with_double(8, 0.0), options);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(has(load_error(with_double(3 * 8 + 8 + 8, nan), options),
+                  "replay.bin: max priority nan is not positive and finite"))
+      << load_error(with_double(3 * 8 + 8 + 8, nan), options);
 }
 
 }  // namespace

@@ -4,15 +4,13 @@
 
 #include <cmath>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "core/rng.h"
+#include "core/state_stream.h"
 
 namespace mnrl::replay {
 namespace {
@@ -55,26 +53,30 @@ void expect_row_is(const TransitionBatch& batch, std::size_t row, int i) {
   EXPECT_EQ(batch.weights[row], 1.0f);
 }
 
-std::filesystem::path temp_path(const std::string& name) {
-  return std::filesystem::temp_directory_path() / ("mnrl_replay_buffer_test_" + name + ".bin");
+// The buffer's state stream.
+std::string saved(const ReplayBuffer& buffer) {
+  core::StateWriter out;
+  buffer.save_state(out);
+  return out.bytes();
 }
 
-std::string read_bytes(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+constexpr const char* kSource = "replay.bin";  // what the reader calls the bytes
+
+ReplayBuffer loaded_from(const std::string& bytes, std::int64_t capacity,
+                         std::int64_t observation_size, std::int64_t action_size) {
+  ReplayBuffer buffer(capacity, observation_size, action_size);
+  core::StateReader in(bytes, kSource);
+  buffer.load_state(in);
+  in.expect_end();
+  return buffer;
 }
 
-void write_bytes(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-}
-
-// The message load() throws for the file at `path`, or "(no error)".
-std::string load_error(const std::filesystem::path& path, std::int64_t capacity = 3,
+// The message loading `bytes` throws, or "(no error)".
+std::string load_error(const std::string& bytes, std::int64_t capacity = 3,
                        std::int64_t observation_size = 2, std::int64_t action_size = 1) {
   try {
-    ReplayBuffer::load(path.string(), capacity, observation_size, action_size);
-  } catch (const std::runtime_error& e) {
+    loaded_from(bytes, capacity, observation_size, action_size);
+  } catch (const core::StateError& e) {
     return e.what();
   }
   return "(no error)";
@@ -220,7 +222,6 @@ std::string raw_contents(const ReplayBuffer& buffer) {
 }
 
 TEST(ReplayBufferTest, SaveLoadRoundTripIsBitExactIncludingPosition) {
-  const auto path = temp_path("round_trip");
   ReplayBuffer buffer(5, 2, 1);
   for (int i = 0; i < 7; ++i) add_numbered(buffer, i);  // wrapped: next_slot 2
   // Values a text format would not keep bit for bit.
@@ -234,117 +235,86 @@ TEST(ReplayBufferTest, SaveLoadRoundTripIsBitExactIncludingPosition) {
   buffer.add(odd);
   ASSERT_EQ(buffer.next_slot(), 3);
 
-  buffer.save(path.string());
-  ReplayBuffer loaded = ReplayBuffer::load(path.string(), 5, 2, 1);
+  const std::string bytes = saved(buffer);
+  ReplayBuffer loaded = loaded_from(bytes, 5, 2, 1);
   EXPECT_EQ(loaded.size(), 5);
   EXPECT_EQ(loaded.next_slot(), 3);
   EXPECT_EQ(raw_contents(loaded), raw_contents(buffer));
 
-  // Saving the loaded buffer gives the same file, and both buffers go on alike.
-  const auto again = temp_path("round_trip_again");
-  loaded.save(again.string());
-  EXPECT_EQ(read_bytes(again), read_bytes(path));
+  // Saving the loaded buffer gives the same bytes, and both buffers go on alike.
+  EXPECT_EQ(saved(loaded), bytes);
   EXPECT_EQ(loaded.add(NumberedTransition(8).transition),
             buffer.add(NumberedTransition(8).transition));
   EXPECT_EQ(raw_contents(loaded), raw_contents(buffer));
-  std::filesystem::remove(path);
-  std::filesystem::remove(again);
 }
 
 TEST(ReplayBufferTest, SaveLoadRoundTripOfPartlyFilledAndEmptyBuffers) {
-  const auto path = temp_path("partial");
   ReplayBuffer buffer(6, 2, 1);
-  buffer.save(path.string());
-  EXPECT_EQ(ReplayBuffer::load(path.string(), 6, 2, 1).size(), 0);
+  EXPECT_EQ(loaded_from(saved(buffer), 6, 2, 1).size(), 0);
   for (int i = 0; i < 2; ++i) add_numbered(buffer, i);
-  buffer.save(path.string());
-  const ReplayBuffer loaded = ReplayBuffer::load(path.string(), 6, 2, 1);
+  const ReplayBuffer loaded = loaded_from(saved(buffer), 6, 2, 1);
   EXPECT_EQ(loaded.size(), 2);
   EXPECT_EQ(loaded.next_slot(), 2);
   EXPECT_EQ(raw_contents(loaded), raw_contents(buffer));
-  std::filesystem::remove(path);
 }
 
-TEST(ReplayBufferTest, LoadNamesTheFileAndTheProblem) {
-  const auto path = temp_path("errors");
-  const auto bad = temp_path("errors_bad");
-  const std::string name = bad.string();
+TEST(ReplayBufferTest, LoadNamesTheSourceAndTheProblem) {
   ReplayBuffer buffer(3, 2, 1);
   for (int i = 0; i < 3; ++i) add_numbered(buffer, i);
-  buffer.save(path.string());
-  const std::string good = read_bytes(path);
-  // Header: 8 magic bytes, uint32 version, 5 int64; then 3 slots of 2 + 1 floats
-  // (observations, actions) before the rewards.
-  constexpr std::size_t kHeader = 8 + 4 + 5 * 8;
-  constexpr std::size_t kRewards = kHeader + 3 * (2 + 1) * 4;
-  constexpr std::size_t kDiscounts = kRewards + 3 * 4 + 3 * 2 * 4 + 3;
+  const std::string good = saved(buffer);
+  // The section name (uint64 length + "replay buffer"), 5 int64 (sizes, size, next_slot); then
+  // each array as a uint64 count and its values: 3 slots of 2 observation floats, 1 action
+  // float, 1 reward, 2 next-observation floats, 1 flag byte, 1 discount.
+  constexpr std::size_t kHeader = 8 + 13 + 5 * 8;
+  constexpr std::size_t kObservations = kHeader + 8;
+  constexpr std::size_t kRewards = kObservations + 3 * 2 * 4 + 8 + 3 * 4 + 8;
+  constexpr std::size_t kFlags = kRewards + 3 * 4 + 8 + 3 * 2 * 4 + 8;
+  constexpr std::size_t kDiscounts = kFlags + 3 + 8;
   ASSERT_EQ(good.size(), kDiscounts + 3 * 4);
-  EXPECT_EQ(load_error(path), "(no error)");
-
-  EXPECT_EQ(load_error(temp_path("does_not_exist")),
-            "cannot read replay buffer file '" + temp_path("does_not_exist").string() + "'");
+  EXPECT_EQ(load_error(good), "(no error)");
+  const std::string source = std::string(kSource) + ": ";
 
   std::string bytes = good;
-  bytes[0] = 'X';
-  write_bytes(bad, bytes);
-  EXPECT_TRUE(contains(load_error(bad), name + ": not a replay buffer file")) << load_error(bad);
-  write_bytes(bad, "MNRL");
-  EXPECT_TRUE(contains(load_error(bad), name + ": not a replay buffer file")) << load_error(bad);
+  bytes[8] = 'X';
+  EXPECT_TRUE(contains(load_error(bytes), "expected the state of 'replay buffer', found 'Xeplay"))
+      << load_error(bytes);
 
-  bytes = good;
-  bytes[8] = 7;  // version 7
-  write_bytes(bad, bytes);
-  EXPECT_TRUE(contains(load_error(bad), name + ": replay buffer format version 7, expected 1"))
-      << load_error(bad);
+  EXPECT_TRUE(contains(load_error(good.substr(0, 30)), source + "truncated"))
+      << load_error(good.substr(0, 30));
+  EXPECT_TRUE(contains(load_error(good.substr(0, good.size() - 1)), source + "truncated"))
+      << load_error(good.substr(0, good.size() - 1));
+  EXPECT_TRUE(contains(load_error(good + "xy"), source + "2 bytes after the end of the state"))
+      << load_error(good + "xy");
 
-  write_bytes(bad, good.substr(0, 20));
-  EXPECT_TRUE(contains(load_error(bad), name + ": truncated replay buffer header"))
-      << load_error(bad);
-
-  write_bytes(bad, good.substr(0, good.size() - 1));
-  EXPECT_TRUE(contains(load_error(bad), name + ": truncated: 3 transitions need " +
-                                            std::to_string(good.size()) + " bytes, found " +
-                                            std::to_string(good.size() - 1)))
-      << load_error(bad);
-
-  write_bytes(bad, good + "xy");
-  EXPECT_TRUE(contains(load_error(bad), name + ": 2 unexpected bytes after the 3 transitions"))
-      << load_error(bad);
-
-  EXPECT_TRUE(contains(load_error(path, 4), path.string() + ": capacity is 3, expected 4"))
-      << load_error(path, 4);
-  EXPECT_TRUE(contains(load_error(path, 3, 5), ": observation_size is 2, expected 5"));
-  EXPECT_TRUE(contains(load_error(path, 3, 2, 2), ": action_size is 1, expected 2"));
+  EXPECT_TRUE(contains(load_error(good, 4), source + "capacity is 3, expected 4"))
+      << load_error(good, 4);
+  EXPECT_TRUE(contains(load_error(good, 3, 5), "observation_size is 2, expected 5"));
+  EXPECT_TRUE(contains(load_error(good, 3, 2, 2), "action_size is 1, expected 2"));
 
   bytes = good;
   bytes[kHeader - 8] = 1;  // next_slot 1 while full is fine ...
-  write_bytes(bad, bytes);
-  EXPECT_EQ(load_error(bad), "(no error)");
+  EXPECT_EQ(load_error(bytes), "(no error)");
   bytes[kHeader - 8] = 3;  // ... but not past the end
-  write_bytes(bad, bytes);
-  EXPECT_TRUE(contains(load_error(bad), name + ": invalid position: size 3, next_slot 3"))
-      << load_error(bad);
+  EXPECT_TRUE(contains(load_error(bytes), source + "invalid position: size 3, next_slot 3"))
+      << load_error(bytes);
 
   const auto with_float = [&good](std::size_t offset, float value) {
     std::string b = good;
     std::memcpy(&b[offset], &value, sizeof(value));
     return b;
   };
-  write_bytes(bad, with_float(kRewards + 4, std::numeric_limits<float>::quiet_NaN()));
-  EXPECT_TRUE(contains(load_error(bad), name + ": slot 1: non-finite reward")) << load_error(bad);
-  write_bytes(bad, with_float(kHeader + 4 * 4, std::numeric_limits<float>::infinity()));
-  EXPECT_TRUE(contains(load_error(bad), name + ": slot 2: non-finite observation"))
-      << load_error(bad);
-  write_bytes(bad, with_float(kDiscounts, 1.5f));
-  EXPECT_TRUE(contains(load_error(bad), name + ": slot 0: discount 1.5")) << load_error(bad);
+  bytes = with_float(kRewards + 4, std::numeric_limits<float>::quiet_NaN());
+  EXPECT_TRUE(contains(load_error(bytes), source + "slot 1: non-finite reward"))
+      << load_error(bytes);
+  bytes = with_float(kObservations + 4 * 4, std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(contains(load_error(bytes), source + "slot 2: non-finite observation"))
+      << load_error(bytes);
+  bytes = with_float(kDiscounts, 1.5f);
+  EXPECT_TRUE(contains(load_error(bytes), source + "slot 0: discount 1.5")) << load_error(bytes);
   bytes = good;
-  bytes[kDiscounts - 1] = 2;
-  write_bytes(bad, bytes);
-  EXPECT_TRUE(contains(load_error(bad), name + ": slot 2: terminated flag is 2, expected 0 or 1"))
-      << load_error(bad);
-
-  std::filesystem::remove(path);
-  std::filesystem::remove(bad);
+  bytes[kFlags + 2] = 2;
+  EXPECT_TRUE(contains(load_error(bytes), source + "slot 2: terminated flag is 2, expected 0 or 1"))
+      << load_error(bytes);
 }
 
 }  // namespace

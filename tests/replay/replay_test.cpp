@@ -2,14 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <cstdint>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "core/rng.h"
+#include "core/state_stream.h"
 
 namespace mnrl::replay {
 namespace {
@@ -94,11 +92,12 @@ TEST(ReplayTest, SavedTransitionsLoadIntoANewReplayAndDrawTheSameBatches) {
   for (const bool prioritized : {false, true}) {
     Replay replay(two_envs(2, prioritized));
     for (int t = 0; t < 7; ++t) add_step(replay, t, t == 4);
-    const std::string path = testing::TempDir() + "mnrl_replay_test_" +
-                             std::to_string(::getpid()) + (prioritized ? "_per" : "_uniform");
-    replay.save(path);
+    core::StateWriter out;
+    replay.save_transitions(out);
     Replay loaded(two_envs(2, prioritized));
-    loaded.load(path);
+    core::StateReader in(out.bytes(), "replay.bin");
+    loaded.load_transitions(in);
+    in.expect_end();
     EXPECT_EQ(loaded.size(), replay.size());
     core::Rng a(4), b(4);
     TransitionBatch from_saved, from_loaded;
@@ -107,8 +106,6 @@ TEST(ReplayTest, SavedTransitionsLoadIntoANewReplayAndDrawTheSameBatches) {
     EXPECT_EQ(from_saved.observations, from_loaded.observations) << prioritized;
     EXPECT_EQ(from_saved.rewards, from_loaded.rewards) << prioritized;
     EXPECT_EQ(from_saved.weights, from_loaded.weights) << prioritized;
-    std::filesystem::remove(path);
-    std::filesystem::remove(PrioritizedReplayBuffer::priorities_path(path));
   }
 }
 
