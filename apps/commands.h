@@ -5,25 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "core/exit_codes.h"
+
 namespace mnrl::apps {
 
-// Exit codes of the mnrl program.
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;     // something went wrong while running
-constexpr int kExitUsage = 2;       // bad command line or config: nothing was run or written
-
-struct TrainArguments {
-  std::string config;
-  std::string resume;  // --resume RUN_DIR: instead of config
-  bool allow_changes = false;  // --allow-changes: resume with a config.yaml edited since
-  std::string progress = "auto";  // --progress auto|live|lines|none
-  std::vector<std::string> overrides;  // --set key.path=value, in order
-  std::optional<std::int64_t> seed;
-  std::string run_dir;
-  std::string command_line;
-  std::vector<std::string> plugins;  // --plugin PATH, loaded first
-};
-int train_command(const TrainArguments& args);
+using core::kExitFailure;
+using core::kExitOk;
+using core::kExitUsage;
 
 int envs_command();
 

@@ -1,25 +1,17 @@
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
-#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/config_path.h"
 #include "apps/env_arguments.h"
-#include "core/config.h"
-#include "core/run_directory.h"
-#include "core/state_stream.h"
 #include "core/stop_signal.h"
-#include "core/text.h"
-#include "distributed/communicator.h"
-#include "distributed/job.h"
-#include "envs/plugin_call.h"
-#include "experiments/checkpoints/checkpoint.h"
-#include "experiments/config/experiment_options.h"
-#include "experiments/config/rank_agreement.h"
-#include "experiments/runs/training_run.h"
+#include "experiments/runs/train_job.h"
 
 namespace mnrl::apps {
 namespace {
@@ -32,50 +24,45 @@ void say_skipped(const std::string& reason) {
   std::fprintf(stderr, "mnrl train: skipping a checkpoint: %s\n", reason.c_str());
 }
 
-// Loads the experiment on every rank. Returns false, having said why, unless every rank could:
-// a config or plugin that one rank cannot load (a file missing on one node) stops all of them
-// before any work. Rank 0 speaks for an error every rank shares.
-bool load_on_every_rank(const TrainArguments& args, distributed::Job& job,
-                        experiments::ExperimentOptions& options) {
-  std::vector<std::string> overrides = args.overrides;
-  if (args.seed) overrides.push_back("seed=" + std::to_string(*args.seed));
-  std::string error;
-  try {
-    if (args.resume.empty()) options = experiments::load_experiment(args.config, overrides);
-  } catch (const core::ConfigError& e) {
-    error = e.what();
-  }
-  const std::vector<int> failed = job.ranks_where(!error.empty());
-  if (failed.empty()) return true;
-  if (!error.empty() && (job.rank() == 0 || failed.front() != 0)) {
-    std::fprintf(stderr, "mnrl train%s: config error: %s\n", job.rank_label().c_str(),
-                 error.c_str());
-  }
-  if (job.rank() == 0 && job.size() > 1 && failed.front() != 0) {
-    std::vector<std::string> ranks;
-    for (const int rank : failed) ranks.push_back(std::to_string(rank));
-    std::fprintf(stderr, "mnrl train: rank(s) %s could not load the experiment; nothing was run\n",
-                 core::join(ranks).c_str());
-  }
-  return false;
+// What `mnrl train` was given on its command line.
+struct TrainArguments {
+  std::string config;
+  std::string resume;  // --resume RUN_DIR: instead of config
+  bool allow_changes = false;  // --allow-changes: resume with a config.yaml edited since
+  std::string progress = "auto";  // --progress auto|live|lines|none
+  std::vector<std::string> overrides;  // --set key.path=value, in order
+  std::optional<std::int64_t> seed;
+  std::string run_dir;
+  std::string command_line;
+  std::vector<std::string> plugins;  // --plugin PATH, loaded first
+};
+
+experiments::TrainJobRequest request_of(const TrainArguments& args) {
+  experiments::TrainJobRequest request;
+  request.config = args.config;
+  request.overrides = args.overrides;
+  if (args.seed) request.overrides.push_back("seed=" + std::to_string(*args.seed));
+  request.resume = args.resume;
+  experiments::TrainingRunSettings& settings = request.settings;
+  settings.run_dir = args.run_dir;
+  settings.command_line = args.command_line;
+  settings.allow_changes = args.allow_changes;
+  settings.progress = args.progress == "live"    ? experiments::ProgressMode::kLive
+                      : args.progress == "lines" ? experiments::ProgressMode::kLines
+                      : args.progress == "none"  ? experiments::ProgressMode::kNone
+                                                 : experiments::ProgressMode::kAuto;
+  request.skipped = say_skipped;
+  return request;
 }
 
-// Reports a failure. A job of several ranks ends at once on every rank (the others may be
-// waiting for this one in a collective); one process returns `code`.
-int fail(distributed::Job& job, int code, const std::string& message) {
-  std::fflush(stdout);
-  std::fprintf(stderr, "%smnrl train%s: %s\n", code == kExitFailure ? "\n" : "",
-               job.rank_label().c_str(), message.c_str());
-  if (job.size() > 1) {
-    std::fprintf(stderr, "mnrl train%s: ending the job\n", job.rank_label().c_str());
-    job.abort(code);
-  }
-  return code;
-}
-
-int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
+// Says how the job ended on this process and returns the exit code.
+int report(const experiments::TrainJobOutcome& outcome) {
+  if (!outcome.run) return outcome.exit_code;
+  const experiments::TrainingRunResult& run = *outcome.run;
   const auto& t = run.training;
-  if (job.rank() > 0) return t.interrupted && core::stop_signal() ? 128 + core::stop_signal() : 0;
+  if (outcome.rank > 0) {
+    return t.interrupted && core::stop_signal() ? 128 + core::stop_signal() : kExitOk;
+  }
   if (t.interrupted) {
     // In a job of several ranks, the signal may have reached another rank only.
     const int signal = core::stop_signal() ? core::stop_signal() : SIGTERM;
@@ -87,7 +74,7 @@ int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
     } else {
       // The command that resumes: a job of several ranks resumes with as many.
       const std::string launcher =
-          job.size() > 1 ? "mpirun -np " + std::to_string(job.size()) + " " : "";
+          outcome.ranks > 1 ? "mpirun -np " + std::to_string(outcome.ranks) + " " : "";
       std::printf("stopped by %s at step %lld; checkpoint: %s\nresume with: %smnrl train "
                   "--resume %s\n",
                   by, static_cast<long long>(t.steps), t.checkpoint.c_str(), launcher.c_str(),
@@ -111,59 +98,6 @@ int report(const experiments::TrainingRunResult& run, distributed::Job& job) {
 }
 
 }  // namespace
-
-int train_command(const TrainArguments& args) {
-  if (args.config.empty() && args.resume.empty()) {
-    std::fprintf(stderr,
-                 "mnrl train: give an experiment file (mnrl train CONFIG) or a run to resume "
-                 "(mnrl train --resume RUN_DIR)\n");
-    return kExitUsage;
-  }
-  std::unique_ptr<distributed::Job> job_holder;
-  try {
-    job_holder = std::make_unique<distributed::Job>();
-  } catch (const distributed::CommunicatorError& e) {
-    std::fprintf(stderr, "mnrl train: %s\n", e.what());
-    return kExitUsage;
-  }
-  distributed::Job& job = *job_holder;
-  envs::install_plugin_call_reporting();  // again: MPI's initialization replaced the handlers
-  experiments::ExperimentOptions options;
-  if (!load_on_every_rank(args, job, options)) return kExitUsage;
-
-  core::install_stop_handlers();
-  try {
-    experiments::TrainingRunSettings settings;
-    settings.run_dir = args.run_dir;
-    settings.command_line = args.command_line;
-    settings.allow_changes = args.allow_changes;
-    settings.progress = args.progress == "live"    ? experiments::ProgressMode::kLive
-                        : args.progress == "lines" ? experiments::ProgressMode::kLines
-                        : args.progress == "none"  ? experiments::ProgressMode::kNone
-                                                   : experiments::ProgressMode::kAuto;
-    return report(args.resume.empty()
-                      ? experiments::run_training(options, settings)
-                      : experiments::resume_training(args.resume, settings, say_skipped),
-                  job);
-  } catch (const experiments::RanksDisagree& e) {
-    // Every rank knows, and none waits for another: each ends, rank 0 says why.
-    if (job.rank() == 0) std::fprintf(stderr, "mnrl train: %s\n", e.what());
-    return kExitUsage;
-  } catch (const core::RunDirectoryError& e) {
-    return fail(job, kExitUsage, e.what());
-  } catch (const core::ConfigError& e) {
-    return fail(job, kExitUsage, std::string("config error in the run to resume: ") + e.what());
-  } catch (const distributed::CommunicatorError& e) {
-    return fail(job, kExitUsage, e.what());
-  } catch (const experiments::CheckpointError& e) {
-    return fail(job, kExitUsage, e.what());
-  } catch (const core::StateError& e) {
-    return fail(job, kExitUsage,
-                std::string("the checkpoint does not fit the run's config: ") + e.what());
-  } catch (const std::exception& e) {
-    return fail(job, kExitFailure, std::string("error: ") + e.what());
-  }
-}
 
 Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
   auto args = std::make_shared<TrainArguments>();
@@ -200,8 +134,13 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
   add_plugin_option(*train, args->plugins);
   return {train, [args] {
             if (!load_plugins(args->plugins, "train")) return kExitUsage;
+            if (args->config.empty() && args->resume.empty()) {
+              std::fprintf(stderr, "mnrl train: give an experiment file (mnrl train CONFIG) or a "
+                                   "run to resume (mnrl train --resume RUN_DIR)\n");
+              return kExitUsage;
+            }
             args->config = find_config(args->config);
-            return train_command(*args);
+            return report(experiments::run_train_job(request_of(*args)));
           }};
 }
 

@@ -8,17 +8,17 @@
 #include <torch/autograd.h>
 
 #include "core/text.h"
-#include "nn/tanh_kernel.h"
+#include "nn/tanh_array.h"
 
 namespace mnrl::nn {
 namespace {
 
-// tanh through tanh_kernel (see there why), with LibTorch's own tanh gradient.
+// tanh through tanh_of_array (see there why), with LibTorch's own tanh gradient.
 struct TanhFunction : public torch::autograd::Function<TanhFunction> {
   static at::Tensor forward(torch::autograd::AutogradContext* context, const at::Tensor& x) {
     const at::Tensor input = x.contiguous();
     at::Tensor y = at::empty_like(input);
-    tanh_kernel(input.data_ptr<float>(), y.data_ptr<float>(), input.numel());
+    tanh_of_array(input.data_ptr<float>(), y.data_ptr<float>(), input.numel());
     context->save_for_backward({y});
     return y;
   }

@@ -32,7 +32,7 @@ class QNetworkImpl : public torch::nn::Module {
 
   at::Tensor forward(const at::Tensor& observations);
 
-  // The layers, for QNetworkKernel. value_head() is empty unless dueling.
+  // The layers, for QNetworkPass. value_head() is empty unless dueling.
   const Mlp& trunk() const { return trunk_; }
   const torch::nn::Linear& advantage_head() const { return advantage_head_; }
   const torch::nn::Linear& value_head() const { return value_head_; }

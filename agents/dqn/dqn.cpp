@@ -28,8 +28,8 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       exploration_rng_(exploration_seed),
       replay_rng_(core::derive_seed(exploration_seed, 1)),
       replay_(std::move(replay)),
-      train_kernel_(online_, options_.batch_size),
-      target_kernel_(target_, options_.batch_size),
+      train_pass_(online_, options_.batch_size),
+      target_pass_(target_, options_.batch_size),
       targets_(static_cast<std::size_t>(options_.batch_size)),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
@@ -83,27 +83,27 @@ bool Dqn::update_ready() const {
 }
 
 void Dqn::compute_targets() {
-  const std::int64_t b = options_.batch_size, n = train_kernel_.num_actions();
-  const float* next_q = target_kernel_.forward(batch_.next_observations.data());
+  const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
+  const float* next_q = target_pass_.forward(batch_.next_observations.data());
   const float* chooser =
-      options_.double_q ? train_kernel_.forward(batch_.next_observations.data()) : next_q;
+      options_.double_q ? train_pass_.forward(batch_.next_observations.data()) : next_q;
   bootstrapped_targets(batch_, next_q, chooser, b, n, targets_.data());
 }
 
 Statistics Dqn::update(const TrainingProgress& progress) {
   double loss_sum = 0.0, q_sum = 0.0;
-  const std::int64_t b = options_.batch_size, n = train_kernel_.num_actions();
+  const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
     compute_targets();
-    const float* q = train_kernel_.forward(batch_.observations.data());
+    const float* q = train_pass_.forward(batch_.observations.data());
     loss_sum += td_loss(batch_, q, targets_.data(), b, n,
                         options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
                         q_gradients_.data(), td_errors_.data());
     for (std::int64_t i = 0; i < b; ++i) {
       q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
     }
-    train_kernel_.backward(q_gradients_.data());
+    train_pass_.backward(q_gradients_.data());
     if (after_backward_) after_backward_();
     torch::nn::utils::clip_grad_norm_(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
@@ -129,11 +129,11 @@ std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>&
 }
 
 void Dqn::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {
-  if (!greedy_kernel_ || greedy_kernel_->batch_size() != batch) {
-    greedy_kernel_ = std::make_unique<nn::QNetworkKernel>(online_, batch);
+  if (!greedy_pass_ || greedy_pass_->batch_size() != batch) {
+    greedy_pass_ = std::make_unique<nn::QNetworkPass>(online_, batch);
   }
-  const std::int64_t n = greedy_kernel_->num_actions();
-  const float* q = greedy_kernel_->forward(observations);
+  const std::int64_t n = greedy_pass_->num_actions();
+  const float* q = greedy_pass_->forward(observations);
   for (std::int64_t i = 0; i < batch; ++i) out.indices[i] = argmax(q + i * n, n);
 }
 

@@ -11,7 +11,7 @@
 #include "core/rng.h"
 #include "nn/flat_parameters.h"
 #include "nn/q_network.h"
-#include "nn/q_network_kernel.h"
+#include "nn/q_network_pass.h"
 #include "replay/n_step.h"
 #include "replay/replay.h"
 
@@ -67,9 +67,9 @@ class Dqn final : public Agent {
   std::int64_t num_envs_, observation_size_, total_steps_;
   core::Rng exploration_rng_, replay_rng_;
   std::unique_ptr<replay::Replay> replay_;
-  // Hand-written passes over online_ (training batches; acting) and target_ (see QNetworkKernel).
-  nn::QNetworkKernel train_kernel_, target_kernel_;
-  std::unique_ptr<nn::QNetworkKernel> greedy_kernel_;  // rebuilt when the batch size changes
+  // Hand-written passes over online_ (training batches; acting) and target_ (see QNetworkPass).
+  nn::QNetworkPass train_pass_, target_pass_;
+  std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
   std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q
   std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()

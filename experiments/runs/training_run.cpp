@@ -161,7 +161,7 @@ std::unique_ptr<distributed::Communicator> make_job_communicator(const Experimen
 }
 
 // A rank other than 0 of a data-parallel job: trains its replica, writes nothing.
-TrainingRunResult train_follower(const ExperimentOptions& options,
+TrainingRunResult train_other_rank(const ExperimentOptions& options,
                                  distributed::Communicator& communicator,
                                  std::optional<Checkpoint> resume_from) {
   NoMetrics no_metrics;
@@ -246,7 +246,7 @@ TrainingRunResult run_training(const ExperimentOptions& options,
   const auto communicator = make_job_communicator(options);
   check_ranks_agree(*communicator, options);
   if (communicator->rank() > 0) {
-    return finished(train_follower(options, *communicator, std::nullopt), *communicator);
+    return finished(train_other_rank(options, *communicator, std::nullopt), *communicator);
   }
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
   const core::RunDirectoryLock lock(run_dir);
@@ -292,7 +292,7 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
   if (communicator->rank() > 0) {
-    return finished(train_follower(options, *communicator, std::move(checkpoint)), *communicator);
+    return finished(train_other_rank(options, *communicator, std::move(checkpoint)), *communicator);
   }
   return finished(
       train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes),

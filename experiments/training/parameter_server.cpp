@@ -11,7 +11,7 @@
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
 #include "experiments/training/agent_factory.h"
-#include "experiments/training/learner_actor.h"
+#include "experiments/training/env_stepper.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -218,7 +218,7 @@ std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
         return made;
       });
   envs->reset();
-  LearnerActor actor(*agent, *envs);
+  EnvStepper actor(*agent, *envs);
   while (!client->stopped()) {
     actor.step();
     report.steps += actor.num_envs();

@@ -9,7 +9,7 @@
 #include "experiments/training/data_parallel.h"
 #include "experiments/evaluation/evaluator.h"
 #include "experiments/config/experiment_options.h"
-#include "experiments/training/learner_actor.h"
+#include "experiments/training/env_stepper.h"
 #include "experiments/training/topology.h"
 
 namespace mnrl::distributed {
@@ -52,7 +52,7 @@ class Replicas final : public TrainingTopology {
   ReplicatedAgent replica_;
   std::optional<DataParallel> data_parallel_;
   std::optional<ReducedMetrics> reduced_;
-  std::optional<LearnerActor> actor_;
+  std::optional<EnvStepper> actor_;
   TrainingParts parts_;
   TrainingClock clock_;
   std::int64_t step_ = 0;

@@ -11,7 +11,7 @@
 #include "core/seed_streams.h"
 #include "core/stop_signal.h"
 #include "experiments/training/agent_factory.h"
-#include "experiments/training/learner_actor.h"
+#include "experiments/training/env_stepper.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -100,7 +100,7 @@ struct WorkerCoordination {
     if (!stop.load()) action();
   }
   void run_worker(agents::Agent& agent, envs::VectorEnv& envs) {
-    LearnerActor actor(agent, envs);
+    EnvStepper actor(agent, envs);
     while (running() && !core::stop_requested()) {
       pause_point();
       if (!running()) break;

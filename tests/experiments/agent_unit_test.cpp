@@ -12,7 +12,7 @@
 #include "core/state_stream.h"
 #include "experiments/training/agent_factory.h"
 #include "experiments/config/experiment_options.h"
-#include "experiments/training/learner_actor.h"
+#include "experiments/training/env_stepper.h"
 #include "experiments/training/training.h"
 #include "nn/tensor_state.h"
 #include "recording_metrics.h"
@@ -33,7 +33,7 @@ class AgentUnitTest : public ::testing::TestWithParam<AgentCase> {};
 
 // Steps `actor` until its agent has updated `updates` times; returns the last update's
 // statistics.
-std::map<std::string, double> run_updates(LearnerActor& actor, int updates, std::int64_t& step,
+std::map<std::string, double> run_updates(EnvStepper& actor, int updates, std::int64_t& step,
                                           std::int64_t total_steps) {
   RecordingMetrics metrics;
   for (int done = 0; done < updates;) {
@@ -53,7 +53,7 @@ TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
   auto envs = envs::make_vector_env(options.env, 3);
   envs->reset();
   auto agent = make_agent(options, envs->spec());
-  LearnerActor actor(*agent, *envs);
+  EnvStepper actor(*agent, *envs);
   std::int64_t step = 0;
   const auto first = run_updates(actor, 3, step, total);
   for (const std::string& name : c.statistics) {
@@ -82,7 +82,7 @@ TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
   const auto original_next = run_updates(actor, 1, original_step, total);
   core::StateReader generator_in(generator.bytes(), "generator");
   nn::load_torch_rng(generator_in);
-  LearnerActor copy_actor(*copy, *copy_envs);
+  EnvStepper copy_actor(*copy, *copy_envs);
   const auto copy_next = run_updates(copy_actor, 1, copy_step, total);
   EXPECT_EQ(copy_step, original_step);
   for (const std::string& name : c.statistics) {

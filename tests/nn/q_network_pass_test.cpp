@@ -1,4 +1,4 @@
-#include "nn/q_network_kernel.h"
+#include "nn/q_network_pass.h"
 
 #include <gtest/gtest.h>
 
@@ -19,9 +19,9 @@ namespace {
 // (activation, dueling, hidden sizes)
 using Shape = std::tuple<Activation, bool, std::vector<std::int64_t>>;
 
-class QNetworkKernelTest : public ::testing::TestWithParam<Shape> {};
+class QNetworkPassTest : public ::testing::TestWithParam<Shape> {};
 
-TEST_P(QNetworkKernelTest, MatchesAutogradValuesAndGradients) {
+TEST_P(QNetworkPassTest, MatchesAutogradValuesAndGradients) {
   const auto& [activation, dueling, hidden] = GetParam();
   torch::manual_seed(3);
   QNetwork network(
@@ -37,55 +37,55 @@ TEST_P(QNetworkKernelTest, MatchesAutogradValuesAndGradients) {
   const at::Tensor autograd_gradients = parameters.gradients().clone();
   parameters.gradients().fill_(123.0f);  // backward() must overwrite, not add
 
-  QNetworkKernel kernel(network, batch);
-  const at::Tensor kernel_q =
-      view_floats(kernel.forward(observations.data_ptr<float>()), batch, 3).clone();
-  kernel.backward(q_gradients.data_ptr<float>());
+  QNetworkPass pass(network, batch);
+  const at::Tensor pass_q =
+      view_floats(pass.forward(observations.data_ptr<float>()), batch, 3).clone();
+  pass.backward(q_gradients.data_ptr<float>());
 
-  EXPECT_TRUE(at::allclose(kernel_q, q.detach(), 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(pass_q, q.detach(), 1e-5, 1e-5));
   EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-4, 1e-5))
       << "max difference "
       << (parameters.gradients() - autograd_gradients).abs().max().item<float>();
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, QNetworkKernelTest,
+    Shapes, QNetworkPassTest,
     ::testing::Values(Shape{Activation::relu, false, {16, 16}},
                       Shape{Activation::relu, true, {16, 8}},
                       Shape{Activation::tanh, false, {16}},
                       Shape{Activation::tanh, true, {8, 8, 8}},
                       Shape{Activation::relu, true, {}}));
 
-TEST(QNetworkKernelTest, FollowsInPlaceParameterUpdates) {
+TEST(QNetworkPassTest, FollowsInPlaceParameterUpdates) {
   torch::manual_seed(4);
   QNetwork network(QNetworkOptions(3, 2).hidden_sizes({8}));
   FlatParameters parameters(*network);
-  QNetworkKernel kernel(network, 2);
+  QNetworkPass pass(network, 2);
   const at::Tensor observations = at::randn({2, 3});
   {
     torch::NoGradGuard no_grad;
     parameters.values().mul_(0.5f);  // as an optimizer step does
   }
   const at::Tensor expected = network->forward(observations).detach();
-  EXPECT_TRUE(at::allclose(view_floats(kernel.forward(observations.data_ptr<float>()), 2, 2),
+  EXPECT_TRUE(at::allclose(view_floats(pass.forward(observations.data_ptr<float>()), 2, 2),
                            expected, 1e-5, 1e-6));
 }
 
 // One row takes another path (a matrix-vector product); both heads go through it.
-TEST(QNetworkKernelTest, OneRowMatchesTheModule) {
+TEST(QNetworkPassTest, OneRowMatchesTheModule) {
   torch::manual_seed(5);
   QNetwork network(QNetworkOptions(4, 3).hidden_sizes({16, 16}).dueling(true));
   FlatParameters parameters(*network);
-  QNetworkKernel kernel(network, 1);
+  QNetworkPass pass(network, 1);
   const at::Tensor observation = at::randn({1, 4});
   const at::Tensor expected = network->forward(observation).detach();
-  EXPECT_TRUE(at::allclose(view_floats(kernel.forward(observation.data_ptr<float>()), 1, 3),
+  EXPECT_TRUE(at::allclose(view_floats(pass.forward(observation.data_ptr<float>()), 1, 3),
                            expected, 1e-5, 1e-6));
 }
 
-TEST(QNetworkKernelTest, RefusesAnEmptyBatch) {
+TEST(QNetworkPassTest, RefusesAnEmptyBatch) {
   QNetwork network(QNetworkOptions(3, 2));
-  EXPECT_THROW(QNetworkKernel(network, 0), std::invalid_argument);
+  EXPECT_THROW(QNetworkPass(network, 0), std::invalid_argument);
 }
 
 }  // namespace

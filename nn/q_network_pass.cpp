@@ -1,4 +1,4 @@
-#include "nn/q_network_kernel.h"
+#include "nn/q_network_pass.h"
 
 #include <cstring>
 #include <stdexcept>
@@ -11,7 +11,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include "nn/memory_views.h"
-#include "nn/tanh_kernel.h"
+#include "nn/tanh_array.h"
 
 namespace mnrl::nn {
 namespace {
@@ -22,7 +22,7 @@ void activate(Activation activation, const at::Tensor& x) {
   float* p = floats(x);
   const std::int64_t n = x.numel();
   if (activation == Activation::tanh) {
-    tanh_kernel(p, p, n);
+    tanh_of_array(p, p, n);
   } else {
     for (std::int64_t i = 0; i < n; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
   }
@@ -66,21 +66,21 @@ Layer make_layer(const torch::nn::Linear& linear, std::int64_t batch_size) {
 at::Tensor gradient_of(const at::Tensor& parameter) {
   const at::Tensor& gradient = parameter.grad();
   if (!gradient.defined()) {
-    throw std::logic_error("QNetworkKernel: a parameter has no .grad() tensor to write into");
+    throw std::logic_error("QNetworkPass: a parameter has no .grad() tensor to write into");
   }
   return gradient;
 }
 
 }  // namespace
 
-QNetworkKernel::QNetworkKernel(const QNetwork& network, std::int64_t batch_size)
+QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
     : activation_(network->options.activation()),
       dueling_(network->options.dueling()),
       batch_size_(batch_size),
       num_actions_(network->options.num_actions()),
       q_(at::empty({batch_size, num_actions_})) {
   if (batch_size < 1) {
-    throw std::invalid_argument("QNetworkKernel: batch_size must be >= 1, got " +
+    throw std::invalid_argument("QNetworkPass: batch_size must be >= 1, got " +
                                 std::to_string(batch_size));
   }
   for (const auto& linear : network->trunk()->layers()) {
@@ -90,7 +90,7 @@ QNetworkKernel::QNetworkKernel(const QNetwork& network, std::int64_t batch_size)
   if (dueling_) value_head_ = make_layer<Layer>(network->value_head(), batch_size);
 }
 
-const float* QNetworkKernel::forward(const float* observations) {
+const float* QNetworkPass::forward(const float* observations) {
   c10::InferenceMode inference;
   const std::int64_t observation_size =
       trunk_.empty() ? advantage_head_.weight.size(1) : trunk_.front().weight.size(1);
@@ -119,7 +119,7 @@ const float* QNetworkKernel::forward(const float* observations) {
   return q;
 }
 
-void QNetworkKernel::write_parameter_gradients(const Layer& layer, const at::Tensor& input) const {
+void QNetworkPass::write_parameter_gradients(const Layer& layer, const at::Tensor& input) const {
   at::Tensor weight_gradient = gradient_of(layer.weight);
   at::mm_out(weight_gradient, layer.output_gradient.t(), input);
   // The bias gradient is the batch sum of the output gradient.
@@ -132,7 +132,7 @@ void QNetworkKernel::write_parameter_gradients(const Layer& layer, const at::Ten
   }
 }
 
-void QNetworkKernel::backward(const float* q_gradients) {
+void QNetworkPass::backward(const float* q_gradients) {
   c10::InferenceMode inference;
   float* advantage_gradient = floats(advantage_head_.output_gradient);
   if (dueling_) {

@@ -44,9 +44,9 @@ inline void report_update(MetricsSink& metrics, std::int64_t step,
 
 // An agent acting on its own vector env: the body of the single-learner loop and of each A3C
 // worker.
-class LearnerActor {
+class EnvStepper {
  public:
-  LearnerActor(agents::Agent& agent, envs::VectorEnv& envs)
+  EnvStepper(agents::Agent& agent, envs::VectorEnv& envs)
       : agent_(agent), envs_(envs), actions_(envs.spec().action_space, envs.num_envs()) {}
 
   int num_envs() const { return envs_.num_envs(); }

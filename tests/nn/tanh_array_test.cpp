@@ -8,18 +8,18 @@
 #include <limits>
 #include <vector>
 
-#include "nn/tanh_kernel.h"
+#include "nn/tanh_array.h"
 
 namespace mnrl::nn {
 namespace {
 
 std::vector<float> tanh_of(const std::vector<float>& x) {
   std::vector<float> y(x.size());
-  tanh_kernel(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
+  tanh_of_array(x.data(), y.data(), static_cast<std::int64_t>(x.size()));
   return y;
 }
 
-TEST(TanhKernelTest, WithinTwoTenMillionthsOfTheExactValueFromMinusTwentyToTwenty) {
+TEST(TanhArrayTest, WithinTwoTenMillionthsOfTheExactValueFromMinusTwentyToTwenty) {
   std::vector<float> x;
   for (int i = -200000; i <= 200000; ++i) x.push_back(static_cast<float>(i) * 1e-4f);
   const std::vector<float> y = tanh_of(x);
@@ -35,7 +35,7 @@ TEST(TanhKernelTest, WithinTwoTenMillionthsOfTheExactValueFromMinusTwentyToTwent
   EXPECT_LE(largest, 2e-7) << "at x = " << worst;
 }
 
-TEST(TanhKernelTest, SmallValuesKeepTheirRelativeAccuracy) {
+TEST(TanhArrayTest, SmallValuesKeepTheirRelativeAccuracy) {
   std::vector<float> x;
   for (float v = 1e-30f; v < 0.3f; v *= 1.01f) {
     x.push_back(v);
@@ -48,7 +48,7 @@ TEST(TanhKernelTest, SmallValuesKeepTheirRelativeAccuracy) {
   }
 }
 
-TEST(TanhKernelTest, LimitsAndSpecialValues) {
+TEST(TanhArrayTest, LimitsAndSpecialValues) {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> y = tanh_of({0.0f, -0.0f, 30.0f, -30.0f, 1e30f, -1e30f, inf, -inf,
                                         std::numeric_limits<float>::quiet_NaN()});
@@ -64,7 +64,7 @@ TEST(TanhKernelTest, LimitsAndSpecialValues) {
   EXPECT_TRUE(std::isnan(y[8])) << y[8];
 }
 
-TEST(TanhKernelTest, OddAndTheSameBitsInLanesAndTail) {
+TEST(TanhArrayTest, OddAndTheSameBitsInLanesAndTail) {
   std::vector<float> x;
   for (int i = 0; i < 37; ++i) x.push_back(0.37f * static_cast<float>(i) - 6.0f);
   const std::vector<float> whole = tanh_of(x);

@@ -14,11 +14,11 @@ namespace mnrl::nn {
 // autograd costs about sixty LibTorch ops and a graph; here it is a dozen BLAS calls and plain
 // loops over buffers allocated once (tests check values and gradients against autograd).
 //
-// Invariant: the network's parameters are not replaced while a kernel over them lives (they
+// Invariant: the network's parameters are not replaced while a pass over them lives (they
 // may be written in place, as FlatParameters and optimizers do).
-class QNetworkKernel {
+class QNetworkPass {
  public:
-  QNetworkKernel(const QNetwork& network, std::int64_t batch_size);
+  QNetworkPass(const QNetwork& network, std::int64_t batch_size);
 
   std::int64_t batch_size() const { return batch_size_; }
   std::int64_t num_actions() const { return num_actions_; }

@@ -1,4 +1,4 @@
-#include "nn/tanh_kernel.h"
+#include "nn/tanh_array.h"
 
 #include <cstring>
 
@@ -63,7 +63,7 @@ MNRL_LANES_INLINE Floats tanh_lanes(Floats x) {
 }  // namespace
 
 __attribute__((target_clones("avx2", "default")))
-void tanh_kernel(const float* x, float* y, std::int64_t n) {
+void tanh_of_array(const float* x, float* y, std::int64_t n) {
   Floats lanes;
   std::int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
