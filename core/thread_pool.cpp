@@ -66,7 +66,8 @@ int checked_num_threads(int num_threads) {
 ThreadPool::ThreadPool(int num_threads)
     : num_threads_(checked_num_threads(num_threads)),
       yield_while_spinning_(more_threads_than_cores(num_threads)),
-      errors_(static_cast<std::size_t>(num_threads)) {
+      errors_(static_cast<std::size_t>(num_threads)),
+      claims_(std::make_unique<Claim[]>(static_cast<std::size_t>(num_threads))) {
   workers_.reserve(static_cast<std::size_t>(num_threads_ - 1));
   try {
     for (int k = 1; k < num_threads_; ++k) workers_.emplace_back([this, k] { worker_loop(k); });
@@ -99,8 +100,8 @@ void ThreadPool::run(std::size_t n, const Task& task) {
   // Publish: everything written before the generation bump is visible to a worker that sees it.
   task_ = &task;
   n_ = n;
-  pending_.store(num_threads_ - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_seq_cst);
+  unfinished_.store(num_threads_, std::memory_order_relaxed);
+  const std::uint64_t generation = generation_.fetch_add(1, std::memory_order_seq_cst) + 1;
   if (sleeping_workers_.load(std::memory_order_seq_cst) > 0) {
     // A worker counted itself before we read the count, under the mutex; taking the mutex here
     // means it is already waiting (or has re-checked and seen the new generation).
@@ -108,14 +109,8 @@ void ThreadPool::run(std::size_t n, const Task& task) {
     work_cv_.notify_all();
   }
 
-  const auto [begin, end] = chunk_range(n, num_threads_, 0);
-  try {
-    task(begin, end);  // non-empty, since n > 0
-  } catch (...) {
-    errors_[0] = std::current_exception();
-  }
-
-  wait_for_workers();
+  take_chunks(generation, 0);
+  wait_for_chunks();
   task_ = nullptr;
   for (auto& error : errors_) {
     if (error) {
@@ -126,12 +121,39 @@ void ThreadPool::run(std::size_t n, const Task& task) {
   }
 }
 
-void ThreadPool::wait_for_workers() {
-  const auto done = [this] { return pending_.load(std::memory_order_acquire) == 0; };
+void ThreadPool::take_chunks(std::uint64_t generation, int self) {
+  for (int i = 0; i < num_threads_; ++i) {
+    const int k = (self + i) % num_threads_;
+    std::atomic<std::uint64_t>& claim = claims_[static_cast<std::size_t>(k)].generation;
+    std::uint64_t last = claim.load(std::memory_order_relaxed);
+    if (last >= generation ||
+        !claim.compare_exchange_strong(last, generation, std::memory_order_acq_rel)) {
+      continue;  // taken in this run already, or this thread saw a run that has ended
+    }
+    const auto [begin, end] = chunk_range(n_, num_threads_, k);
+    if (begin < end) {
+      try {
+        (*task_)(begin, end);
+      } catch (...) {
+        errors_[static_cast<std::size_t>(k)] = std::current_exception();
+      }
+    }
+    // Release the chunk's writes (results, error slot) to the caller. If this was the last and
+    // the caller has gone to sleep, wake it; the sleeper-count argument above applies here too.
+    if (unfinished_.fetch_sub(1, std::memory_order_seq_cst) == 1 && self != 0 &&
+        caller_sleeping_.load(std::memory_order_seq_cst)) {
+      { std::lock_guard<std::mutex> lock(mutex_); }
+      done_cv_.notify_one();
+    }
+  }
+}
+
+void ThreadPool::wait_for_chunks() {
+  const auto done = [this] { return unfinished_.load(std::memory_order_acquire) == 0; };
   if (spin_until(done, yield_while_spinning_)) return;
   std::unique_lock<std::mutex> lock(mutex_);
   caller_sleeping_.store(true, std::memory_order_seq_cst);
-  done_cv_.wait(lock, [this] { return pending_.load(std::memory_order_seq_cst) == 0; });
+  done_cv_.wait(lock, [this] { return unfinished_.load(std::memory_order_seq_cst) == 0; });
   caller_sleeping_.store(false, std::memory_order_relaxed);
 }
 
@@ -157,23 +179,7 @@ void ThreadPool::worker_loop(int index) {
   for (;;) {
     seen = wait_for_generation(seen);
     if (stop_) return;  // written before the bump we just observed
-
-    const auto [begin, end] = chunk_range(n_, num_threads_, index);
-    if (begin < end) {
-      try {
-        (*task_)(begin, end);
-      } catch (...) {
-        errors_[static_cast<std::size_t>(index)] = std::current_exception();
-      }
-    }
-
-    // Release our writes (results, error slot) to the caller. If we were the last and the caller
-    // has gone to sleep, wake it; the sleeper-count argument above applies here too.
-    if (pending_.fetch_sub(1, std::memory_order_seq_cst) == 1 &&
-        caller_sleeping_.load(std::memory_order_seq_cst)) {
-      { std::lock_guard<std::mutex> lock(mutex_); }
-      done_cv_.notify_one();
-    }
+    take_chunks(seen, index);
   }
 }
 

@@ -32,7 +32,8 @@ struct ActionBatch {
 // core::derive_seed(seed, i) at the first reset(), so results never depend on N's batching.
 //
 // With num_threads > 1, a pool of that many threads (the caller included) steps fixed,
-// contiguous groups of envs; each env only touches its own rows, and the batch transforms run
+// contiguous groups of envs (core::ThreadPool: each group on its own thread unless another
+// thread is free first); each env only touches its own rows, and the batch transforms run
 // afterwards on the caller, so the results are bit-identical to num_threads = 1.
 class VectorEnv {
  public:
