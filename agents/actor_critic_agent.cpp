@@ -4,10 +4,12 @@
 #include <cstring>
 
 #include <ATen/TensorOperators.h>
+#include <ATen/ops/from_blob.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/utils/clip_grad.h>
 
 #include "nn/memory_views.h"
+#include "agents/policy_sampling.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
@@ -34,7 +36,8 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       bounds_(std::move(bounds)),
       sde_sample_freq_(sde_sample_freq),
       next_observations_(
-          static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())) {}
+          static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
+      by_hand_(!model_->options.use_sde() && !model_->options.squash()) {}
 
 void ActorCriticAgent::act(const float* observations, const ActionsOut& out) {
   c10::InferenceMode inference;
@@ -42,6 +45,16 @@ void ActorCriticAgent::act(const float* observations, const ActionsOut& out) {
   const std::int64_t size = buffer_.observation_size();
   std::memcpy(buffer_.observations_at_step(), observations,
               static_cast<std::size_t>(n * size) * sizeof(float));
+  if (by_hand_) {
+    nn::ActorCriticPass& pass = pass_for(n);
+    pass.forward(observations);
+    // The rollout keeps the sample itself (an index as a float, or the unclipped values).
+    sample_actions(policy_head(), pass.policy_output(), n, buffer_.actions_at_step(),
+                   buffer_.log_probs_at_step());
+    std::copy_n(pass.values(), n, buffer_.values_at_step());
+    write_env_actions(buffer_.actions_at_step(), n, out);
+    return;
+  }
   const std::int64_t step = buffer_.step();
   if (step == 0 || (sde_sample_freq_ > 0 && step % sde_sample_freq_ == 0)) model_->reset_noise(n);
   const nn::PolicyValue output = model_->forward(view_floats(observations, n, size));
@@ -85,6 +98,12 @@ void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t ba
 
 void ActorCriticAgent::act_without_storing(const float* observations, std::int64_t batch,
                                            const ActionsOut& out, bool sample) {
+  if (by_hand_ && !sample) {
+    nn::ActorCriticPass& pass = pass_for(batch);
+    pass.forward(observations);
+    write_modes(pass.policy_output(), batch, out);
+    return;
+  }
   c10::InferenceMode inference;
   const nn::PolicyValue output =
       model_->forward(view_floats(observations, batch, buffer_.observation_size()));
@@ -111,20 +130,39 @@ void ActorCriticAgent::load_state(core::StateReader& in) {
 }
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {
+  const at::Tensor values = actions.to(at::kFloat).contiguous();
+  write_env_actions(values.data_ptr<float>(), actions.size(0), out);
+}
+
+void ActorCriticAgent::write_env_actions(const float* actions, std::int64_t rows,
+                                         const ActionsOut& out) const {
   if (!model_->options.continuous()) {
-    copy_out(actions, out.indices);
+    for (std::int64_t i = 0; i < rows; ++i) out.indices[i] = static_cast<std::int64_t>(actions[i]);
     return;
   }
-  copy_out(actions, out.values);
   const std::size_t width = bounds_.low.size();
-  const auto count = static_cast<std::size_t>(actions.numel());
+  const auto count = static_cast<std::size_t>(rows) * width;
   const bool squash = model_->options.squash();
   for (std::size_t i = 0; i < count; ++i) {
     const float low = bounds_.low[i % width];
     const float high = bounds_.high[i % width];
-    float& value = out.values[i];
+    const float value = actions[i];
     // Squashed values lie in (-1, 1): map them onto the bounds. Gaussian ones may lie anywhere.
-    value = squash ? low + 0.5f * (value + 1.0f) * (high - low) : std::clamp(value, low, high);
+    out.values[i] =
+        squash ? low + 0.5f * (value + 1.0f) * (high - low) : std::clamp(value, low, high);
+  }
+}
+
+void ActorCriticAgent::write_modes(const float* outputs, std::int64_t rows,
+                                   const ActionsOut& out) const {
+  if (model_->options.continuous()) {
+    write_env_actions(outputs, rows, out);  // the Gaussian's mean
+    return;
+  }
+  const std::int64_t n = model_->options.action_size();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const float* row = outputs + i * n;
+    out.indices[i] = std::max_element(row, row + n) - row;  // the first maximum, as argmax
   }
 }
 
@@ -168,12 +206,94 @@ void ActorCriticAgent::set_learning_rate(double learning_rate) {
   for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate);
 }
 
-void ActorCriticAgent::gradient_step(const at::Tensor& loss, double max_grad_norm) {
-  parameters_->zero_grad();
-  loss.backward();
+LossValues ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const std::int64_t* rows,
+                                           std::int64_t count,
+                                           const ActorCriticLossOptions& options,
+                                           double max_grad_norm) {
+  const LossValues loss = by_hand_ ? write_gradients_by_hand(rows, count, options)
+                                   : write_gradients_by_autograd(rollout, rows, count, options);
   if (after_backward_) after_backward_();
   torch::nn::utils::clip_grad_norm_(parameters_->values(), max_grad_norm);
   optimizer_->step();
+  return loss;
+}
+
+LossValues ActorCriticAgent::write_gradients_by_hand(const std::int64_t* rows,
+                                                     std::int64_t count,
+                                                     const ActorCriticLossOptions& options) {
+  const RolloutRows batch = gather_rows(rows, count);
+  nn::ActorCriticPass& pass = pass_for(count);
+  pass.forward(batch.observations);
+  const LossValues loss = actor_critic_loss_gradients(pass, policy_head(), batch, options);
+  pass.backward();
+  return loss;
+}
+
+nn::ActorCriticPass& ActorCriticAgent::pass_for(std::int64_t batch_size) {
+  auto pass = passes_.find(batch_size);
+  if (pass == passes_.end()) pass = passes_.try_emplace(batch_size, model_, batch_size).first;
+  return pass->second;
+}
+
+PolicyHead ActorCriticAgent::policy_head() const {
+  PolicyHead head{model_->options.action_size()};
+  const at::Tensor& log_std = model_->log_std();
+  if (log_std.defined()) {
+    head.log_std = log_std.data_ptr<float>();
+    head.log_std_gradient = nn::gradient_of(log_std).data_ptr<float>();
+  }
+  return head;
+}
+
+LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rollout,
+                                                         const std::int64_t* rows,
+                                                         std::int64_t count,
+                                                         const ActorCriticLossOptions& options) {
+  const ActorCriticLoss loss = actor_critic_loss(
+      *model_,
+      rows ? rollout.select(at::from_blob(const_cast<std::int64_t*>(rows), {count}, at::kLong))
+           : rollout,
+      options);
+  parameters_->zero_grad();
+  loss.total.backward();
+
+  torch::NoGradGuard no_grad;
+  const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
+  const double clip = options.clip_range.value_or(0.0);
+  return {loss.policy_loss.item<double>(),
+          loss.value_loss.item<double>(),
+          loss.entropy.item<double>(),
+          (-loss.log_ratio).mean().item<double>(),
+          (ratio_change - loss.log_ratio).mean().item<double>(),
+          options.clip_range ? (ratio_change.abs() > clip).to(at::kFloat).mean().item<double>()
+                             : 0.0};
+}
+
+RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count) {
+  const std::int64_t observation_size = buffer_.observation_size();
+  const std::int64_t action_size = buffer_.action_size();
+  if (!rows) {
+    return {count,           buffer_.observations(), buffer_.actions(),
+            buffer_.log_probs(), buffer_.values(),   buffer_.advantages(),
+            buffer_.returns()};
+  }
+  const std::int64_t width = observation_size + action_size + 4;
+  gathered_.resize(static_cast<std::size_t>(count * width));
+  float* observations = gathered_.data();
+  float* actions = observations + count * observation_size;
+  float* scalars = actions + count * action_size;  // log-probs, values, advantages, returns
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::int64_t r = rows[i];
+    std::copy_n(buffer_.observations() + r * observation_size, observation_size,
+                observations + i * observation_size);
+    std::copy_n(buffer_.actions() + r * action_size, action_size, actions + i * action_size);
+    scalars[i] = buffer_.log_probs()[r];
+    scalars[count + i] = buffer_.values()[r];
+    scalars[2 * count + i] = buffer_.advantages()[r];
+    scalars[3 * count + i] = buffer_.returns()[r];
+  }
+  return {count,  observations,          actions, scalars, scalars + count, scalars + 2 * count,
+          scalars + 3 * count};
 }
 
 double explained_variance(const at::Tensor& returns, const at::Tensor& values) {

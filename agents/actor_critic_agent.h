@@ -1,12 +1,17 @@
 #pragma once
 
+#include <map>
 #include <memory>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
 
+#include "agents/actor_critic_loss.h"
+#include "agents/actor_critic_loss_gradients.h"
 #include "agents/agent.h"
+#include "agents/rollout_batch.h"
 #include "nn/actor_critic.h"
+#include "nn/actor_critic_pass.h"
 #include "nn/flat_parameters.h"
 #include "replay/rollout_buffer.h"
 
@@ -17,19 +22,6 @@ namespace mnrl::agents {
 // in (-1, 1) are mapped linearly onto them. Empty for Discrete actions.
 struct ActionBounds {
   std::vector<float> low, high;
-};
-
-// A whole rollout as tensors over the buffer's memory, for an update.
-struct RolloutBatch {
-  at::Tensor observations;  // [n, observation_size]
-  at::Tensor actions;       // [n] int64 (Discrete) or [n, action_size] float (Box)
-  at::Tensor log_probs;     // [n] at collection time
-  at::Tensor values;        // [n] at collection time
-  at::Tensor advantages;    // [n] GAE
-  at::Tensor returns;       // [n] advantages + values
-
-  // Rows `rows` (int64 indices) of every tensor.
-  RolloutBatch select(const at::Tensor& rows) const;
 };
 
 // What PPO and A2C share: acting with the actor-critic's action distribution, filling the
@@ -67,8 +59,14 @@ class ActorCriticAgent : public Agent {
   RolloutBatch finish_rollout(double gamma, double gae_lambda);
   void clear_rollout() { buffer_.clear(); }
   void set_learning_rate(double learning_rate);
-  // zero grad, backward, the gradient hook, clip the global gradient norm, optimizer step.
-  void gradient_step(const at::Tensor& loss, double max_grad_norm);
+  // One gradient step of actor_critic_loss() on `count` rows of the finished rollout: rows
+  // rows[0..count), or the first `count` rows when `rows` is null. Then the gradient hook, the
+  // global gradient-norm clip and the optimizer step. The loss is differentiated by hand
+  // (nn::ActorCriticPass) for Categorical and state-independent Gaussian policies, through
+  // autograd for gSDE and squashed ones.
+  LossValues gradient_step(const RolloutBatch& rollout, const std::int64_t* rows,
+                           std::int64_t count, const ActorCriticLossOptions& options,
+                           double max_grad_norm);
 
   nn::ActorCritic model_;
 
@@ -76,8 +74,23 @@ class ActorCriticAgent : public Agent {
   // Evaluation actions, the distribution's mode or a sample; the rollout is not touched.
   void act_without_storing(const float* observations, std::int64_t batch, const ActionsOut& out,
                            bool sample);
-  // Writes `actions` (a distribution's sample or mode) as the env takes them.
+  // Writes `actions` (a distribution's sample or mode; indices as floats, or values) as the env
+  // takes them.
   void write_env_actions(const at::Tensor& actions, const ActionsOut& out) const;
+  void write_env_actions(const float* actions, std::int64_t rows, const ActionsOut& out) const;
+  // The distribution's modes for the policy head's `outputs`, as the env takes them.
+  void write_modes(const float* outputs, std::int64_t rows, const ActionsOut& out) const;
+  // The hand-written pass for a batch size (made at first use), and the policy head it feeds.
+  nn::ActorCriticPass& pass_for(std::int64_t batch_size);
+  PolicyHead policy_head() const;
+  // The gradients of the loss on those rows, by hand or through autograd.
+  LossValues write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,
+                                     const ActorCriticLossOptions& options);
+  LossValues write_gradients_by_autograd(const RolloutBatch& rollout, const std::int64_t* rows,
+                                         std::int64_t count,
+                                         const ActorCriticLossOptions& options);
+  // The rollout's rows `rows` copied together, for the hand-written pass.
+  RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count);
 
   std::shared_ptr<nn::FlatParameters> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
@@ -86,6 +99,11 @@ class ActorCriticAgent : public Agent {
   std::int64_t sde_sample_freq_;  // steps between gSDE draws within a rollout; <= 0: once
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
   GradientHook after_backward_;
+  // Whether the loss is differentiated by hand (not gSDE, not squashed), and its passes by
+  // batch size (a rollout that minibatches do not divide has a smaller last one).
+  bool by_hand_;
+  std::map<std::int64_t, nn::ActorCriticPass> passes_;
+  std::vector<float> gathered_;  // gather_rows()' storage
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

@@ -4,7 +4,8 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "agents/actor_critic_agent.h"
+#include "agents/rollout_batch.h"
+#include "nn/actor_critic.h"
 
 namespace mnrl::agents {
 

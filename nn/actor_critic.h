@@ -73,6 +73,12 @@ class ActorCriticImpl : public torch::nn::Module {
   // The layers from observation to the policy head's output (the Gaussian's mean, or logits).
   const Mlp& policy_trunk() const { return policy_trunk_; }
   const torch::nn::Linear& policy_head() const { return policy_head_; }
+  // The value side; value_trunk() is null when the trunk is shared.
+  const Mlp& value_trunk() const { return value_trunk_; }
+  const torch::nn::Linear& value_head() const { return value_head_; }
+  // Continuous actions: the Gaussian's log-std parameter ([action_size]; gSDE: a matrix);
+  // undefined for Discrete actions.
+  const at::Tensor& log_std() const { return log_std_; }
 
   ActorCriticOptions options;
 

@@ -1,6 +1,5 @@
 #include "agents/a2c/a2c.h"
 
-#include "agents/actor_critic_loss.h"
 #include "agents/schedule.h"
 
 namespace mnrl::agents {
@@ -17,16 +16,16 @@ Statistics A2c::update(const TrainingProgress& progress) {
   const double learning_rate =
       scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
   set_learning_rate(learning_rate);
-  const ActorCriticLoss loss = actor_critic_loss(
-      *model_, rollout,
-      {std::nullopt, std::nullopt, options_.vf_coef, options_.ent_coef,
-       options_.normalize_advantage});
-  gradient_step(loss.total, options_.max_grad_norm);
+  const LossValues loss =
+      gradient_step(rollout, nullptr, rollout.returns.size(0),
+                    {std::nullopt, std::nullopt, options_.vf_coef, options_.ent_coef,
+                     options_.normalize_advantage},
+                    options_.max_grad_norm);
   const double explained = explained_variance(rollout.returns, rollout.values);
   clear_rollout();
-  return {{"losses/policy_loss", loss.policy_loss.item<double>()},
-          {"losses/value_loss", loss.value_loss.item<double>()},
-          {"losses/entropy", loss.entropy.item<double>()},
+  return {{"losses/policy_loss", loss.policy_loss},
+          {"losses/value_loss", loss.value_loss},
+          {"losses/entropy", loss.entropy},
           {"losses/explained_variance", explained},
           {"charts/learning_rate", learning_rate}};
 }

@@ -2,12 +2,8 @@
 
 #include <algorithm>
 
-#include <ATen/TensorOperators.h>
 #include <ATen/ops/randperm.h>
-#include <ATen/ops/stack.h>
-#include <torch/utils.h>
 
-#include "agents/actor_critic_loss.h"
 #include "agents/schedule.h"
 
 namespace mnrl::agents {
@@ -30,9 +26,8 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   const ActorCriticLossOptions loss_options{clip, options_.clip_range_vf, options_.vf_coef,
                                             options_.ent_coef, options_.normalize_advantage};
 
-  // Sums over minibatches: policy loss, value loss, entropy, old and new KL estimates (as
-  // CleanRL: mean(-log r) and mean((r - 1) - log r)), clip fraction.
-  at::Tensor statistics;
+  // Means over minibatches of the loss parts and diagnostics.
+  LossValues sums;
   std::int64_t minibatches = 0;
   // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
   const bool shuffle = options_.batch_size < total;
@@ -40,34 +35,28 @@ Statistics Ppo::update(const TrainingProgress& progress) {
     const at::Tensor order = shuffle ? at::randperm(total, at::kLong) : at::Tensor();
     for (std::int64_t start = 0; start < total; start += options_.batch_size) {
       const std::int64_t count = std::min(options_.batch_size, total - start);
-      const ActorCriticLoss loss = actor_critic_loss(
-          *model_, shuffle ? rollout.select(order.narrow(0, start, count)) : rollout,
-          loss_options);
-      gradient_step(loss.total, options_.max_grad_norm);
-
-      torch::NoGradGuard no_grad;
-      const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
-      // Summed as one tensor and read once per update, not once per minibatch.
-      const at::Tensor minibatch_statistics =
-          at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
-                     (ratio_change - loss.log_ratio).mean(),
-                     (ratio_change.abs() > clip).to(at::kFloat).mean()});
-      statistics =
-          statistics.defined() ? statistics + minibatch_statistics : minibatch_statistics;
+      const LossValues loss =
+          gradient_step(rollout, shuffle ? order.data_ptr<std::int64_t>() + start : nullptr,
+                        count, loss_options, options_.max_grad_norm);
+      sums.policy_loss += loss.policy_loss;
+      sums.value_loss += loss.value_loss;
+      sums.entropy += loss.entropy;
+      sums.old_approx_kl += loss.old_approx_kl;
+      sums.approx_kl += loss.approx_kl;
+      sums.clip_fraction += loss.clip_fraction;
       ++minibatches;
     }
   }
   const double explained = explained_variance(rollout.returns, rollout.values);
   clear_rollout();
 
-  const at::Tensor means = (statistics / minibatches).to(at::kDouble);
-  const double* mean = means.data_ptr<double>();
-  return {{"losses/policy_loss", mean[0]},
-          {"losses/value_loss", mean[1]},
-          {"losses/entropy", mean[2]},
-          {"losses/old_approx_kl", mean[3]},
-          {"losses/approx_kl", mean[4]},
-          {"losses/clipfrac", mean[5]},
+  const auto n = static_cast<double>(minibatches);
+  return {{"losses/policy_loss", sums.policy_loss / n},
+          {"losses/value_loss", sums.value_loss / n},
+          {"losses/entropy", sums.entropy / n},
+          {"losses/old_approx_kl", sums.old_approx_kl / n},
+          {"losses/approx_kl", sums.approx_kl / n},
+          {"losses/clipfrac", sums.clip_fraction / n},
           {"losses/explained_variance", explained},
           {"charts/learning_rate", learning_rate},
           {"charts/clip_range", clip}};

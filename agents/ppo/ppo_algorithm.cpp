@@ -32,9 +32,10 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   std::unique_ptr<Agent> make(const PpoOptions& ppo, const AgentSetup& setup) const override {
     nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, ppo.use_sde);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
-    // torch::optim::Adam, not nn::FusedAdam: an Adam step is a small share of a PPO update,
-    // and the Pendulum PPO learning test's seed 2 sits on an edge that a change of Adam's
-    // float rounding tips over (-183 with LibTorch's Adam, -466 with FusedAdam).
+    // torch::optim::Adam, not nn::FusedAdam: an Adam step is ~5% of a PPO update even with the
+    // hand-written pass, and a change of Adam's float rounding tipped a learning test over
+    // each time it was tried (Pendulum seed 2 before gSDE; Acrobot seed 3 under the Prescott
+    // kernel after the hand-written pass).
     auto optimizer = std::make_unique<torch::optim::Adam>(
         std::vector<at::Tensor>{parameters->values()},
         torch::optim::AdamOptions(ppo.learning_rate).eps(ppo.adam_eps));

@@ -1,0 +1,166 @@
+#include "agents/actor_critic_loss_gradients.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace mnrl::agents {
+namespace {
+
+constexpr float kHalfLog2Pi = 0.91893853320467274178f;  // 0.5 * log(2 pi)
+
+// log pi(a|s) and the entropy of one row's distribution.
+struct RowDistribution {
+  float log_prob = 0, entropy = 0;
+};
+
+// Categorical over logits: d log pi / d logit_k = [k == a] - p_k into `log_prob_gradient`, and
+// d H / d logit_k into `entropy_gradient`.
+RowDistribution categorical_row(const float* logits, std::int64_t n, std::int64_t action,
+                                float* log_prob_gradient, float* entropy_gradient) {
+  float max = logits[0];
+  for (std::int64_t k = 1; k < n; ++k) max = std::max(max, logits[k]);
+  float sum = 0;
+  for (std::int64_t k = 0; k < n; ++k) sum += std::exp(logits[k] - max);
+  const float log_normalizer = max + std::log(sum);
+  RowDistribution row;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const float log_p = logits[k] - log_normalizer;
+    const float p = std::exp(log_p);
+    row.entropy -= p * log_p;
+    log_prob_gradient[k] = (k == action ? 1.0f : 0.0f) - p;  // d log p_a / d logit_k
+  }
+  row.log_prob = logits[action] - log_normalizer;
+  // d H / d logit_k = -p_k (log p_k + H).
+  for (std::int64_t k = 0; k < n; ++k) {
+    const float log_p = logits[k] - log_normalizer;
+    entropy_gradient[k] = -std::exp(log_p) * (log_p + row.entropy);
+  }
+  return row;
+}
+
+// Diagonal Gaussian: d log pi / d mean_j = z_j / std_j into `mean_gradient` and
+// d log pi / d log_std_j = z_j^2 - 1 into `log_std_gradient`, with z = (a - mean) / std. The
+// entropy sum_j (log_std_j + 1/2 + log(2 pi) / 2) has d H / d log_std_j = 1.
+RowDistribution gaussian_row(const float* mean, const float* action, const float* log_std,
+                             std::int64_t n, float* mean_gradient, float* log_std_gradient) {
+  RowDistribution row;
+  for (std::int64_t j = 0; j < n; ++j) {
+    const float inverse_std = std::exp(-log_std[j]);
+    const float z = (action[j] - mean[j]) * inverse_std;
+    row.log_prob += z * z * -0.5f - log_std[j] - kHalfLog2Pi;
+    row.entropy += log_std[j] + (0.5f + kHalfLog2Pi);
+    mean_gradient[j] = z * inverse_std;
+    log_std_gradient[j] = z * z - 1.0f;
+  }
+  return row;
+}
+
+// The rows' advantages, normalized over the batch (mean 0, unbiased std 1, as torch's std) when
+// the options ask for it and there is more than one row.
+std::vector<float> batch_advantages(const RolloutRows& rows, bool normalize) {
+  std::vector<float> advantages(rows.advantages, rows.advantages + rows.count);
+  if (!normalize || rows.count < 2) return advantages;
+  double mean = 0;
+  for (const float a : advantages) mean += a;
+  mean /= static_cast<double>(rows.count);
+  double squares = 0;
+  for (const float a : advantages) squares += (a - mean) * (a - mean);
+  const auto std_dev = static_cast<float>(std::sqrt(squares / static_cast<double>(rows.count - 1)));
+  const auto mean_f = static_cast<float>(mean);
+  for (float& a : advantages) a = (a - mean_f) / (std_dev + 1e-8f);
+  return advantages;
+}
+
+}  // namespace
+
+LossValues actor_critic_loss_gradients(nn::ActorCriticPass& pass, const PolicyHead& head,
+                                       const RolloutRows& rows,
+                                       const ActorCriticLossOptions& options) {
+  const std::int64_t b = rows.count, n = head.action_size;
+  const bool gaussian = head.log_std != nullptr;
+  const float inverse_b = 1.0f / static_cast<float>(b);
+  const auto ent_coef = static_cast<float>(options.ent_coef);
+  const auto vf_coef = static_cast<float>(options.vf_coef);
+  const std::vector<float> advantages = batch_advantages(rows, options.normalize_advantage);
+
+  const float* outputs = pass.policy_output();
+  const float* values = pass.values();
+  float* output_gradient = pass.policy_output_gradient();
+  float* value_gradient = pass.value_gradient();
+  std::vector<float> row_gradient(static_cast<std::size_t>(n));
+  std::vector<float> log_std_gradient(gaussian ? static_cast<std::size_t>(n) : 0, 0.0f);
+
+  LossValues loss;
+  for (std::int64_t i = 0; i < b; ++i) {
+    float* gradient = output_gradient + i * n;
+    // gradient = d log pi / d output; row_gradient = d H / d output (Categorical) or
+    // d log pi / d log_std (Gaussian).
+    const RowDistribution row =
+        gaussian ? gaussian_row(outputs + i * n, rows.actions + i * n, head.log_std, n,
+                                gradient, row_gradient.data())
+                 : categorical_row(outputs + i * n, n,
+                                   static_cast<std::int64_t>(rows.actions[i]), gradient,
+                                   row_gradient.data());
+    const float advantage = advantages[static_cast<std::size_t>(i)];
+    const float log_ratio = row.log_prob - rows.log_probs[i];
+    const float ratio = std::exp(log_ratio);
+
+    // d loss / d log pi of this row.
+    float log_prob_slope;
+    if (options.clip_range) {
+      const auto clip = static_cast<float>(*options.clip_range);
+      const float unclipped = advantage * ratio;
+      const float clipped = advantage * std::clamp(ratio, 1.0f - clip, 1.0f + clip);
+      // The clipped term has no gradient where it is the smaller one (the ratio is outside
+      // the clip range there); where they tie, autograd splits the same gradient in two.
+      log_prob_slope = unclipped <= clipped ? -unclipped * inverse_b : 0.0f;
+      loss.policy_loss -= std::min(unclipped, clipped);
+      loss.clip_fraction += std::abs(ratio - 1.0f) > clip ? 1.0 : 0.0;
+    } else {
+      log_prob_slope = -advantage * inverse_b;
+      loss.policy_loss -= advantage * row.log_prob;
+    }
+    const float entropy_slope = -ent_coef * inverse_b;  // d loss / d H of this row
+    if (gaussian) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        gradient[j] *= log_prob_slope;
+        log_std_gradient[static_cast<std::size_t>(j)] +=
+            log_prob_slope * row_gradient[static_cast<std::size_t>(j)] + entropy_slope;
+      }
+    } else {
+      for (std::int64_t j = 0; j < n; ++j) {
+        gradient[j] = log_prob_slope * gradient[j] +
+                      entropy_slope * row_gradient[static_cast<std::size_t>(j)];
+      }
+    }
+    loss.entropy += row.entropy;
+    loss.old_approx_kl -= log_ratio;
+    loss.approx_kl += (ratio - 1.0f) - log_ratio;
+
+    // Value: mean squared error to the return, of the value clipped around the collected one.
+    float predicted = values[i];
+    float passes = 1.0f;  // clamp's gradient: 1 inside [-clip, clip], bounds included
+    if (options.clip_range_vf) {
+      const auto clip = static_cast<float>(*options.clip_range_vf);
+      const float change = values[i] - rows.values[i];
+      predicted = rows.values[i] + std::clamp(change, -clip, clip);
+      passes = change >= -clip && change <= clip ? 1.0f : 0.0f;
+    }
+    const float error = predicted - rows.returns[i];
+    loss.value_loss += error * error;
+    value_gradient[i] = vf_coef * 2.0f * error * inverse_b * passes;
+  }
+  if (gaussian) std::copy(log_std_gradient.begin(), log_std_gradient.end(), head.log_std_gradient);
+
+  const auto rows_count = static_cast<double>(b);
+  loss.policy_loss /= rows_count;
+  loss.value_loss /= rows_count;
+  loss.entropy /= rows_count;
+  loss.old_approx_kl /= rows_count;
+  loss.approx_kl /= rows_count;
+  loss.clip_fraction /= rows_count;
+  return loss;
+}
+
+}  // namespace mnrl::agents

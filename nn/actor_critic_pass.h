@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <ATen/core/Tensor.h>
+
+#include "nn/actor_critic.h"
+#include "nn/dense_pass.h"
+
+namespace mnrl::nn {
+
+// An ActorCritic's forward and backward pass written out by hand (nn/dense_pass.h), for one
+// batch size: the policy head's output (logits or Gaussian means) and the state values, and
+// the gradients of every trunk and head parameter from d loss / d those outputs. The
+// distribution's own parameter (log_std) is the loss's to differentiate. Tests check values and
+// gradients against autograd.
+class ActorCriticPass {
+ public:
+  ActorCriticPass(const ActorCritic& model, std::int64_t batch_size);
+
+  std::int64_t batch_size() const { return batch_size_; }
+
+  // Computes the outputs of `observations` [batch_size, observation_size] and keeps the
+  // activations for backward(). Reads `observations` again in backward().
+  void forward(const float* observations);
+  // [batch_size, action_size] and [batch_size], row-major; valid until the next forward().
+  const float* policy_output() const { return policy_head_.output.data_ptr<float>(); }
+  const float* values() const { return value_head_.output.data_ptr<float>(); }
+
+  // d loss / d policy_output() and d loss / d values(), for the caller to fill before
+  // backward(); same shapes.
+  float* policy_output_gradient() { return policy_head_.output_gradient.data_ptr<float>(); }
+  float* value_gradient() { return value_head_.output_gradient.data_ptr<float>(); }
+  // Writes (does not add) d loss / d parameter into every trunk and head parameter's .grad().
+  void backward();
+
+ private:
+  std::int64_t batch_size_, observation_size_;
+  TrunkPass policy_trunk_;
+  std::optional<TrunkPass> value_trunk_;  // none when the trunk is shared
+  DenseLayer policy_head_, value_head_;
+};
+
+}  // namespace mnrl::nn

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+#include <torch/nn/modules/linear.h>
+
+#include "nn/activation.h"
+
+namespace mnrl::nn {
+
+// The pieces of a hand-written forward and backward pass over dense layers, for one batch size,
+// over a module's own parameter tensors and their .grad() tensors: a gradient step through
+// autograd costs dozens of LibTorch ops and a graph; here it is a few BLAS calls and plain loops
+// over buffers allocated once. QNetworkPass and ActorCriticPass are built from them.
+//
+// Invariant: the module's parameters are not replaced while a pass over them lives (they may be
+// written in place, as FlatParameters and optimizers do).
+
+// One linear layer: output = input weight^T + bias.
+struct DenseLayer {
+  DenseLayer() = default;
+  DenseLayer(const torch::nn::Linear& linear, std::int64_t batch_size);
+
+  void forward(const at::Tensor& input);
+  // Writes (does not add) d loss / d weight and d loss / d bias, from output_gradient and the
+  // `input` of the last forward().
+  void write_parameter_gradients(const at::Tensor& input) const;
+  // input_gradient (+)= output_gradient weight: d loss / d input.
+  void input_gradient(at::Tensor& input_gradient, bool accumulate) const;
+
+  at::Tensor weight, bias;     // [out, in], [out]: the module's parameters
+  at::Tensor output;           // [batch, out], after the activation where there is one
+  at::Tensor output_gradient;  // [batch, out]: d loss / d output, then / d pre-activation
+};
+
+// An Mlp's layers, each a linear layer followed by the activation.
+class TrunkPass {
+ public:
+  TrunkPass(const std::vector<torch::nn::Linear>& layers, Activation activation,
+            std::int64_t batch_size);
+
+  // The features [batch, width] of `input` [batch, in] (the input itself without layers).
+  // Keeps `input` (a view: its memory must live until backward()) and the activations.
+  const at::Tensor& forward(const at::Tensor& input);
+  // The last forward()'s features.
+  const at::Tensor& features() const { return layers_.empty() ? input_ : layers_.back().output; }
+  bool empty() const { return layers_.empty(); }
+  // d loss / d features, for the caller to fill before backward(); only when !empty().
+  at::Tensor& features_gradient() { return layers_.back().output_gradient; }
+  // Writes every layer's parameter gradients.
+  void backward();
+
+ private:
+  Activation activation_;
+  at::Tensor input_;
+  std::vector<DenseLayer> layers_;
+};
+
+// d loss / d parameter, which FlatParameters and every optimizer keep defined.
+at::Tensor gradient_of(const at::Tensor& parameter);
+
+}  // namespace mnrl::nn
