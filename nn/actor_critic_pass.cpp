@@ -1,27 +1,13 @@
 #include "nn/actor_critic_pass.h"
 
-#include <stdexcept>
-#include <string>
-
 #include <c10/core/InferenceMode.h>
 
 #include "nn/memory_views.h"
 
 namespace mnrl::nn {
-namespace {
-
-std::int64_t checked_batch_size(std::int64_t batch_size) {
-  if (batch_size < 1) {
-    throw std::invalid_argument("ActorCriticPass: batch_size must be >= 1, got " +
-                                std::to_string(batch_size));
-  }
-  return batch_size;
-}
-
-}  // namespace
 
 ActorCriticPass::ActorCriticPass(const ActorCritic& model, std::int64_t batch_size)
-    : batch_size_(checked_batch_size(batch_size)),
+    : batch_size_(checked_batch_size("ActorCriticPass", batch_size)),
       observation_size_(model->options.observation_size()),
       policy_trunk_(model->policy_trunk()->layers(), model->options.activation(), batch_size),
       policy_head_(model->policy_head(), batch_size),

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string>
 
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/addmv.h>
@@ -40,6 +41,14 @@ void multiply_by_derivative(Activation activation, const at::Tensor& output,
 }
 
 }  // namespace
+
+std::int64_t checked_batch_size(const char* pass, std::int64_t batch_size) {
+  if (batch_size < 1) {
+    throw std::invalid_argument(std::string(pass) + ": batch_size must be >= 1, got " +
+                                std::to_string(batch_size));
+  }
+  return batch_size;
+}
 
 at::Tensor gradient_of(const at::Tensor& parameter) {
   const at::Tensor& gradient = parameter.grad();

@@ -58,6 +58,9 @@ class TrunkPass {
   std::vector<DenseLayer> layers_;
 };
 
+// `batch_size`, or std::invalid_argument naming `pass` when it is below 1.
+std::int64_t checked_batch_size(const char* pass, std::int64_t batch_size);
+
 // d loss / d parameter, which FlatParameters and every optimizer keep defined.
 at::Tensor gradient_of(const at::Tensor& parameter);
 

@@ -1,8 +1,6 @@
 #include "nn/q_network_pass.h"
 
 #include <cstring>
-#include <stdexcept>
-#include <string>
 
 #include <ATen/ops/empty.h>
 #include <c10/core/InferenceMode.h>
@@ -10,21 +8,10 @@
 #include "nn/memory_views.h"
 
 namespace mnrl::nn {
-namespace {
-
-std::int64_t checked_batch_size(std::int64_t batch_size) {
-  if (batch_size < 1) {
-    throw std::invalid_argument("QNetworkPass: batch_size must be >= 1, got " +
-                                std::to_string(batch_size));
-  }
-  return batch_size;
-}
-
-}  // namespace
 
 QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
     : dueling_(network->options.dueling()),
-      batch_size_(checked_batch_size(batch_size)),
+      batch_size_(checked_batch_size("QNetworkPass", batch_size)),
       num_actions_(network->options.num_actions()),
       observation_size_(network->options.observation_size()),
       trunk_(network->trunk()->layers(), network->options.activation(), batch_size),
