@@ -8,8 +8,8 @@
 #include <c10/core/InferenceMode.h>
 #include <torch/nn/utils/clip_grad.h>
 
-#include "nn/memory_views.h"
 #include "agents/policy_sampling.h"
+#include "nn/memory_views.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
