@@ -2,6 +2,7 @@
 
 #include <c10/core/InferenceMode.h>
 
+#include "nn/compute_threads.h"
 #include "nn/memory_views.h"
 
 namespace mnrl::nn {
@@ -21,29 +22,37 @@ ActorCriticPass::ActorCriticPass(const ActorCritic& model, std::int64_t batch_si
 void ActorCriticPass::forward(const float* observations) {
   c10::InferenceMode inference;
   const at::Tensor input = view_floats(observations, batch_size_, observation_size_);
-  policy_head_.forward(policy_trunk_.forward(input));
-  value_head_.forward(value_trunk_ ? value_trunk_->forward(input) : policy_trunk_.features());
+  if (!value_trunk_) {
+    policy_head_.forward(policy_trunk_.forward(input));
+    value_head_.forward(policy_trunk_.features());
+    return;
+  }
+  // Separate trunks: the actor and the critic are independent pieces (nn/compute_threads.h).
+  run_both([&] { policy_head_.forward(policy_trunk_.forward(input)); },
+           [&] { value_head_.forward(value_trunk_->forward(input)); });
 }
 
 void ActorCriticPass::backward() {
   c10::InferenceMode inference;
-  policy_head_.write_parameter_gradients(policy_trunk_.features());
-  if (!policy_trunk_.empty()) {
-    policy_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/false);
-  }
   if (value_trunk_) {
-    value_head_.write_parameter_gradients(value_trunk_->features());
-    if (!value_trunk_->empty()) {
-      value_head_.input_gradient(value_trunk_->features_gradient(), /*accumulate=*/false);
-      value_trunk_->backward();
-    }
-  } else {
-    value_head_.write_parameter_gradients(policy_trunk_.features());
-    if (!policy_trunk_.empty()) {
-      value_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/true);
-    }
+    run_both([&] { head_and_trunk_backward(policy_head_, policy_trunk_); },
+             [&] { head_and_trunk_backward(value_head_, *value_trunk_); });
+    return;
   }
-  if (!policy_trunk_.empty()) policy_trunk_.backward();
+  // One trunk below both heads: its features' gradient is the sum of theirs.
+  policy_head_.write_parameter_gradients(policy_trunk_.features());
+  value_head_.write_parameter_gradients(policy_trunk_.features());
+  if (policy_trunk_.empty()) return;
+  policy_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/false);
+  value_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/true);
+  policy_trunk_.backward();
+}
+
+void ActorCriticPass::head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk) {
+  head.write_parameter_gradients(trunk.features());
+  if (trunk.empty()) return;
+  head.input_gradient(trunk.features_gradient(), /*accumulate=*/false);
+  trunk.backward();
 }
 
 }  // namespace mnrl::nn

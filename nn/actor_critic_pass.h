@@ -36,6 +36,8 @@ class ActorCriticPass {
   void backward();
 
  private:
+  static void head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk);
+
   std::int64_t batch_size_, observation_size_;
   TrunkPass policy_trunk_;
   std::optional<TrunkPass> value_trunk_;  // none when the trunk is shared

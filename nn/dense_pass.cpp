@@ -9,6 +9,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mm.h>
 
+#include "nn/compute_threads.h"
 #include "nn/tanh_array.h"
 
 namespace mnrl::nn {
@@ -117,8 +118,13 @@ void TrunkPass::backward() {
   for (std::size_t l = layers_.size(); l-- > 0;) {
     DenseLayer& layer = layers_[l];
     multiply_by_derivative(activation_, layer.output, layer.output_gradient);
-    layer.write_parameter_gradients(l == 0 ? input_ : layers_[l - 1].output);
-    if (l > 0) layer.input_gradient(layers_[l - 1].output_gradient, /*accumulate=*/false);
+    if (l == 0) {
+      layer.write_parameter_gradients(input_);
+      break;
+    }
+    DenseLayer& below = layers_[l - 1];
+    run_both([&] { layer.write_parameter_gradients(below.output); },
+             [&] { layer.input_gradient(below.output_gradient, /*accumulate=*/false); });
   }
 }
 

@@ -49,7 +49,8 @@ class TrunkPass {
   bool empty() const { return layers_.empty(); }
   // d loss / d features, for the caller to fill before backward(); only when !empty().
   at::Tensor& features_gradient() { return layers_.back().output_gradient; }
-  // Writes every layer's parameter gradients.
+  // Writes every layer's parameter gradients. A layer's weight gradient and its input gradient
+  // are independent pieces (nn/compute_threads.h).
   void backward();
 
  private:

@@ -6,6 +6,7 @@
 #include <ATen/ops/zeros_like.h>
 #include <torch/utils.h>
 
+#include "nn/compute_threads.h"
 #include "nn/optimizer_state_key.h"
 
 namespace mnrl::nn {
@@ -25,6 +26,8 @@ void adam_update(float* value, const float* gradient, float* m, float* v, std::i
     value[i] -= step_size * (m[i] / (std::sqrt(v[i]) / sqrt_correction2 + eps));
   }
 }
+
+constexpr std::size_t kFloatsWorthSplitting = 8192;
 
 bool contiguous_float(const at::Tensor& t) {
   return t.scalar_type() == at::kFloat && t.is_contiguous();
@@ -74,9 +77,23 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
       const auto step_size = static_cast<float>(options.lr() / bias_correction1);
       const auto sqrt_correction2 = static_cast<float>(std::sqrt(bias_correction2));
       const auto eps = static_cast<float>(options.eps());
-      adam_update(p.data_ptr<float>(), p.grad().data_ptr<float>(),
-                  state.exp_avg().data_ptr<float>(), state.exp_avg_sq().data_ptr<float>(),
-                  p.numel(), decay1, rate1, decay2, rate2, step_size, sqrt_correction2, eps);
+      float* value = p.data_ptr<float>();
+      const float* gradient = p.grad().data_ptr<float>();
+      float* m = state.exp_avg().data_ptr<float>();
+      float* v = state.exp_avg_sq().data_ptr<float>();
+      const auto update = [&](std::size_t begin, std::size_t end) {
+        const auto i = static_cast<std::int64_t>(begin);
+        adam_update(value + i, gradient + i, m + i, v + i, static_cast<std::int64_t>(end - begin),
+                    decay1, rate1, decay2, rate2, step_size, sqrt_correction2, eps);
+      };
+      // Each float's update is independent of the others': ranges on the compute threads give
+      // the same bits. Below a few thousand floats a hand-off costs more than it saves.
+      const auto n = static_cast<std::size_t>(p.numel());
+      if (n >= kFloatsWorthSplitting) {
+        run_chunks(n, update);
+      } else {
+        update(0, n);
+      }
     }
   }
   return loss;

@@ -5,6 +5,7 @@
 #include <ATen/ops/empty.h>
 #include <c10/core/InferenceMode.h>
 
+#include "nn/compute_threads.h"
 #include "nn/memory_views.h"
 
 namespace mnrl::nn {
@@ -64,12 +65,18 @@ void QNetworkPass::backward(const float* q_gradients) {
   }
 
   const at::Tensor& features = trunk_.features();
-  advantage_head_.write_parameter_gradients(features);
-  if (dueling_) value_head_.write_parameter_gradients(features);
-  if (trunk_.empty()) return;
-
-  advantage_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/false);
-  if (dueling_) value_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/true);
+  const auto head_parameter_gradients = [&] {
+    advantage_head_.write_parameter_gradients(features);
+    if (dueling_) value_head_.write_parameter_gradients(features);
+  };
+  if (trunk_.empty()) {
+    head_parameter_gradients();
+    return;
+  }
+  run_both(head_parameter_gradients, [&] {
+    advantage_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/false);
+    if (dueling_) value_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/true);
+  });
   trunk_.backward();
 }
 

@@ -7,6 +7,7 @@
 #include <torch/utils.h>
 
 #include "agents/dqn/q_learning.h"
+#include "nn/compute_threads.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
@@ -36,6 +37,7 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_)),
       min_replay_size_(options_.batch_size) {
+  if (options_.double_q) chooser_pass_.emplace(online_, options_.batch_size);
   torch::NoGradGuard no_grad;
   target_parameters_->values().copy_(parameters_->values());
 }
@@ -86,7 +88,7 @@ void Dqn::compute_targets() {
   const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
   const float* next_q = target_pass_.forward(batch_.next_observations.data());
   const float* chooser =
-      options_.double_q ? train_pass_.forward(batch_.next_observations.data()) : next_q;
+      chooser_pass_ ? chooser_pass_->forward(batch_.next_observations.data()) : next_q;
   bootstrapped_targets(batch_, next_q, chooser, b, n, targets_.data());
 }
 
@@ -95,8 +97,10 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
-    compute_targets();
-    const float* q = train_pass_.forward(batch_.observations.data());
+    // The targets and the online values are independent pieces (nn/compute_threads.h).
+    const float* q = nullptr;
+    nn::run_both([&] { compute_targets(); },
+                 [&] { q = train_pass_.forward(batch_.observations.data()); });
     loss_sum += td_loss(batch_, q, targets_.data(), b, n,
                         options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
                         q_gradients_.data(), td_errors_.data());

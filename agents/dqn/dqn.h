@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <torch/optim/optimizer.h>
@@ -54,7 +55,7 @@ class Dqn final : public Agent {
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
  private:
-  // Fills targets_ for batch_ (see bootstrapped_targets).
+  // Fills targets_ for batch_ (see bootstrapped_targets), from target_pass_ (and chooser_pass_).
   void compute_targets();
   void update_target();
 
@@ -67,8 +68,11 @@ class Dqn final : public Agent {
   std::int64_t num_envs_, observation_size_, total_steps_;
   core::Rng exploration_rng_, replay_rng_;
   std::unique_ptr<replay::Replay> replay_;
-  // Hand-written passes over online_ (training batches; acting) and target_ (see QNetworkPass).
+  // Hand-written passes over online_ (training batches), target_ (next observations) and, for
+  // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
+  // can run at once on the compute threads).
   nn::QNetworkPass train_pass_, target_pass_;
+  std::optional<nn::QNetworkPass> chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
   std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q

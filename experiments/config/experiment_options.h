@@ -18,7 +18,7 @@ struct TrainOptions {
   int eval_episodes = 10;             // episodes per evaluation (greedy actions)
   std::int64_t log_interval = 0;      // steps between log lines when stdout is not a
                                       // terminal; 0 = a tenth of total_steps
-  int threads = 1;                    // intra-op threads (LibTorch and OpenBLAS)
+  int threads = 1;                    // threads of the hand-written passes (at most 2 used)
 
   void visit(core::ConfigVisitor& v) {
     v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
@@ -28,7 +28,7 @@ struct TrainOptions {
     v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::between(1, 100000));
     v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
             core::at_least(0));
-    v.field("threads", threads, "intra-op threads per process (at most one per CPU is used)",
+    v.field("threads", threads, "learner threads per process (at most 2 and one per CPU are used)",
             core::between(1, 1024));
   }
 };

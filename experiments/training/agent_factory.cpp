@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "core/seed_streams.h"
 #include "distributed/gradient_synchronizer.h"
+#include "nn/compute_threads.h"
 #include "nn/flat_parameters.h"
 
 namespace mnrl::experiments {
@@ -66,8 +67,9 @@ std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptio
 void set_compute_threads(int threads) {
   const int cpus = static_cast<int>(std::thread::hardware_concurrency());
   if (cpus > 0) threads = std::min(threads, cpus);
-  at::set_num_threads(threads);
-  core::set_openblas_threads(threads);
+  at::set_num_threads(1);
+  core::set_openblas_threads(1);
+  nn::set_compute_threads(std::min(threads, 2));
 }
 
 }  // namespace mnrl::experiments

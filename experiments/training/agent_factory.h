@@ -48,9 +48,12 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
                                                            const envs::EnvSpec& spec);
 
-// Intra-op threads for LibTorch and for OpenBLAS (which Debian's LibTorch calls for matrix
-// products and which otherwise starts one thread per core on its own), at most one per CPU of
-// this machine: more only make them wait for each other (a config may come from a larger one).
+// train.threads: the threads of the hand-written passes (nn/compute_threads.h), at most one per
+// CPU of this machine (a config may come from a larger one) and at most two, the most pieces a
+// step splits into. LibTorch and OpenBLAS (which Debian's LibTorch calls for matrix products
+// and which otherwise starts one thread per core on its own) keep one thread each: their
+// threads made DQN CartPole 3.2x slower (small products) and PPO Pendulum's autograd path no
+// faster (docs/BENCHMARKS.md).
 void set_compute_threads(int threads);
 
 }  // namespace mnrl::experiments

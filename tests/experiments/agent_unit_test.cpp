@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/state_stream.h"
@@ -14,6 +15,7 @@
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/training.h"
+#include "nn/compute_threads.h"
 #include "nn/tensor_state.h"
 #include "recording_metrics.h"
 
@@ -118,6 +120,36 @@ TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {
   EXPECT_EQ(a.last["losses/value_loss"], b.last["losses/value_loss"]);
   EXPECT_EQ(a.last["losses/policy_loss"], b.last["losses/policy_loss"]);
   EXPECT_EQ(a.last["eval/mean_return"], b.last["eval/mean_return"]);
+}
+
+// train.threads splits gradient steps into pieces that compute what one thread computes
+// (nn/compute_threads.h): two threads train exactly as one.
+TEST(LearnerThreadsTest, TwoThreadsTrainExactlyAsOne) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"cartpole_dqn.yaml",
+       {"train.total_steps=3000", "dqn.learning_starts=64", "dqn.double_q=true",
+        "network.dueling=true"}},
+      {"cartpole_ppo.yaml", {"train.total_steps=2048"}},
+      {"cartpole_ppo.yaml", {"train.total_steps=2048", "network.shared_trunk=true"}}};
+  for (const auto& [config, overrides] : cases) {
+    std::map<int, RecordingMetrics> by_threads;
+    for (const int threads : {1, 2}) {
+      auto with_threads = overrides;
+      with_threads.push_back("train.eval_episodes=2");
+      with_threads.push_back("train.threads=" + std::to_string(threads));
+      train(load_experiment(std::string(MNRL_SOURCE_DIR "/configs/") + config, with_threads),
+            by_threads[threads]);
+    }
+    nn::set_compute_threads(1);
+    const auto& one = by_threads[1].last;
+    const auto& two = by_threads[2].last;
+    ASSERT_FALSE(one.empty());
+    for (const auto& [name, value] : one) {
+      if (name.rfind("charts/SPS", 0) == 0 || name.rfind("charts/time", 0) == 0) continue;
+      ASSERT_EQ(two.count(name), 1u) << config << ": " << name;
+      EXPECT_EQ(two.at(name), value) << config << ": " << name;
+    }
+  }
 }
 
 // The paths the CartPole config leaves off: shuffled minibatches, an entropy bonus, value

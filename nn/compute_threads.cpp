@@ -1,0 +1,51 @@
+#include "nn/compute_threads.h"
+
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+#include <c10/core/InferenceMode.h>
+
+#include "core/thread_pool.h"
+
+namespace mnrl::nn {
+namespace {
+
+std::unique_ptr<core::ThreadPool> pool;  // none with one thread
+int pool_threads = 1;
+std::mutex pool_in_use;  // held by the one caller whose pieces the pool is running
+
+}  // namespace
+
+void set_compute_threads(int threads) {
+  if (threads < 1) {
+    throw std::invalid_argument("compute threads must be >= 1, got " + std::to_string(threads));
+  }
+  std::lock_guard<std::mutex> lock(pool_in_use);
+  pool.reset();
+  if (threads > 1) pool = std::make_unique<core::ThreadPool>(threads);
+  pool_threads = threads;
+}
+
+int compute_threads() { return pool_threads; }
+
+void run_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& task) {
+  std::unique_lock<std::mutex> lock(pool_in_use, std::try_to_lock);
+  if (!lock.owns_lock() || !pool) {
+    task(0, n);
+    return;
+  }
+  pool->run(n, [&task](std::size_t begin, std::size_t end) {
+    c10::InferenceMode inference;
+    task(begin, end);
+  });
+}
+
+void run_both(const std::function<void()>& first, const std::function<void()>& second) {
+  run_chunks(2, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t piece = begin; piece < end; ++piece) (piece == 0 ? first : second)();
+  });
+}
+
+}  // namespace mnrl::nn

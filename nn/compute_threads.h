@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace mnrl::nn {
+
+// The threads the hand-written passes (dense_pass.h) and FusedAdam share (`train.threads`), one
+// pool per process. They split a gradient step into independent whole pieces, never one product
+// into parts: an online and a target network's forward, a layer's weight gradient and its input
+// gradient, an actor's trunk and a critic's, ranges of an Adam update. Every piece computes
+// exactly what it computes on one thread, so results are bit for bit the same for any number of
+// threads (a split product would round differently on some OpenBLAS kernels).
+//
+// One caller at a time uses the pool; a call made while another thread is using it (A3C's worker
+// threads each train their own agent) runs its pieces on its own thread, with the same results.
+// Pieces run under c10::InferenceMode on whichever thread takes them.
+
+// Starts `threads` - 1 workers (the caller is the other), replacing the pool; 1 stops them.
+// Call it while no pass is running. threads < 1 throws std::invalid_argument.
+void set_compute_threads(int threads);
+int compute_threads();
+
+// Runs `first` and `second` at once when the pool has a free thread, else one after the other;
+// returns when both have finished (rethrowing the exception of the first that threw).
+void run_both(const std::function<void()>& first, const std::function<void()>& second);
+
+// Calls task(begin, end) over contiguous chunks of [0, n), one per pool thread.
+void run_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& task);
+
+}  // namespace mnrl::nn

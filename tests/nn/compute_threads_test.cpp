@@ -1,0 +1,162 @@
+#include "nn/compute_threads.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <ATen/ops/cat.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/randn.h>
+#include <torch/utils.h>
+
+#include "nn/actor_critic_pass.h"
+#include "nn/flat_parameters.h"
+#include "nn/fused_adam.h"
+#include "nn/q_network_pass.h"
+
+namespace mnrl::nn {
+namespace {
+
+// The pool is per process: every test leaves it at one thread, as it found it.
+class ComputeThreadsTest : public ::testing::Test {
+ protected:
+  void TearDown() override { set_compute_threads(1); }
+};
+
+// Waits up to 10 s for `flag`; true if it was set.
+bool wait_for(const std::atomic<bool>& flag) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!flag.load()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+TEST_F(ComputeThreadsTest, RunsBothPiecesAtOnceWithTwoThreads) {
+  set_compute_threads(2);
+  std::atomic<bool> first_started{false}, second_started{false};
+  bool first_saw_second = false, second_saw_first = false;
+  // Each piece waits for the other to have started: only two threads can finish this.
+  run_both([&] { first_started = true; first_saw_second = wait_for(second_started); },
+           [&] { second_started = true; second_saw_first = wait_for(first_started); });
+  EXPECT_TRUE(first_saw_second);
+  EXPECT_TRUE(second_saw_first);
+}
+
+TEST_F(ComputeThreadsTest, RunsThePiecesInOrderOnTheCallersThreadWithOneThread) {
+  std::vector<int> order;
+  const auto caller = std::this_thread::get_id();
+  bool on_caller = true;
+  run_both([&] { order.push_back(1); on_caller &= std::this_thread::get_id() == caller; },
+           [&] { order.push_back(2); on_caller &= std::this_thread::get_id() == caller; });
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(on_caller);
+}
+
+TEST_F(ComputeThreadsTest, ACallWhileThePoolIsBusyRunsOnItsOwnThread) {
+  set_compute_threads(2);
+  std::atomic<int> pieces{0};
+  const auto count = [&] { ++pieces; };
+  run_both([&] { run_both(count, count); }, [&] { run_both(count, count); });
+  EXPECT_EQ(pieces.load(), 4);
+}
+
+TEST_F(ComputeThreadsTest, RethrowsAPiecesExceptionAfterBothFinished) {
+  set_compute_threads(2);
+  std::atomic<bool> second_finished{false};
+  EXPECT_THROW(run_both([] { throw std::runtime_error("first"); },
+                        [&] {
+                          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+                          second_finished = true;
+                        }),
+               std::runtime_error);
+  EXPECT_TRUE(second_finished.load());
+}
+
+TEST_F(ComputeThreadsTest, RefusesFewerThanOneThread) {
+  EXPECT_THROW(set_compute_threads(0), std::invalid_argument);
+  EXPECT_EQ(compute_threads(), 1);
+}
+
+// The gradients a QNetworkPass writes after a forward over random observations.
+at::Tensor q_network_gradients(bool dueling) {
+  torch::manual_seed(5);
+  QNetwork network(QNetworkOptions(6, 4).hidden_sizes({64, 48}).dueling(dueling));
+  FlatParameters parameters(*network);
+  const std::int64_t batch = 33;
+  const at::Tensor observations = at::randn({batch, 6});
+  const at::Tensor q_gradients = at::randn({batch, 4});
+  QNetworkPass pass(network, batch);
+  pass.forward(observations.data_ptr<float>());
+  pass.backward(q_gradients.data_ptr<float>());
+  return parameters.gradients().clone();
+}
+
+TEST_F(ComputeThreadsTest, QNetworkGradientsAreTheSameBitsOnTwoThreads) {
+  for (const bool dueling : {false, true}) {
+    const at::Tensor one_thread = q_network_gradients(dueling);
+    set_compute_threads(2);
+    const at::Tensor two_threads = q_network_gradients(dueling);
+    set_compute_threads(1);
+    EXPECT_TRUE(at::equal(one_thread, two_threads)) << "dueling " << dueling;
+  }
+}
+
+// The outputs and gradients of an ActorCriticPass over random observations and output gradients.
+at::Tensor actor_critic_results(bool shared_trunk) {
+  torch::manual_seed(6);
+  ActorCritic model(ActorCriticOptions(5, 3).hidden_sizes({32, 32}).shared_trunk(shared_trunk));
+  FlatParameters parameters(*model);
+  const std::int64_t batch = 40;
+  const at::Tensor observations = at::randn({batch, 5});
+  const at::Tensor policy_gradient = at::randn({batch, 3});
+  const at::Tensor value_gradient = at::randn({batch});
+  ActorCriticPass pass(model, batch);
+  pass.forward(observations.data_ptr<float>());
+  std::copy_n(policy_gradient.data_ptr<float>(), batch * 3, pass.policy_output_gradient());
+  std::copy_n(value_gradient.data_ptr<float>(), batch, pass.value_gradient());
+  const at::Tensor outputs = at::cat({at::from_blob(const_cast<float*>(pass.policy_output()),
+                                                    {batch * 3}).clone(),
+                                      at::from_blob(const_cast<float*>(pass.values()),
+                                                    {batch}).clone()});
+  pass.backward();
+  return at::cat({outputs, parameters.gradients()});
+}
+
+TEST_F(ComputeThreadsTest, ActorCriticOutputsAndGradientsAreTheSameBitsOnTwoThreads) {
+  for (const bool shared_trunk : {false, true}) {
+    const at::Tensor one_thread = actor_critic_results(shared_trunk);
+    set_compute_threads(2);
+    const at::Tensor two_threads = actor_critic_results(shared_trunk);
+    set_compute_threads(1);
+    EXPECT_TRUE(at::equal(one_thread, two_threads)) << "shared trunk " << shared_trunk;
+  }
+}
+
+// A parameter large enough that FusedAdam splits its update, after a few steps.
+at::Tensor adam_result() {
+  torch::manual_seed(7);
+  at::Tensor parameter = at::randn({70001}).requires_grad_();
+  FusedAdam adam({parameter}, torch::optim::AdamOptions(1e-2));
+  for (int i = 0; i < 5; ++i) {
+    parameter.mutable_grad() = at::randn({70001});
+    adam.step();
+  }
+  return parameter.detach().clone();
+}
+
+TEST_F(ComputeThreadsTest, FusedAdamIsTheSameBitsOnTwoThreads) {
+  const at::Tensor one_thread = adam_result();
+  set_compute_threads(2);
+  EXPECT_TRUE(at::equal(one_thread, adam_result()));
+}
+
+}  // namespace
+}  // namespace mnrl::nn
