@@ -6,9 +6,9 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/from_blob.h>
 #include <c10/core/InferenceMode.h>
-#include <torch/nn/utils/clip_grad.h>
 
 #include "agents/policy_sampling.h"
+#include "nn/gradient_clipping.h"
 #include "nn/memory_views.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
@@ -213,7 +213,7 @@ LossValues ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const st
   const LossValues loss = by_hand_ ? write_gradients_by_hand(rows, count, options)
                                    : write_gradients_by_autograd(rollout, rows, count, options);
   if (after_backward_) after_backward_();
-  torch::nn::utils::clip_grad_norm_(parameters_->values(), max_grad_norm);
+  nn::clip_gradient_norm(parameters_->values(), max_grad_norm);
   optimizer_->step();
   return loss;
 }

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/utils.h>
 
 #include "agents/dqn/q_learning.h"
 #include "nn/compute_threads.h"
+#include "nn/gradient_clipping.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
@@ -109,7 +109,7 @@ Statistics Dqn::update(const TrainingProgress& progress) {
     }
     train_pass_.backward(q_gradients_.data());
     if (after_backward_) after_backward_();
-    torch::nn::utils::clip_grad_norm_(parameters_->values(), options_.max_grad_norm);
+    nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
     replay_->update_priorities(batch_, td_errors_.data());
   }
