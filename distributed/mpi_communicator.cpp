@@ -26,6 +26,12 @@ void ensure_mpi_initialized() {
   int initialized = 0;
   MPI_Initialized(&initialized);
   if (initialized) return;
+  // Open MPI's shared-memory transport moves a large message with a system call (CMA,
+  // process_vm_readv) unless told otherwise; for gradient-sized messages, copying through its
+  // shared buffers instead halves an all-reduce (256 KB at 2 ranks: 27-30 -> 16 us, 64 KB:
+  // 15 -> 6 us, bench/allreduce_bench; docs/BENCHMARKS.md). A setting of the user's (mpirun
+  // --mca, or the environment) wins; other MPIs ignore the variable.
+  setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", /*overwrite=*/0);
   int provided = 0;
   MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
   // Errors come back as codes, turned into CommunicatorErrors that name the operation.
