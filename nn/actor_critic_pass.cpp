@@ -1,5 +1,7 @@
 #include "nn/actor_critic_pass.h"
 
+#include <algorithm>
+
 #include <c10/core/InferenceMode.h>
 
 #include "nn/compute_threads.h"
@@ -28,14 +30,15 @@ void ActorCriticPass::forward(const float* observations) {
     return;
   }
   // Separate trunks: the actor and the critic are independent pieces (nn/compute_threads.h).
-  run_both([&] { policy_head_.forward(policy_trunk_.forward(input)); },
+  run_both(smaller_side_multiply_adds(), [&] { policy_head_.forward(policy_trunk_.forward(input)); },
            [&] { value_head_.forward(value_trunk_->forward(input)); });
 }
 
 void ActorCriticPass::backward() {
   c10::InferenceMode inference;
   if (value_trunk_) {
-    run_both([&] { head_and_trunk_backward(policy_head_, policy_trunk_); },
+    run_both(smaller_side_multiply_adds(),
+             [&] { head_and_trunk_backward(policy_head_, policy_trunk_); },
              [&] { head_and_trunk_backward(value_head_, *value_trunk_); });
     return;
   }
@@ -46,6 +49,11 @@ void ActorCriticPass::backward() {
   policy_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/false);
   value_head_.input_gradient(policy_trunk_.features_gradient(), /*accumulate=*/true);
   policy_trunk_.backward();
+}
+
+std::int64_t ActorCriticPass::smaller_side_multiply_adds() const {
+  return std::min(policy_trunk_.multiply_adds() + policy_head_.multiply_adds(),
+                  value_trunk_->multiply_adds() + value_head_.multiply_adds());
 }
 
 void ActorCriticPass::head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk) {

@@ -37,6 +37,8 @@ class ActorCriticPass {
 
  private:
   static void head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk);
+  // Separate trunks: the forward multiply-adds of the actor's side or the critic's, the fewer.
+  std::int64_t smaller_side_multiply_adds() const;
 
   std::int64_t batch_size_, observation_size_;
   TrunkPass policy_trunk_;

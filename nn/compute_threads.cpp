@@ -42,7 +42,13 @@ void run_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t
   });
 }
 
-void run_both(const std::function<void()>& first, const std::function<void()>& second) {
+void run_both(std::int64_t multiply_adds, const std::function<void()>& first,
+              const std::function<void()>& second) {
+  if (multiply_adds < kWorthASecondThread) {
+    first();
+    second();
+    return;
+  }
   run_chunks(2, [&](std::size_t begin, std::size_t end) {
     for (std::size_t piece = begin; piece < end; ++piece) (piece == 0 ? first : second)();
   });

@@ -103,6 +103,12 @@ TrunkPass::TrunkPass(const std::vector<torch::nn::Linear>& layers, Activation ac
   for (const auto& linear : layers) layers_.emplace_back(linear, batch_size);
 }
 
+std::int64_t TrunkPass::multiply_adds() const {
+  std::int64_t sum = 0;
+  for (const DenseLayer& layer : layers_) sum += layer.multiply_adds();
+  return sum;
+}
+
 const at::Tensor& TrunkPass::forward(const at::Tensor& input) {
   input_ = input;
   const at::Tensor* layer_input = &input_;
@@ -123,7 +129,7 @@ void TrunkPass::backward() {
       break;
     }
     DenseLayer& below = layers_[l - 1];
-    run_both([&] { layer.write_parameter_gradients(below.output); },
+    run_both(layer.multiply_adds(), [&] { layer.write_parameter_gradients(below.output); },
              [&] { layer.input_gradient(below.output_gradient, /*accumulate=*/false); });
   }
 }

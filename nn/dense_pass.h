@@ -29,6 +29,8 @@ struct DenseLayer {
   void write_parameter_gradients(const at::Tensor& input) const;
   // input_gradient (+)= output_gradient weight: d loss / d input.
   void input_gradient(at::Tensor& input_gradient, bool accumulate) const;
+  // Of forward(), and of each of the two backward products.
+  std::int64_t multiply_adds() const { return output.size(0) * weight.numel(); }
 
   at::Tensor weight, bias;     // [out, in], [out]: the module's parameters
   at::Tensor output;           // [batch, out], after the activation where there is one
@@ -47,6 +49,8 @@ class TrunkPass {
   // The last forward()'s features.
   const at::Tensor& features() const { return layers_.empty() ? input_ : layers_.back().output; }
   bool empty() const { return layers_.empty(); }
+  // Of forward(): the sum over the layers.
+  std::int64_t multiply_adds() const;
   // d loss / d features, for the caller to fill before backward(); only when !empty().
   at::Tensor& features_gradient() { return layers_.back().output_gradient; }
   // Writes every layer's parameter gradients. A layer's weight gradient and its input gradient

@@ -21,6 +21,11 @@ QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
   if (dueling_) value_head_ = DenseLayer(network->value_head(), batch_size);
 }
 
+std::int64_t QNetworkPass::multiply_adds() const {
+  const std::int64_t heads = advantage_head_.multiply_adds() + (dueling_ ? value_head_.multiply_adds() : 0);
+  return trunk_.multiply_adds() + heads;
+}
+
 const float* QNetworkPass::forward(const float* observations) {
   c10::InferenceMode inference;
   const at::Tensor& features =
@@ -73,7 +78,7 @@ void QNetworkPass::backward(const float* q_gradients) {
     head_parameter_gradients();
     return;
   }
-  run_both(head_parameter_gradients, [&] {
+  run_both(advantage_head_.multiply_adds(), head_parameter_gradients, [&] {
     advantage_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/false);
     if (dueling_) value_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/true);
   });

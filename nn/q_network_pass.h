@@ -18,6 +18,8 @@ class QNetworkPass {
 
   std::int64_t batch_size() const { return batch_size_; }
   std::int64_t num_actions() const { return num_actions_; }
+  // Of forward().
+  std::int64_t multiply_adds() const;
 
   // Q-values [batch_size, num_actions], row-major, of `observations` [batch_size,
   // observation_size]; valid until the next forward(). Keeps the activations for backward().

@@ -99,7 +99,8 @@ Statistics Dqn::update(const TrainingProgress& progress) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
     // The targets and the online values are independent pieces (nn/compute_threads.h).
     const float* q = nullptr;
-    nn::run_both([&] { q = train_pass_.forward(batch_.observations.data()); },
+    nn::run_both(train_pass_.multiply_adds(),
+                 [&] { q = train_pass_.forward(batch_.observations.data()); },
                  [&] { compute_targets(); });
     loss_sum += td_loss(batch_, q, targets_.data(), b, n,
                         options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,

@@ -44,7 +44,8 @@ TEST_F(ComputeThreadsTest, RunsBothPiecesAtOnceWithTwoThreads) {
   std::atomic<bool> first_started{false}, second_started{false};
   bool first_saw_second = false, second_saw_first = false;
   // Each piece waits for the other to have started: only two threads can finish this.
-  run_both([&] { first_started = true; first_saw_second = wait_for(second_started); },
+  run_both(kWorthASecondThread,
+           [&] { first_started = true; first_saw_second = wait_for(second_started); },
            [&] { second_started = true; second_saw_first = wait_for(first_started); });
   EXPECT_TRUE(first_saw_second);
   EXPECT_TRUE(second_saw_first);
@@ -54,9 +55,19 @@ TEST_F(ComputeThreadsTest, RunsThePiecesInOrderOnTheCallersThreadWithOneThread) 
   std::vector<int> order;
   const auto caller = std::this_thread::get_id();
   bool on_caller = true;
-  run_both([&] { order.push_back(1); on_caller &= std::this_thread::get_id() == caller; },
+  run_both(kWorthASecondThread,
+           [&] { order.push_back(1); on_caller &= std::this_thread::get_id() == caller; },
            [&] { order.push_back(2); on_caller &= std::this_thread::get_id() == caller; });
   EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(on_caller);
+}
+
+TEST_F(ComputeThreadsTest, PiecesTooSmallForAHandOffRunOnTheCallersThread) {
+  set_compute_threads(2);
+  const auto caller = std::this_thread::get_id();
+  bool on_caller = true;
+  const auto piece = [&] { on_caller &= std::this_thread::get_id() == caller; };
+  for (int i = 0; i < 100; ++i) run_both(kWorthASecondThread - 1, piece, piece);
   EXPECT_TRUE(on_caller);
 }
 
@@ -64,14 +75,15 @@ TEST_F(ComputeThreadsTest, ACallWhileThePoolIsBusyRunsOnItsOwnThread) {
   set_compute_threads(2);
   std::atomic<int> pieces{0};
   const auto count = [&] { ++pieces; };
-  run_both([&] { run_both(count, count); }, [&] { run_both(count, count); });
+  const auto twice = [&] { run_both(kWorthASecondThread, count, count); };
+  run_both(kWorthASecondThread, twice, twice);
   EXPECT_EQ(pieces.load(), 4);
 }
 
 TEST_F(ComputeThreadsTest, RethrowsAPiecesExceptionAfterBothFinished) {
   set_compute_threads(2);
   std::atomic<bool> second_finished{false};
-  EXPECT_THROW(run_both([] { throw std::runtime_error("first"); },
+  EXPECT_THROW(run_both(kWorthASecondThread, [] { throw std::runtime_error("first"); },
                         [&] {
                           std::this_thread::sleep_for(std::chrono::milliseconds(20));
                           second_finished = true;
@@ -88,9 +100,10 @@ TEST_F(ComputeThreadsTest, RefusesFewerThanOneThread) {
 // The gradients a QNetworkPass writes after a forward over random observations.
 at::Tensor q_network_gradients(bool dueling) {
   torch::manual_seed(5);
-  QNetwork network(QNetworkOptions(6, 4).hidden_sizes({64, 48}).dueling(dueling));
+  // Large enough that the second layer's gradients split (64 x 256 x 256 multiply-adds).
+  QNetwork network(QNetworkOptions(6, 4).hidden_sizes({256, 256}).dueling(dueling));
   FlatParameters parameters(*network);
-  const std::int64_t batch = 33;
+  const std::int64_t batch = 64;
   const at::Tensor observations = at::randn({batch, 6});
   const at::Tensor q_gradients = at::randn({batch, 4});
   QNetworkPass pass(network, batch);
@@ -112,9 +125,10 @@ TEST_F(ComputeThreadsTest, QNetworkGradientsAreTheSameBitsOnTwoThreads) {
 // The outputs and gradients of an ActorCriticPass over random observations and output gradients.
 at::Tensor actor_critic_results(bool shared_trunk) {
   torch::manual_seed(6);
-  ActorCritic model(ActorCriticOptions(5, 3).hidden_sizes({32, 32}).shared_trunk(shared_trunk));
+  // Large enough that the trunks and the layers' gradients split (256 x 128 x 128 and more).
+  ActorCritic model(ActorCriticOptions(5, 3).hidden_sizes({128, 128}).shared_trunk(shared_trunk));
   FlatParameters parameters(*model);
-  const std::int64_t batch = 40;
+  const std::int64_t batch = 256;
   const at::Tensor observations = at::randn({batch, 5});
   const at::Tensor policy_gradient = at::randn({batch, 3});
   const at::Tensor value_gradient = at::randn({batch});
