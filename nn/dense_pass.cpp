@@ -4,12 +4,11 @@
 #include <stdexcept>
 #include <string>
 
-#include <ATen/ops/addmm.h>
 #include <ATen/ops/addmv.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/mm.h>
 
 #include "nn/compute_threads.h"
+#include "nn/row_major_gemm.h"
 #include "nn/tanh_array.h"
 
 namespace mnrl::nn {
@@ -66,23 +65,34 @@ DenseLayer::DenseLayer(const torch::nn::Linear& linear, std::int64_t batch_size)
       output_gradient(at::empty({batch_size, linear->weight.size(0)})) {}
 
 void DenseLayer::forward(const at::Tensor& input) {
+  const std::int64_t rows = input.size(0), width = output.size(1), in = weight.size(1);
   // A single row goes through a matrix-vector product: OpenBLAS' sgemm packs the whole weight
   // matrix first, which makes it ~6x slower for one row.
-  if (input.size(0) == 1) {
+  if (rows == 1) {
     at::Tensor out_row = output.view({-1});
     at::addmv_out(out_row, bias, weight, input.view({-1}));
-  } else {
-    at::addmm_out(output, bias, input, weight.t());
+    return;
   }
+  // As at::addmm_out(output, bias, input, weight^T): the bias in every row, then the product
+  // added.
+  float* out = floats(output);
+  const float* b = floats(bias);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    std::memcpy(out + i * width, b, static_cast<std::size_t>(width) * sizeof(float));
+  }
+  row_major_gemm(false, true, rows, width, in, floats(input), input.stride(0), floats(weight),
+                 in, 1.0f, out, width);
 }
 
 void DenseLayer::write_parameter_gradients(const at::Tensor& input) const {
-  at::Tensor weight_gradient = gradient_of(weight);
-  at::mm_out(weight_gradient, output_gradient.t(), input);
+  const std::int64_t rows = output_gradient.size(0), width = output_gradient.size(1);
+  const std::int64_t in = weight.size(1);
+  // d loss / d weight = output_gradient^T input.
+  row_major_gemm(true, false, width, in, rows, floats(output_gradient), width, floats(input),
+                 input.stride(0), 0.0f, floats(gradient_of(weight)), in);
   // The bias gradient is the batch sum of the output gradient.
   const float* g = floats(output_gradient);
   float* bias_gradient = floats(gradient_of(bias));
-  const std::int64_t rows = output_gradient.size(0), width = output_gradient.size(1);
   std::memcpy(bias_gradient, g, static_cast<std::size_t>(width) * sizeof(float));
   for (std::int64_t i = 1; i < rows; ++i) {
     for (std::int64_t j = 0; j < width; ++j) bias_gradient[j] += g[i * width + j];
@@ -90,11 +100,10 @@ void DenseLayer::write_parameter_gradients(const at::Tensor& input) const {
 }
 
 void DenseLayer::input_gradient(at::Tensor& input_gradient, bool accumulate) const {
-  if (accumulate) {
-    input_gradient.addmm_(output_gradient, weight);
-  } else {
-    at::mm_out(input_gradient, output_gradient, weight);
-  }
+  const std::int64_t rows = output_gradient.size(0), width = output_gradient.size(1);
+  const std::int64_t in = weight.size(1);
+  row_major_gemm(false, false, rows, in, width, floats(output_gradient), width, floats(weight), in,
+                 accumulate ? 1.0f : 0.0f, floats(input_gradient), input_gradient.stride(0));
 }
 
 TrunkPass::TrunkPass(const std::vector<torch::nn::Linear>& layers, Activation activation,

@@ -1,0 +1,73 @@
+#include "nn/row_major_gemm.h"
+
+#include <gtest/gtest.h>
+
+#include <tuple>
+#include <vector>
+
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/equal.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/randn.h>
+#include <torch/utils.h>
+
+namespace mnrl::nn {
+namespace {
+
+// (batch rows, layer inputs, layer outputs)
+using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+
+class RowMajorGemmTest : public ::testing::TestWithParam<Shape> {};
+
+float* floats(const at::Tensor& t) { return t.data_ptr<float>(); }
+
+// A dense layer's three products, as row_major_gemm (or its LibTorch fallback) computes them
+// for nn/dense_pass.cpp, against the LibTorch ops they replace: the same bits.
+void expect_libtorchs_bits(decltype(&row_major_gemm) gemm, const Shape& shape) {
+  const auto [rows, in, out] = shape;
+  torch::manual_seed(rows * 1000 + in * 10 + out);
+  const at::Tensor input = at::randn({rows, in}), weight = at::randn({out, in});
+  const at::Tensor bias = at::randn({out}), output_gradient = at::randn({rows, out});
+
+  // Forward: bias rows, then input weight^T added.
+  const at::Tensor expected_output = at::addmm(bias, input, weight.t());
+  const at::Tensor output = bias.expand({rows, out}).contiguous();
+  gemm(false, true, rows, out, in, floats(input), in, floats(weight), in, 1.0f, floats(output),
+       out);
+  EXPECT_TRUE(at::equal(output, expected_output)) << "forward";
+
+  // Weight gradient: output_gradient^T input.
+  const at::Tensor expected_weight_gradient = at::mm(output_gradient.t(), input);
+  const at::Tensor weight_gradient = at::randn({out, in});  // overwritten
+  gemm(true, false, out, in, rows, floats(output_gradient), out, floats(input), in, 0.0f,
+       floats(weight_gradient), in);
+  EXPECT_TRUE(at::equal(weight_gradient, expected_weight_gradient)) << "weight gradient";
+
+  // Input gradient: output_gradient weight, written and accumulated.
+  const at::Tensor expected_input_gradient = at::mm(output_gradient, weight);
+  const at::Tensor input_gradient = at::randn({rows, in});
+  gemm(false, false, rows, in, out, floats(output_gradient), out, floats(weight), in, 0.0f,
+       floats(input_gradient), in);
+  EXPECT_TRUE(at::equal(input_gradient, expected_input_gradient)) << "input gradient";
+  const at::Tensor start = at::randn({rows, in});
+  const at::Tensor expected_sum = start.clone().addmm_(output_gradient, weight);
+  gemm(false, false, rows, in, out, floats(output_gradient), out, floats(weight), in, 1.0f,
+       floats(start), in);
+  EXPECT_TRUE(at::equal(start, expected_sum)) << "accumulated input gradient";
+}
+
+TEST_P(RowMajorGemmTest, ComputesLibTorchsBits) { expect_libtorchs_bits(&row_major_gemm, GetParam()); }
+
+TEST_P(RowMajorGemmTest, ItsLibTorchFallbackComputesTheSameBits) {
+  expect_libtorchs_bits(&row_major_gemm_through_libtorch, GetParam());
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, RowMajorGemmTest,
+                         ::testing::Values(Shape{2, 1, 1}, Shape{7, 3, 5}, Shape{64, 4, 256},
+                                           Shape{64, 256, 256}, Shape{64, 256, 2},
+                                           Shape{256, 64, 1}, Shape{33, 17, 64},
+                                           Shape{2048, 64, 64}, Shape{40, 1, 64},
+                                           Shape{8, 64, 3}));
+
+}  // namespace
+}  // namespace mnrl::nn
