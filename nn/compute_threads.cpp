@@ -15,6 +15,20 @@ namespace {
 std::unique_ptr<core::ThreadPool> pool;  // none with one thread
 int pool_threads = 1;
 std::mutex pool_in_use;  // held by the one caller whose pieces the pool is running
+// Set on a thread while it runs a piece: a call from inside a piece (a trunk's backward inside
+// an actor's) runs inline rather than re-entering the pool or locking pool_in_use again.
+thread_local bool running_a_piece = false;
+
+class RunningAPiece {
+ public:
+  RunningAPiece() : outer_(running_a_piece) { running_a_piece = true; }
+  ~RunningAPiece() { running_a_piece = outer_; }
+  RunningAPiece(const RunningAPiece&) = delete;
+  RunningAPiece& operator=(const RunningAPiece&) = delete;
+
+ private:
+  bool outer_;
+};
 
 }  // namespace
 
@@ -31,13 +45,18 @@ void set_compute_threads(int threads) {
 int compute_threads() { return pool_threads; }
 
 void run_chunks(std::size_t n, const std::function<void(std::size_t, std::size_t)>& task) {
+  if (running_a_piece || !pool) {
+    task(0, n);
+    return;
+  }
   std::unique_lock<std::mutex> lock(pool_in_use, std::try_to_lock);
-  if (!lock.owns_lock() || !pool) {
+  if (!lock.owns_lock()) {
     task(0, n);
     return;
   }
   pool->run(n, [&task](std::size_t begin, std::size_t end) {
     c10::InferenceMode inference;
+    RunningAPiece piece;
     task(begin, end);
   });
 }

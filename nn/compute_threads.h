@@ -14,7 +14,8 @@ namespace mnrl::nn {
 // threads (a split product would round differently on some OpenBLAS kernels).
 //
 // One caller at a time uses the pool; a call made while another thread is using it (A3C's worker
-// threads each train their own agent) runs its pieces on its own thread, with the same results.
+// threads each train their own agent), or from inside a piece, runs its pieces on its own
+// thread, with the same results.
 // Pieces run under c10::InferenceMode on whichever thread takes them.
 
 // Starts `threads` - 1 workers (the caller is the other), replacing the pool; 1 stops them.

@@ -71,13 +71,36 @@ TEST_F(ComputeThreadsTest, PiecesTooSmallForAHandOffRunOnTheCallersThread) {
   EXPECT_TRUE(on_caller);
 }
 
-TEST_F(ComputeThreadsTest, ACallWhileThePoolIsBusyRunsOnItsOwnThread) {
+TEST_F(ComputeThreadsTest, ACallFromInsideAPieceRunsOnThatPiecesThread) {
   set_compute_threads(2);
-  std::atomic<int> pieces{0};
-  const auto count = [&] { ++pieces; };
-  const auto twice = [&] { run_both(kWorthASecondThread, count, count); };
-  run_both(kWorthASecondThread, twice, twice);
-  EXPECT_EQ(pieces.load(), 4);
+  std::atomic<int> nested_on_own_thread{0};
+  const auto nested = [&] {
+    const auto outer = std::this_thread::get_id();
+    const auto count = [&] { nested_on_own_thread += std::this_thread::get_id() == outer; };
+    run_both(kWorthASecondThread, count, count);
+  };
+  run_both(kWorthASecondThread, nested, nested);
+  EXPECT_EQ(nested_on_own_thread.load(), 4);
+}
+
+TEST_F(ComputeThreadsTest, ACallWhileAnotherThreadUsesThePoolRunsOnItsOwnThread) {
+  set_compute_threads(2);
+  std::atomic<bool> pool_busy{false}, other_done{false};
+  bool other_on_own_thread = true;
+  std::thread other([&] {
+    wait_for(pool_busy);
+    const auto self = std::this_thread::get_id();
+    const auto piece = [&] { other_on_own_thread &= std::this_thread::get_id() == self; };
+    run_both(kWorthASecondThread, piece, piece);
+    other_done = true;
+  });
+  // The pool stays busy until the other thread's call has finished without it.
+  bool other_finished = false;
+  run_both(kWorthASecondThread, [&] { pool_busy = true; other_finished = wait_for(other_done); },
+           [] {});
+  other.join();
+  EXPECT_TRUE(other_finished);
+  EXPECT_TRUE(other_on_own_thread);
 }
 
 TEST_F(ComputeThreadsTest, RethrowsAPiecesExceptionAfterBothFinished) {
