@@ -20,6 +20,17 @@ at::Tensor rank_values(int rank, std::int64_t n, at::ScalarType type) {
   return at::arange(n, at::TensorOptions().dtype(type)).add_(rank * 1000);
 }
 
+// mnrl starts Open MPI copying through its shared buffers rather than with a system call per
+// message (CMA), unless the user chose: MNRL_TEST_EXPECTED_SINGLE_COPY names the user's choice
+// where the test's environment makes one.
+TEST(CommunicatorTest, OpenMpiCopiesThroughSharedBuffersUnlessTheUserChose) {
+  if (test_communicator().size() == 1) GTEST_SKIP() << "needs MPI ranks";
+  const char* value = std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism");
+  const char* expected = std::getenv("MNRL_TEST_EXPECTED_SINGLE_COPY");
+  ASSERT_NE(value, nullptr);
+  EXPECT_EQ(std::string(value), expected ? expected : "none");
+}
+
 TEST(CommunicatorTest, AllReduceSumMeanMaxAreExactOnEveryRank) {
   Communicator& comm = test_communicator();
   const int n = comm.size();
