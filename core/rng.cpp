@@ -1,5 +1,7 @@
 #include "core/rng.h"
 
+#include <cmath>
+
 namespace mnrl::core {
 namespace {
 
@@ -37,6 +39,11 @@ std::uint64_t Rng::below(std::uint64_t n) {
     }
   }
   return static_cast<std::uint64_t>(product >> 64);
+}
+
+double Rng::normal() {
+  const double radius = std::sqrt(-2.0 * std::log(1.0 - uniform()));  // 1 - u is in (0, 1]
+  return radius * std::cos(2.0 * 3.14159265358979323846 * uniform());
 }
 
 }  // namespace mnrl::core

@@ -34,6 +34,9 @@ class Rng {
   double uniform(double low, double high) { return low + (high - low) * uniform(); }
   // Uniform integer in [0, n), n > 0 (Lemire's nearly divisionless method, unbiased).
   std::uint64_t below(std::uint64_t n);
+  // Standard normal, by Box-Muller from two uniform() draws (the second value is not kept, so
+  // state() alone is the generator's whole state).
+  double normal();
 
   using State = std::array<std::uint64_t, 4>;
   const State& state() const { return state_; }

@@ -143,4 +143,13 @@ void TrunkPass::backward() {
   }
 }
 
+void TrunkPass::input_gradient(at::Tensor& input_gradient) {
+  for (std::size_t l = layers_.size(); l-- > 0;) {
+    DenseLayer& layer = layers_[l];
+    multiply_by_derivative(activation_, layer.output, layer.output_gradient);
+    layer.input_gradient(l == 0 ? input_gradient : layers_[l - 1].output_gradient,
+                         /*accumulate=*/false);
+  }
+}
+
 }  // namespace mnrl::nn

@@ -56,6 +56,10 @@ class TrunkPass {
   // Writes every layer's parameter gradients. A layer's weight gradient and its input gradient
   // are independent pieces (nn/compute_threads.h).
   void backward();
+  // Writes d loss / d input [batch, in] into `input_gradient`, without any parameter gradient
+  // (what a critic's output owes to the action it was given). Only when !empty(); either
+  // backward() or this, once per forward().
+  void input_gradient(at::Tensor& input_gradient);
 
  private:
   Activation activation_;

@@ -1,5 +1,8 @@
 #include "nn/flat_parameters.h"
 
+#include <stdexcept>
+#include <string>
+
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 #include <torch/utils.h>
@@ -27,6 +30,17 @@ FlatParameters::FlatParameters(torch::nn::Module& module) {
     offset += n;
   }
   values_.mutable_grad() = gradients_;
+}
+
+at::Tensor FlatParameters::segment(std::int64_t offset, std::int64_t count) const {
+  if (offset < 0 || count < 0 || offset + count > numel()) {
+    throw std::out_of_range("FlatParameters::segment: [" + std::to_string(offset) + ", " +
+                            std::to_string(offset + count) + ") is outside the " +
+                            std::to_string(numel()) + " parameters");
+  }
+  at::Tensor values = values_.narrow(0, offset, count);
+  values.mutable_grad() = gradients_.narrow(0, offset, count);
+  return values;
 }
 
 }  // namespace mnrl::nn

@@ -29,6 +29,11 @@ class FlatParameters {
 
   void zero_grad() { gradients_.zero_(); }
 
+  // values()[offset, offset + count) as a tensor whose .grad() is the same range of
+  // gradients(): the share of one optimizer when the buffer holds several networks (an actor's
+  // and its critics'), in the order module.parameters() listed them.
+  at::Tensor segment(std::int64_t offset, std::int64_t count) const;
+
  private:
   at::Tensor values_;
   at::Tensor gradients_;

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 #include <vector>
 
@@ -112,6 +113,36 @@ TEST(RngTest, BelowIsRoughlyUniform) {
   // 9 degrees of freedom: P(chi2 > 40) is about 1e-5, so a fair generator passes, a biased
   // one (e.g. a bin off by 2%) does not.
   EXPECT_LT(chi_square, 40.0);
+}
+
+}  // namespace
+}  // namespace mnrl::core
+
+namespace mnrl::core {
+namespace {
+
+TEST(RngTest, NormalHasUnitMomentsAndFiniteValues) {
+  Rng rng(11);
+  const int n = 200000;
+  double sum = 0.0, squares = 0.0, fourth = 0.0;
+  for (int i = 0; i < n; ++i) {
+    const double x = rng.normal();
+    ASSERT_TRUE(std::isfinite(x));
+    sum += x;
+    squares += x * x;
+    fourth += x * x * x * x;
+  }
+  EXPECT_NEAR(sum / n, 0.0, 0.01);
+  EXPECT_NEAR(squares / n, 1.0, 0.015);
+  EXPECT_NEAR(fourth / n, 3.0, 0.08);  // a normal's kurtosis, not a uniform's 1.8
+}
+
+TEST(RngTest, NormalDrawsAreReproducibleFromTheState) {
+  Rng a(5);
+  a.normal();
+  Rng b(0);
+  b.set_state(a.state());
+  for (int i = 0; i < 10; ++i) EXPECT_EQ(a.normal(), b.normal());
 }
 
 }  // namespace

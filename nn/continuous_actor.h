@@ -1,0 +1,54 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <torch/arg.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+#include "nn/mlp.h"
+
+namespace mnrl::nn {
+
+struct ContinuousActorOptions {
+  ContinuousActorOptions(std::int64_t observation_size, std::int64_t action_size)
+      : observation_size_(observation_size), action_size_(action_size) {}
+
+  TORCH_ARG(std::int64_t, observation_size);
+  TORCH_ARG(std::int64_t, action_size);
+  TORCH_ARG(std::vector<std::int64_t>, hidden_sizes) = std::vector<std::int64_t>{256, 256};
+  TORCH_ARG(Activation, activation) = Activation::relu;  // SB3's SAC/TD3 default
+  // A second head for the log-std of a squashed Gaussian (SAC); without it the policy is
+  // deterministic (TD3, DDPG).
+  TORCH_ARG(bool, stochastic) = false;
+};
+
+// The actor of an off-policy continuous-control agent, over an MLP trunk: a mean head whose
+// tanh is the action in [-1, 1] (the env's bounds are mapped onto it outside), and with
+// `stochastic` a log-std head, state-dependent as in SB3's SAC Actor. Layers keep LibTorch's
+// default initialization, as SB3 does. ContinuousActorPass computes the policy itself.
+class ContinuousActorImpl : public torch::nn::Module {
+ public:
+  explicit ContinuousActorImpl(ContinuousActorOptions options);
+
+  // The pre-tanh mean [batch, action_size], through autograd (tests and export).
+  at::Tensor forward(const at::Tensor& observations);
+  // The log-std head's output before clamping [batch, action_size]; stochastic only.
+  at::Tensor raw_log_std(const at::Tensor& observations);
+
+  const Mlp& trunk() const { return trunk_; }
+  const torch::nn::Linear& mean_head() const { return mean_head_; }
+  const torch::nn::Linear& log_std_head() const { return log_std_head_; }
+
+  ContinuousActorOptions options;
+
+ private:
+  Mlp trunk_{nullptr};
+  torch::nn::Linear mean_head_{nullptr};
+  torch::nn::Linear log_std_head_{nullptr};  // stochastic only
+};
+TORCH_MODULE(ContinuousActor);
+
+}  // namespace mnrl::nn

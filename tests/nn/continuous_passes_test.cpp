@@ -1,0 +1,194 @@
+// The hand-written passes of the off-policy continuous-control networks against autograd.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <tuple>
+#include <vector>
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/clamp.h>
+#include <ATen/ops/exp.h>
+#include <ATen/ops/log.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/tanh.h>
+#include <torch/utils.h>
+
+#include "nn/continuous_actor_pass.h"
+#include "nn/continuous_q_pass.h"
+#include "nn/flat_parameters.h"
+#include "nn/fused_adam.h"
+#include "nn/memory_views.h"
+
+namespace mnrl::nn {
+namespace {
+
+constexpr std::int64_t kObservation = 5, kAction = 3, kBatch = 7;
+
+float max_difference(const at::Tensor& a, const at::Tensor& b) {
+  return (a - b).abs().max().item<float>();
+}
+
+// (activation, hidden sizes)
+using Shape = std::tuple<Activation, std::vector<std::int64_t>>;
+
+class ContinuousQPassTest : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(ContinuousQPassTest, MatchesAutogradValuesParameterAndActionGradients) {
+  const auto& [activation, hidden] = GetParam();
+  torch::manual_seed(5);
+  ContinuousQNetwork critic(ContinuousQNetworkOptions(kObservation, kAction)
+                                .hidden_sizes(hidden)
+                                .activation(activation));
+  FlatParameters parameters(*critic);
+  const at::Tensor observations = at::randn({kBatch, kObservation});
+  const at::Tensor actions = at::randn({kBatch, kAction}).set_requires_grad(true);
+  const at::Tensor q_gradients = at::randn({kBatch});
+
+  const at::Tensor q = critic->forward(observations, actions).view({-1});
+  (q * q_gradients).sum().backward();
+  const at::Tensor autograd_parameter_gradients = parameters.gradients().clone();
+
+  ContinuousQPass pass(critic, kBatch);
+  const at::Tensor detached_actions = actions.detach().contiguous();
+  const at::Tensor pass_q =
+      view_floats(pass.forward(observations.data_ptr<float>(), detached_actions.data_ptr<float>()),
+                  kBatch)
+          .clone();
+  EXPECT_TRUE(at::allclose(pass_q, q.detach(), 1e-5, 1e-5)) << max_difference(pass_q, q.detach());
+
+  // The action gradient leaves the parameters' gradients alone.
+  parameters.gradients().fill_(123.0f);
+  std::vector<float> action_gradients(kBatch * kAction);
+  pass.action_gradient(q_gradients.data_ptr<float>(), action_gradients.data());
+  EXPECT_EQ(parameters.gradients().min().item<float>(), 123.0f);
+  EXPECT_EQ(parameters.gradients().max().item<float>(), 123.0f);
+  const at::Tensor pass_action_gradients = view_floats(action_gradients.data(), kBatch, kAction);
+  EXPECT_TRUE(at::allclose(pass_action_gradients, actions.grad(), 1e-4, 1e-5))
+      << max_difference(pass_action_gradients, actions.grad());
+
+  // backward() overwrites every parameter gradient.
+  pass.forward(observations.data_ptr<float>(), detached_actions.data_ptr<float>());
+  pass.backward(q_gradients.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_parameter_gradients, 1e-4, 1e-5))
+      << max_difference(parameters.gradients(), autograd_parameter_gradients);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ContinuousQPassTest,
+                         ::testing::Values(Shape{Activation::relu, {16, 16}},
+                                           Shape{Activation::tanh, {8}},
+                                           Shape{Activation::relu, {}}));
+
+class ContinuousActorPassTest : public ::testing::TestWithParam<Shape> {};
+
+TEST_P(ContinuousActorPassTest, DeterministicPolicyMatchesAutograd) {
+  const auto& [activation, hidden] = GetParam();
+  torch::manual_seed(6);
+  ContinuousActor actor(ContinuousActorOptions(kObservation, kAction)
+                            .hidden_sizes(hidden)
+                            .activation(activation));
+  FlatParameters parameters(*actor);
+  const at::Tensor observations = at::randn({kBatch, kObservation});
+  const at::Tensor action_gradients = at::randn({kBatch, kAction});
+
+  const at::Tensor actions = at::tanh(actor->forward(observations));
+  (actions * action_gradients).sum().backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);
+
+  ContinuousActorPass pass(actor, kBatch);
+  const at::Tensor pass_actions =
+      view_floats(pass.deterministic(observations.data_ptr<float>()), kBatch, kAction).clone();
+  pass.backward(action_gradients.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(pass_actions, actions.detach(), 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-4, 1e-5))
+      << max_difference(parameters.gradients(), autograd_gradients);
+}
+
+TEST_P(ContinuousActorPassTest, SquashedGaussianSampleMatchesAutograd) {
+  const auto& [activation, hidden] = GetParam();
+  torch::manual_seed(7);
+  ContinuousActor actor(ContinuousActorOptions(kObservation, kAction)
+                            .hidden_sizes(hidden)
+                            .activation(activation)
+                            .stochastic(true));
+  {
+    // One action's log-std far above the clamp and one far below: no gradient through those.
+    torch::NoGradGuard no_grad;
+    actor->log_std_head()->bias[0].fill_(40.0f);
+    actor->log_std_head()->bias[1].fill_(-60.0f);
+  }
+  FlatParameters parameters(*actor);
+  const at::Tensor observations = at::randn({kBatch, kObservation});
+  // Small noise where the std is exp(2): keeps tanh away from saturation, where 1 - a^2 is
+  // rounding (tanh_of_array and LibTorch's tanh differ by an ulp there).
+  const at::Tensor noise = at::randn({kBatch, kAction});
+  noise.select(1, 0).mul_(0.05);
+  const at::Tensor action_gradients = at::randn({kBatch, kAction});
+  const at::Tensor log_prob_gradients = at::randn({kBatch});
+
+  // SB3's SquashedDiagGaussianDistribution.log_prob_from_params, with tensor ops.
+  const at::Tensor mean = actor->forward(observations);
+  const at::Tensor log_std = at::clamp(actor->raw_log_std(observations), -20.0, 2.0);
+  const at::Tensor std = at::exp(log_std);
+  const at::Tensor u = mean + std * noise;
+  const at::Tensor actions = at::tanh(u);
+  // log N(u; mean, std) with (u - mean) / std written as the noise: the same function of the
+  // parameters (its gradient through u - mean cancels), without the float cancellation of
+  // u - mean at std = exp(-20).
+  const at::Tensor gaussian = -0.5 * noise * noise - log_std - 0.5 * std::log(2.0 * M_PI);
+  const at::Tensor log_probs =
+      gaussian.sum(1) - at::log(1.0 - actions * actions + 1e-6).sum(1);
+  ((actions * action_gradients).sum() + (log_probs * log_prob_gradients).sum()).backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);
+
+  ContinuousActorPass pass(actor, kBatch);
+  const at::Tensor pass_actions =
+      view_floats(pass.sample(observations.data_ptr<float>(), noise.data_ptr<float>()), kBatch,
+                  kAction)
+          .clone();
+  const at::Tensor pass_log_probs = view_floats(pass.log_probs(), kBatch).clone();
+  pass.backward(action_gradients.data_ptr<float>(), log_prob_gradients.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(pass_actions, actions.detach(), 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(pass_log_probs, log_probs.detach(), 1e-4, 1e-4))
+      << max_difference(pass_log_probs, log_probs.detach());
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-3, 1e-4))
+      << max_difference(parameters.gradients(), autograd_gradients);
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, ContinuousActorPassTest,
+                         ::testing::Values(Shape{Activation::relu, {16, 16}},
+                                           Shape{Activation::tanh, {8}},
+                                           Shape{Activation::relu, {}}));
+
+TEST(ContinuousActorPassTest, DeterministicActorRefusesToSample) {
+  ContinuousActor actor(ContinuousActorOptions(2, 1).hidden_sizes({4}));
+  ContinuousActorPass pass(actor, 2);
+  const std::vector<float> observations(4, 0.5f), noise(2, 0.0f);
+  EXPECT_THROW(pass.sample(observations.data(), noise.data()), std::logic_error);
+}
+
+TEST(FlatParametersTest, SegmentsGiveEachOptimizerItsOwnRange) {
+  torch::manual_seed(8);
+  ContinuousQNetwork critic(ContinuousQNetworkOptions(2, 1).hidden_sizes({4}));
+  FlatParameters parameters(*critic);
+  const std::int64_t half = parameters.numel() / 2;
+  const at::Tensor before = parameters.values().clone();
+  parameters.gradients().fill_(1.0f);
+  FusedAdam adam({parameters.segment(half, parameters.numel() - half)},
+                 torch::optim::AdamOptions(0.1));
+  adam.step();
+  const at::Tensor after = parameters.values();
+  EXPECT_TRUE(after.narrow(0, 0, half).equal(before.narrow(0, 0, half)));
+  EXPECT_TRUE(
+      (after.narrow(0, half, parameters.numel() - half) - before.narrow(0, half, parameters.numel() - half))
+          .abs()
+          .gt(0.09)
+          .all()
+          .item<bool>());
+  EXPECT_THROW(parameters.segment(half, parameters.numel()), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace mnrl::nn
