@@ -12,17 +12,11 @@
 #include "agents/rollout_batch.h"
 #include "nn/actor_critic.h"
 #include "nn/actor_critic_pass.h"
+#include "agents/action_bounds.h"
 #include "nn/flat_parameters.h"
 #include "replay/rollout_buffer.h"
 
 namespace mnrl::agents {
-
-// Bounds of a Box action space: Gaussian samples are clipped into them before the env sees
-// them (the rollout keeps the unclipped sample and its log-prob, as SB3), and squashed samples
-// in (-1, 1) are mapped linearly onto them. Empty for Discrete actions.
-struct ActionBounds {
-  std::vector<float> low, high;
-};
 
 // What PPO and A2C share: acting with the actor-critic's action distribution, filling the
 // rollout buffer, bootstrapping truncated episodes from V(final observation), GAE, gradient

@@ -35,9 +35,4 @@ replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num
                                action_size);
 }
 
-ActionBounds action_bounds(const envs::EnvSpec& spec) {
-  const auto* box = std::get_if<envs::Box>(&spec.action_space);
-  return box ? ActionBounds{box->low, box->high} : ActionBounds{};
-}
-
 }  // namespace mnrl::agents

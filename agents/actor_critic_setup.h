@@ -20,7 +20,5 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
 replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,
                                           const envs::EnvSpec& spec);
 
-// The bounds Box actions are clipped to (none for Discrete).
-ActionBounds action_bounds(const envs::EnvSpec& spec);
 
 }  // namespace mnrl::agents

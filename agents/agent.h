@@ -41,6 +41,9 @@ struct TrainingProgress {
 // Called by an agent's update() after each backward pass, before the gradients are clipped and
 // applied: data-parallel training averages them over the ranks here.
 using GradientHook = std::function<void()>;
+// The same for an agent that steps its networks one after another: called with the range
+// [offset, offset + count) of its flat gradient buffer that the backward pass wrote.
+using GradientRangeHook = std::function<void(std::int64_t offset, std::int64_t count)>;
 
 // Name/value pairs with CleanRL's metric names ("losses/policy_loss", ...).
 using Statistics = std::vector<std::pair<std::string, double>>;

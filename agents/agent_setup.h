@@ -23,12 +23,14 @@ struct AgentSetup {
   std::int64_t num_envs = 1;     // envs the agent steps (each worker's, for async workers)
   std::int64_t total_steps = 0;  // the run's budget (schedules decay over it)
   std::uint64_t seed = 0;        // the experiment's seed: derive streams (core/seed_streams.h)
-  // What data-parallel training hooks into the update, given the agent's flat parameters;
-  // empty in a single process.
-  std::function<GradientHook(nn::FlatParameters&)> gradient_hook;
+  // What data-parallel training hooks into the update, given the agent's flat parameters (one
+  // buffer per agent); empty in a single process.
+  std::function<GradientRangeHook(nn::FlatParameters&)> gradient_hook;
 
-  GradientHook hook_for(nn::FlatParameters& parameters) const {
-    return gradient_hook ? gradient_hook(parameters) : GradientHook();
+  // A hook over every gradient in `parameters`.
+  GradientHook hook_for(nn::FlatParameters& parameters) const;
+  GradientRangeHook range_hook_for(nn::FlatParameters& parameters) const {
+    return gradient_hook ? gradient_hook(parameters) : GradientRangeHook();
   }
 };
 

@@ -1,6 +1,7 @@
 #include "distributed/gradient_synchronizer.h"
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include <ATen/ops/full.h>
@@ -34,10 +35,17 @@ void GradientSynchronizer::broadcast_parameters() {
   communicator_.broadcast(values, 0);
 }
 
-void GradientSynchronizer::average_gradients() {
-  const std::int64_t n = gradients_.numel();
-  for (std::int64_t begin = 0; begin < n; begin += bucket_elements_) {
-    at::Tensor bucket = gradients_.narrow(0, begin, std::min(bucket_elements_, n - begin));
+void GradientSynchronizer::average_gradients() { average_gradients(0, gradients_.numel()); }
+
+void GradientSynchronizer::average_gradients(std::int64_t offset, std::int64_t count) {
+  if (offset < 0 || count < 0 || offset + count > gradients_.numel()) {
+    throw std::out_of_range("GradientSynchronizer: gradient range [" + std::to_string(offset) +
+                            ", " + std::to_string(offset + count) + ") is outside the " +
+                            std::to_string(gradients_.numel()) + " gradients");
+  }
+  const std::int64_t end = offset + count;
+  for (std::int64_t begin = offset; begin < end; begin += bucket_elements_) {
+    at::Tensor bucket = gradients_.narrow(0, begin, std::min(bucket_elements_, end - begin));
     communicator_.all_reduce(bucket, ReduceOp::kMean);
   }
 }

@@ -39,6 +39,10 @@ class GradientSynchronizer {
 
   void broadcast_parameters();
   void average_gradients();
+  // Only gradients[offset, offset + count): an agent whose networks take their steps one after
+  // another (an off-policy critic, then its actor) averages each one's range before its step.
+  // A range outside the gradients throws std::out_of_range.
+  void average_gradients(std::int64_t offset, std::int64_t count);
   void check_in_sync();
 
   // All-reduce calls per average_gradients().

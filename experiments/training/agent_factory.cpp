@@ -50,7 +50,9 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
         4, static_cast<std::int64_t>(options.distributed.bucket_mb * (1 << 20)));
     replica.synchronizer = std::make_unique<distributed::GradientSynchronizer>(
         communicator, parameters.values(), parameters.gradients(), sync_options);
-    return [synchronizer = replica.synchronizer.get()] { synchronizer->average_gradients(); };
+    return [synchronizer = replica.synchronizer.get()](std::int64_t offset, std::int64_t count) {
+      synchronizer->average_gradients(offset, count);
+    };
   };
   seed_initial_weights(options);
   replica.agent = options.algorithm().make_agent(options.algorithm_section(), setup);

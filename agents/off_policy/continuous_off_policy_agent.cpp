@@ -1,0 +1,164 @@
+#include "agents/off_policy/continuous_off_policy_agent.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "core/rng.h"
+#include "nn/policy_export.h"
+
+namespace mnrl::agents {
+
+ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPolicyOptions& options,
+                                                   ActionBounds bounds, nn::ContinuousActor actor,
+                                                   std::unique_ptr<replay::Replay> replay,
+                                                   std::uint64_t seed)
+    : tag_(std::move(tag)),
+      options_(options),
+      bounds_(std::move(bounds)),
+      actor_(std::move(actor)),
+      replay_(std::move(replay)),
+      num_envs_(replay_->options().num_envs),
+      observation_size_(actor_->options.observation_size()),
+      action_size_(actor_->options.action_size()),
+      exploration_rng_(seed),
+      replay_rng_(core::derive_seed(seed, 1)),
+      last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
+      last_actions_(static_cast<std::size_t>(num_envs_ * action_size_)),
+      min_replay_size_(options_.batch_size) {}
+
+nn::ContinuousActorPass& ContinuousOffPolicyAgent::actor_pass_for(std::int64_t batch) {
+  if (!actor_pass_ || actor_pass_->batch_size() != batch) {
+    actor_pass_ = std::make_unique<nn::ContinuousActorPass>(actor_, batch);
+  }
+  return *actor_pass_;
+}
+
+const float* ContinuousOffPolicyAgent::deterministic_actions(const float* observations,
+                                                             std::int64_t batch) {
+  return actor_pass_for(batch).deterministic(observations);
+}
+
+void ContinuousOffPolicyAgent::to_bounds(const float* actions, std::int64_t rows,
+                                         const ActionsOut& out) const {
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < action_size_; ++j) {
+      const std::int64_t k = i * action_size_ + j;
+      const float low = bounds_.low[static_cast<std::size_t>(j)];
+      const float high = bounds_.high[static_cast<std::size_t>(j)];
+      out.values[k] = std::clamp(low + 0.5f * (actions[k] + 1.0f) * (high - low), low, high);
+    }
+  }
+}
+
+void ContinuousOffPolicyAgent::act(const float* observations, const ActionsOut& out) {
+  std::memcpy(last_observations_.data(), observations, last_observations_.size() * sizeof(float));
+  if (env_steps_ < options_.learning_starts) {
+    for (float& a : last_actions_) a = static_cast<float>(exploration_rng_.uniform(-1.0, 1.0));
+  } else {
+    explore(observations, last_actions_.data());
+  }
+  to_bounds(last_actions_.data(), num_envs_, out);
+}
+
+void ContinuousOffPolicyAgent::observe(const StepOutcome& outcome) {
+  replay_->add_step(last_observations_.data(), last_actions_.data(), outcome.rewards,
+                    outcome.next_observations, outcome.terminated, outcome.truncated,
+                    outcome.final_observations);
+  env_steps_ += num_envs_;
+  ++vector_steps_;
+  for (std::int64_t i = 0; i < num_envs_; ++i) {
+    if (outcome.terminated[i] || outcome.truncated[i]) episode_ended(i);
+  }
+}
+
+bool ContinuousOffPolicyAgent::update_ready() const {
+  return env_steps_ > options_.learning_starts && vector_steps_ % options_.train_freq == 0 &&
+         replay_->size() >= min_replay_size_;
+}
+
+Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
+  struct Mean {
+    std::string name;
+    double sum = 0.0;
+    int count = 0;
+  };
+  std::vector<Mean> means;
+  for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
+    replay_->sample(replay_rng_, options_.batch_size, 1.0 - progress.remaining(), batch_);
+    for (const auto& [name, value] : gradient_step(batch_)) {
+      auto it = std::find_if(means.begin(), means.end(), [&](const Mean& m) { return m.name == name; });
+      if (it == means.end()) it = means.insert(means.end(), Mean{name});
+      it->sum += value;
+      ++it->count;
+    }
+  }
+  // This update covers the env steps since the last one, train_freq vector steps ago.
+  const std::int64_t since = env_steps_ - options_.train_freq * num_envs_;
+  if (env_steps_ / kStatisticsInterval == since / kStatisticsInterval) return {};
+  Statistics statistics;
+  for (const Mean& m : means) statistics.emplace_back(m.name, m.sum / m.count);
+  statistics.emplace_back("charts/buffer_size", static_cast<double>(replay_->size()));
+  return statistics;
+}
+
+void ContinuousOffPolicyAgent::act_greedy(const float* observations, std::int64_t batch,
+                                          const ActionsOut& out) {
+  to_bounds(deterministic_actions(observations, batch), batch, out);
+}
+
+void ContinuousOffPolicyAgent::act_stochastic(const float* observations, std::int64_t batch,
+                                              const ActionsOut& out) {
+  scratch_actions_.resize(static_cast<std::size_t>(batch * action_size_));
+  sample_actions(observations, batch, scratch_actions_.data());
+  to_bounds(scratch_actions_.data(), batch, out);
+}
+
+void ContinuousOffPolicyAgent::save_state(core::StateWriter& out) const {
+  out.tag(tag_);
+  save_learner(out);
+  replay_->save_state(out);
+  out.values(exploration_rng_.state());
+  out.values(replay_rng_.state());
+  out.value(env_steps_);
+  out.value(vector_steps_);
+}
+
+void ContinuousOffPolicyAgent::load_state(core::StateReader& in) {
+  in.expect_tag(tag_);
+  load_learner(in);
+  replay_->load_state(in);
+  core::Rng::State rng_state;
+  in.values(rng_state);
+  exploration_rng_.set_state(rng_state);
+  in.values(rng_state);
+  replay_rng_.set_state(rng_state);
+  in.value(env_steps_);
+  in.value(vector_steps_);
+  // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
+  min_replay_size_ =
+      std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));
+}
+
+void ContinuousOffPolicyAgent::save_replay(core::StateWriter& out) const {
+  replay_->save_transitions(out);
+}
+
+void ContinuousOffPolicyAgent::load_replay(core::StateReader& in) {
+  replay_->load_transitions(in);
+  min_replay_size_ = options_.batch_size;
+}
+
+std::string ContinuousOffPolicyAgent::export_greedy_policy(
+    const std::optional<nn::ObservationScale>& scale) const {
+  nn::GreedyPolicy policy;
+  policy.observation_scale = scale;
+  policy.trunk = actor_->trunk()->layers();
+  policy.activation = actor_->options.activation();
+  policy.head = actor_->mean_head();
+  policy.output = nn::GreedyPolicy::Output::squashed;
+  policy.low = bounds_.low;
+  policy.high = bounds_.high;
+  return nn::torchscript_policy(policy);
+}
+
+}  // namespace mnrl::agents

@@ -1,0 +1,34 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "agents/agent_setup.h"
+#include "agents/off_policy/off_policy_networks.h"
+#include "agents/off_policy/off_policy_options.h"
+#include "agents/registry.h"
+#include "replay/replay.h"
+
+namespace mnrl::agents {
+
+// The parts SAC, TD3 and DDPG register and build their agents from.
+
+// The checks they share, located at `algo`'s keys: a Box action space with finite bounds (the
+// actor's [-1, 1] is mapped onto them), and a batch that fits in the buffer.
+void check_off_policy(const std::string& algo, const OffPolicyOptions& options,
+                      const AgentCheck& check);
+
+// A uniform replay (n-step with options.n_step) for setup's envs, storing actions as floats.
+std::unique_ptr<replay::Replay> make_off_policy_replay(const OffPolicyOptions& options,
+                                                       const AgentSetup& setup);
+
+// `critics` critics and an actor (stochastic for SAC) as setup.network describes them, and
+// with `initial_log_alpha` a learned entropy coefficient; initialized from LibTorch's generator.
+std::shared_ptr<OffPolicyNetworks> make_off_policy_networks(
+    const AgentSetup& setup, int critics, bool stochastic_actor,
+    std::optional<double> initial_log_alpha);
+
+// What the replay holds, for the memory check.
+StoredTransitions off_policy_stored(const std::string& algo, const OffPolicyOptions& options);
+
+}  // namespace mnrl::agents

@@ -1,0 +1,178 @@
+#include "agents/sac/sac.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include <torch/utils.h>
+
+#include "nn/tensor_state.h"
+
+namespace mnrl::agents {
+std::optional<EntropyCoefficient> parse_entropy_coefficient(const std::string& text) {
+  const auto positive = [](const std::string& number) -> std::optional<double> {
+    char* end = nullptr;
+    const double value = std::strtod(number.c_str(), &end);
+    if (number.empty() || *end != '\0' || !std::isfinite(value) || value <= 0) return std::nullopt;
+    return value;
+  };
+  if (text == "auto") return EntropyCoefficient{true, 1.0};
+  if (text.rfind("auto_", 0) == 0) {
+    const auto initial = positive(text.substr(5));
+    if (!initial) return std::nullopt;
+    return EntropyCoefficient{true, *initial};
+  }
+  const auto fixed = positive(text);
+  if (!fixed) return std::nullopt;
+  return EntropyCoefficient{false, *fixed};
+}
+
+std::optional<double> parse_target_entropy(const std::string& text, std::int64_t action_size) {
+  if (text == "auto") return -static_cast<double>(action_size);
+  char* end = nullptr;
+  const double value = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPolicyNetworks> networks,
+         std::shared_ptr<nn::FlatParameters> parameters, std::unique_ptr<replay::Replay> replay,
+         std::uint64_t seed)
+    : ContinuousOffPolicyAgent("sac", options.off_policy, std::move(bounds), networks->actor(),
+                               std::move(replay), seed),
+      sac_(options),
+      networks_(std::move(networks)),
+      parameters_(std::move(parameters)),
+      critics_(networks_->critics(),
+               parameters_->values().narrow(0, networks_->critics_range().offset,
+                                           networks_->critics_range().count),
+               options.off_policy.batch_size),
+      train_pass_(networks_->actor(), options.off_policy.batch_size),
+      next_pass_(networks_->actor(), options.off_policy.batch_size),
+      noise_rng_(core::derive_seed(seed, 2)) {
+  const double learning_rate = sac_.off_policy.learning_rate;
+  critic_optimizer_ = adam_over(*parameters_, networks_->critics_range(), learning_rate);
+  actor_optimizer_ = adam_over(*parameters_, networks_->actor_range(), learning_rate);
+  const EntropyCoefficient coefficient = *parse_entropy_coefficient(sac_.ent_coef);
+  if (coefficient.learned) {
+    log_alpha_ = parameters_->segment(networks_->log_alpha_range().offset, 1);
+    alpha_optimizer_ = adam_over(*parameters_, networks_->log_alpha_range(), learning_rate);
+  } else {
+    fixed_alpha_ = coefficient.initial;
+  }
+  target_entropy_ = *parse_target_entropy(sac_.target_entropy, action_size());
+  const auto rows = static_cast<std::size_t>(sac_.off_policy.batch_size);
+  noise_.resize(rows * static_cast<std::size_t>(action_size()));
+  next_noise_.resize(noise_.size());
+  action_gradients_.resize(noise_.size());
+  targets_.resize(rows);
+  log_prob_gradients_.resize(rows);
+}
+
+double Sac::alpha() const {
+  return log_alpha_.defined() ? std::exp(static_cast<double>(log_alpha_.data_ptr<float>()[0]))
+                              : fixed_alpha_;
+}
+
+void Sac::draw(core::Rng& rng, std::vector<float>& noise) {
+  for (float& x : noise) x = static_cast<float>(rng.normal());
+}
+
+void Sac::explore(const float* observations, float* actions) {
+  sample_actions(observations, num_envs(), actions);
+}
+
+void Sac::sample_actions(const float* observations, std::int64_t batch, float* actions) {
+  act_noise_.resize(static_cast<std::size_t>(batch * action_size()));
+  draw(exploration_rng(), act_noise_);
+  const float* sampled = actor_pass_for(batch).sample(observations, act_noise_.data());
+  std::copy(sampled, sampled + batch * action_size(), actions);
+}
+
+void Sac::compute_targets(const replay::TransitionBatch& batch, double alpha) {
+  draw(noise_rng_, next_noise_);
+  const float* next_actions = next_pass_.sample(batch.next_observations.data(), next_noise_.data());
+  const float* next_log_probs = next_pass_.log_probs();
+  const float* next_q = critics_.min_target_q(batch.next_observations.data(), next_actions);
+  for (std::size_t b = 0; b < targets_.size(); ++b) {
+    const float soft_value = next_q[b] - static_cast<float>(alpha) * next_log_probs[b];
+    targets_[b] = batch.rewards[b] + (batch.terminated[b] ? 0.0f : batch.discounts[b] * soft_value);
+  }
+}
+
+Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
+  const auto rows = static_cast<double>(targets_.size());
+  draw(noise_rng_, noise_);
+  const float* actions_pi = train_pass_.sample(batch.observations.data(), noise_.data());
+  const float* log_probs = train_pass_.log_probs();
+  double mean_log_prob = 0.0;
+  for (std::size_t b = 0; b < targets_.size(); ++b) mean_log_prob += log_probs[b];
+  mean_log_prob /= rows;
+
+  // SB3 takes alpha before its step and uses it for the targets and the actor loss; its
+  // step may therefore wait until the actor's, which lets one all-reduce carry both.
+  const double alpha = this->alpha();
+  Statistics statistics;
+  if (log_alpha_.defined()) {
+    // loss = -log_alpha * mean(log pi + target_entropy), the log-densities held constant.
+    const double slope = -(mean_log_prob + target_entropy_);
+    log_alpha_.grad().fill_(slope);
+    statistics.emplace_back("losses/alpha_loss", std::log(alpha) * slope);
+  }
+
+  compute_targets(batch, alpha);
+  std::vector<double> losses, mean_q;
+  critics_.backward_td_loss(batch.observations.data(), batch.actions.data(), targets_.data(),
+                            0.5f, losses, mean_q);
+  const auto critics_range = networks_->critics_range();
+  average_gradients(critics_range.offset, critics_range.count);
+  critic_optimizer_->step();
+
+  // loss = mean(alpha log pi(a_pi|s) - min_i Q_i(s, a_pi)) under the updated critics.
+  const double mean_q_pi = critics_.action_gradient(batch.observations.data(), actions_pi, true,
+                                                    static_cast<float>(-1.0 / rows),
+                                                    action_gradients_.data());
+  std::fill(log_prob_gradients_.begin(), log_prob_gradients_.end(),
+            static_cast<float>(alpha / rows));
+  train_pass_.backward(action_gradients_.data(), log_prob_gradients_.data());
+  const auto actor_range = networks_->actor_range();
+  average_gradients(actor_range.offset, actor_range.count + networks_->log_alpha_range().count);
+  actor_optimizer_->step();
+  if (alpha_optimizer_) alpha_optimizer_->step();
+
+  if (++gradient_steps_done_ % sac_.target_update_interval == 0) {
+    critics_.update_targets(sac_.off_policy.tau);
+  }
+  statistics.insert(statistics.begin(),
+                    {{"losses/qf1_values", mean_q[0]},
+                     {"losses/qf2_values", mean_q[1]},
+                     {"losses/qf1_loss", losses[0]},
+                     {"losses/qf2_loss", losses[1]},
+                     {"losses/qf_loss", 0.5 * (losses[0] + losses[1])},
+                     {"losses/actor_loss", alpha * mean_log_prob - mean_q_pi},
+                     {"losses/alpha", alpha}});
+  return statistics;
+}
+
+void Sac::save_learner(core::StateWriter& out) const {
+  nn::save_tensor(out, parameters_->values());
+  nn::save_tensor(out, critics_.target_values());
+  nn::save_optimizer(out, *critic_optimizer_);
+  nn::save_optimizer(out, *actor_optimizer_);
+  if (alpha_optimizer_) nn::save_optimizer(out, *alpha_optimizer_);
+  out.values(noise_rng_.state());
+  out.value(gradient_steps_done_);
+}
+
+void Sac::load_learner(core::StateReader& in) {
+  nn::load_tensor(in, parameters_->values());
+  nn::load_tensor(in, critics_.target_values());
+  nn::load_optimizer(in, *critic_optimizer_);
+  nn::load_optimizer(in, *actor_optimizer_);
+  if (alpha_optimizer_) nn::load_optimizer(in, *alpha_optimizer_);
+  core::Rng::State rng_state;
+  in.values(rng_state);
+  noise_rng_.set_state(rng_state);
+  in.value(gradient_steps_done_);
+}
+
+}  // namespace mnrl::agents

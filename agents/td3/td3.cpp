@@ -1,0 +1,139 @@
+#include "agents/td3/td3.h"
+
+#include <algorithm>
+
+#include <torch/utils.h>
+
+#include "nn/tensor_state.h"
+
+namespace mnrl::agents {
+
+Td3::Td3(std::string tag, const Td3Options& options, ActionBounds bounds,
+         std::shared_ptr<OffPolicyNetworks> networks, std::shared_ptr<nn::FlatParameters> parameters,
+         std::unique_ptr<replay::Replay> replay, std::uint64_t seed)
+    : ContinuousOffPolicyAgent(std::move(tag), options.off_policy, std::move(bounds),
+                               networks->actor(), std::move(replay), seed),
+      td3_(options),
+      networks_(std::move(networks)),
+      parameters_(std::move(parameters)),
+      critics_(networks_->critics(),
+               parameters_->values().narrow(0, networks_->critics_range().offset,
+                                            networks_->critics_range().count),
+               options.off_policy.batch_size),
+      target_actor_(networks_->actor()->options),
+      target_actor_parameters_(std::make_unique<nn::FlatParameters>(*target_actor_)),
+      critic_optimizer_(adam_over(*parameters_, networks_->critics_range(),
+                                  options.off_policy.learning_rate)),
+      actor_optimizer_(adam_over(*parameters_, networks_->actor_range(),
+                                 options.off_policy.learning_rate)),
+      train_pass_(networks_->actor(), options.off_policy.batch_size),
+      target_pass_(target_actor_, options.off_policy.batch_size),
+      noise_(options.noise, num_envs(), action_size()),
+      smoothing_rng_(core::derive_seed(seed, 2)),
+      next_actions_(static_cast<std::size_t>(options.off_policy.batch_size * action_size())),
+      targets_(static_cast<std::size_t>(options.off_policy.batch_size)),
+      action_gradients_(next_actions_.size()) {
+  torch::NoGradGuard no_grad;
+  const auto range = networks_->actor_range();
+  target_actor_parameters_->values().copy_(parameters_->values().narrow(0, range.offset, range.count));
+}
+
+void Td3::explore(const float* observations, float* actions) {
+  const float* mu = deterministic_actions(observations, num_envs());
+  std::copy(mu, mu + num_envs() * action_size(), actions);
+  noise_.perturb(actions, num_envs(), exploration_rng());
+}
+
+void Td3::sample_actions(const float* observations, std::int64_t batch, float* actions) {
+  const float* mu = deterministic_actions(observations, batch);
+  std::copy(mu, mu + batch * action_size(), actions);
+  ActionNoiseOptions independent = td3_.noise;
+  if (independent.action_noise != "none") independent.action_noise = "normal";
+  ActionNoise(independent, batch, action_size()).perturb(actions, batch, exploration_rng());
+}
+
+void Td3::compute_targets(const replay::TransitionBatch& batch) {
+  const float* mu = target_pass_.deterministic(batch.next_observations.data());
+  const auto sigma = td3_.target_policy_noise;
+  const auto clip = static_cast<float>(td3_.target_noise_clip);
+  for (std::size_t k = 0; k < next_actions_.size(); ++k) {
+    float action = mu[k];
+    if (sigma > 0) {
+      const auto noise = static_cast<float>(sigma * smoothing_rng_.normal());
+      action = std::clamp(action + std::clamp(noise, -clip, clip), -1.0f, 1.0f);
+    }
+    next_actions_[k] = action;
+  }
+  const float* next_q = critics_.min_target_q(batch.next_observations.data(), next_actions_.data());
+  for (std::size_t b = 0; b < targets_.size(); ++b) {
+    targets_[b] = batch.rewards[b] + (batch.terminated[b] ? 0.0f : batch.discounts[b] * next_q[b]);
+  }
+}
+
+void Td3::update_targets() {
+  torch::NoGradGuard no_grad;
+  const double tau = td3_.off_policy.tau;
+  critics_.update_targets(tau);
+  const auto range = networks_->actor_range();
+  target_actor_parameters_->values().mul_(1.0 - tau).add_(
+      parameters_->values().narrow(0, range.offset, range.count), tau);
+}
+
+Statistics Td3::gradient_step(const replay::TransitionBatch& batch) {
+  compute_targets(batch);
+  std::vector<double> losses, mean_q;
+  // SB3's TD3 loss: the sum of the critics' mean squared errors.
+  critics_.backward_td_loss(batch.observations.data(), batch.actions.data(), targets_.data(),
+                            1.0f, losses, mean_q);
+  const auto critics_range = networks_->critics_range();
+  average_gradients(critics_range.offset, critics_range.count);
+  critic_optimizer_->step();
+
+  Statistics statistics{{"losses/qf1_values", mean_q[0]}, {"losses/qf1_loss", losses[0]}};
+  if (critics_.size() == 2) {
+    statistics.emplace_back("losses/qf2_values", mean_q[1]);
+    statistics.emplace_back("losses/qf2_loss", losses[1]);
+    statistics.emplace_back("losses/qf_loss", losses[0] + losses[1]);
+  }
+  if (++gradient_steps_done_ % td3_.policy_delay != 0) return statistics;
+
+  // loss = -mean Q_1(s, mu(s)), under the updated critics.
+  const auto rows = static_cast<double>(targets_.size());
+  const float* mu = train_pass_.deterministic(batch.observations.data());
+  const double mean_q_mu = critics_.action_gradient(batch.observations.data(), mu, false,
+                                                    static_cast<float>(-1.0 / rows),
+                                                    action_gradients_.data());
+  train_pass_.backward(action_gradients_.data());
+  const auto actor_range = networks_->actor_range();
+  average_gradients(actor_range.offset, actor_range.count);
+  actor_optimizer_->step();
+  update_targets();
+  statistics.emplace_back("losses/actor_loss", -mean_q_mu);
+  return statistics;
+}
+
+void Td3::save_learner(core::StateWriter& out) const {
+  nn::save_tensor(out, parameters_->values());
+  nn::save_tensor(out, critics_.target_values());
+  nn::save_tensor(out, target_actor_parameters_->values());
+  nn::save_optimizer(out, *critic_optimizer_);
+  nn::save_optimizer(out, *actor_optimizer_);
+  noise_.save_state(out);
+  out.values(smoothing_rng_.state());
+  out.value(gradient_steps_done_);
+}
+
+void Td3::load_learner(core::StateReader& in) {
+  nn::load_tensor(in, parameters_->values());
+  nn::load_tensor(in, critics_.target_values());
+  nn::load_tensor(in, target_actor_parameters_->values());
+  nn::load_optimizer(in, *critic_optimizer_);
+  nn::load_optimizer(in, *actor_optimizer_);
+  noise_.load_state(in);
+  core::Rng::State rng_state;
+  in.values(rng_state);
+  smoothing_rng_.set_state(rng_state);
+  in.value(gradient_steps_done_);
+}
+
+}  // namespace mnrl::agents
