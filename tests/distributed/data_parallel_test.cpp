@@ -127,6 +127,25 @@ TEST_F(DataParallelTest, DqnReplicasAreBitwiseEqualThoughTheirBuffersFillUnevenl
   expect_replicas_equal("dqn", "dqn");
 }
 
+// Critics and then actor and log alpha step one after another, each after an all-reduce of
+// its own gradient range; each rank draws its own reparameterization noise.
+TEST_F(DataParallelTest, SacAndTd3ReplicasAreBitwiseEqual) {
+  for (const char* algo : {"sac", "td3"}) {
+    dir_ = shared_directory(algo);
+    const std::string a = algo;
+    train("pendulum_" + a + ".yaml",
+          {"env.num_envs=2", a + ".learning_starts=200", a + ".batch_size=16",
+           a + ".n_step=2", "network.hidden_sizes=[16,16]",
+           "train.total_steps=" + std::to_string(800 * communicator().size()),
+           "train.eval_interval=0", "train.eval_episodes=1",
+           "distributed.sync_check_interval=50"},
+          algo);
+    expect_replicas_equal(algo, algo);
+    communicator().barrier();
+    if (communicator().rank() == 0) fs::remove_all(dir_);
+  }
+}
+
 TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
   dir_ = shared_directory("resume");
   const int ranks = communicator().size();

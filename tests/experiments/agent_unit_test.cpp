@@ -107,7 +107,29 @@ INSTANTIATE_TEST_SUITE_P(
         AgentCase{"dqn", "cartpole_dqn.yaml", {"dqn.learning_starts=64"},
                   {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
         AgentCase{"dqn_prioritized_n_step_dueling", "cartpole_rainbowlite.yaml",
-                  {"dqn.learning_starts=64"}, {"losses/td_loss", "losses/q_values"}}),
+                  {"dqn.learning_starts=64"}, {"losses/td_loss", "losses/q_values"}},
+        // Updates every 100 env steps, which is when off-policy agents report statistics.
+        AgentCase{"sac", "pendulum_sac.yaml",
+                  {"sac.learning_starts=99", "sac.train_freq=100", "sac.gradient_steps=3",
+                   "sac.batch_size=32", "network.hidden_sizes=[32,32]"},
+                  {"losses/qf1_values", "losses/qf2_values", "losses/qf1_loss", "losses/qf2_loss",
+                   "losses/qf_loss", "losses/actor_loss", "losses/alpha", "losses/alpha_loss",
+                   "charts/buffer_size"}},
+        AgentCase{"sac_fixed_alpha_n_step", "pendulum_sac.yaml",
+                  {"sac.learning_starts=99", "sac.train_freq=100", "sac.gradient_steps=2",
+                   "sac.batch_size=32", "sac.ent_coef=0.2", "sac.n_step=3", "env.num_envs=2",
+                   "network.hidden_sizes=[32,32]"},
+                  {"losses/qf1_loss", "losses/actor_loss", "losses/alpha"}},
+        AgentCase{"td3_ornstein_uhlenbeck", "pendulum_td3.yaml",
+                  {"td3.learning_starts=99", "td3.train_freq=100", "td3.gradient_steps=4",
+                   "td3.batch_size=32", "td3.action_noise=ornstein_uhlenbeck",
+                   "network.hidden_sizes=[32,32]"},
+                  {"losses/qf1_values", "losses/qf2_values", "losses/qf1_loss", "losses/qf2_loss",
+                   "losses/qf_loss", "losses/actor_loss", "charts/buffer_size"}},
+        AgentCase{"ddpg", "pendulum_ddpg.yaml",
+                  {"ddpg.learning_starts=99", "ddpg.train_freq=100", "ddpg.gradient_steps=2",
+                   "ddpg.batch_size=32", "network.hidden_sizes=[32,32]"},
+                  {"losses/qf1_values", "losses/qf1_loss", "losses/actor_loss"}}),
     [](const ::testing::TestParamInfo<AgentCase>& info) { return info.param.name; });
 
 // Same seed, same everything: training is deterministic in one process.
@@ -130,7 +152,13 @@ TEST(LearnerThreadsTest, TwoThreadsTrainExactlyAsOne) {
        {"train.total_steps=3000", "dqn.learning_starts=64", "dqn.double_q=true",
         "network.dueling=true"}},
       {"cartpole_ppo.yaml", {"train.total_steps=2048"}},
-      {"cartpole_ppo.yaml", {"train.total_steps=2048", "network.shared_trunk=true"}}};
+      {"cartpole_ppo.yaml", {"train.total_steps=2048", "network.shared_trunk=true"}},
+      // Twin critics and the actor are the pieces; 64-row batches of 256-wide layers are worth
+      // a second thread.
+      {"pendulum_sac.yaml",
+       {"train.total_steps=700", "sac.learning_starts=300", "sac.batch_size=64"}},
+      {"pendulum_td3.yaml",
+       {"train.total_steps=700", "td3.learning_starts=300", "td3.batch_size=64"}}};
   for (const auto& [config, overrides] : cases) {
     std::map<int, RecordingMetrics> by_threads;
     for (const int threads : {1, 2}) {

@@ -202,7 +202,13 @@ INSTANTIATE_TEST_SUITE_P(
         ExportCase{"dqn_dueling_argmax", "cartpole_rainbowlite.yaml",
                    {"train.total_steps=1500", "train.eval_episodes=1"}},
         ExportCase{"a3c_shared_model", "cartpole_a3c.yaml",
-                   {"train.total_steps=2000", "train.eval_episodes=1"}}),
+                   {"train.total_steps=2000", "train.eval_episodes=1"}},
+        ExportCase{"sac_tanh_mean_on_bounds", "pendulum_sac.yaml",
+                   {"train.total_steps=600", "train.eval_episodes=1", "sac.batch_size=32",
+                    "network.hidden_sizes=[32,32]"}},
+        ExportCase{"td3_tanh_mean_on_bounds", "pendulum_td3.yaml",
+                   {"train.total_steps=600", "train.eval_episodes=1", "td3.batch_size=32",
+                    "td3.learning_starts=300", "network.hidden_sizes=[32,32]"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.name; });
 
 }  // namespace

@@ -128,7 +128,24 @@ INSTANTIATE_TEST_SUITE_P(
                    4000,
                    1000},
         // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
-        ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000}),
+        ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+        // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
+        // draws; pending 2-step returns at a checkpoint mid-episode.
+        ResumeCase{"sac",
+                   "pendulum_sac.yaml",
+                   {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                    "sac.n_step=2", "network.hidden_sizes=[32,32]"},
+                   3300,
+                   1100},
+        // The target actor, delayed updates (checkpoints fall between two actor steps) and the
+        // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
+        ResumeCase{"td3",
+                   "pendulum_td3.yaml",
+                   {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
+                    "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
+                    "network.hidden_sizes=[32,32]"},
+                   3300,
+                   1100}),
     [](const auto& info) { return info.param.name; });
 
 // checkpoint.replay_buffer: false leaves the buffer out; the resumed DQN refills it to
