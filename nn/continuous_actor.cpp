@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <ATen/ops/full.h>
+
 namespace mnrl::nn {
 
 ContinuousActorImpl::ContinuousActorImpl(ContinuousActorOptions options_)
@@ -10,7 +12,11 @@ ContinuousActorImpl::ContinuousActorImpl(ContinuousActorOptions options_)
                                             .activation(options.activation())));
   const std::int64_t features = trunk_->out_features();
   mean_head_ = register_module("mean_head", torch::nn::Linear(features, options.action_size()));
-  if (options.stochastic()) {
+  if (options.stochastic() && options.state_dependent_noise()) {
+    sde_log_std_ = register_parameter(
+        "log_std", at::full({features, options.full_std() ? options.action_size() : 1},
+                            options.log_std_init()));
+  } else if (options.stochastic()) {
     log_std_head_ =
         register_module("log_std_head", torch::nn::Linear(features, options.action_size()));
   }
@@ -21,7 +27,7 @@ at::Tensor ContinuousActorImpl::forward(const at::Tensor& observations) {
 }
 
 at::Tensor ContinuousActorImpl::raw_log_std(const at::Tensor& observations) {
-  if (!options.stochastic()) throw std::logic_error("a deterministic actor has no log-std head");
+  if (!log_std_head_) throw std::logic_error("this actor has no log-std head");
   return log_std_head_->forward(trunk_->forward(observations));
 }
 

@@ -23,31 +23,44 @@ struct ContinuousActorOptions {
   // A second head for the log-std of a squashed Gaussian (SAC); without it the policy is
   // deterministic (TD3, DDPG).
   TORCH_ARG(bool, stochastic) = false;
+  // Stochastic only: generalized state-dependent exploration (gSDE) as SB3's SAC Actor with
+  // use_sde: the log-std is a learned parameter [latent, action] (one per latent feature
+  // without full_std) instead of a head, and the mean is clipped to +-clip_mean.
+  TORCH_ARG(bool, state_dependent_noise) = false;
+  TORCH_ARG(bool, full_std) = true;
+  TORCH_ARG(bool, use_expln) = false;  // std = exp below 0 and log1p + 1 above
+  TORCH_ARG(double, log_std_init) = -3.0;
+  TORCH_ARG(double, clip_mean) = 2.0;
 };
 
 // The actor of an off-policy continuous-control agent, over an MLP trunk: a mean head whose
 // tanh is the action in [-1, 1] (the env's bounds are mapped onto it outside), and with
-// `stochastic` a log-std head, state-dependent as in SB3's SAC Actor. Layers keep LibTorch's
-// default initialization, as SB3 does. ContinuousActorPass computes the policy itself.
+// `stochastic` a log-std head, state-dependent as in SB3's SAC Actor (or gSDE's log-std
+// parameter). Layers keep LibTorch's default initialization, as SB3 does.
+// ContinuousActorPass computes the policy itself.
 class ContinuousActorImpl : public torch::nn::Module {
  public:
   explicit ContinuousActorImpl(ContinuousActorOptions options);
 
   // The pre-tanh mean [batch, action_size], through autograd (tests and export).
   at::Tensor forward(const at::Tensor& observations);
-  // The log-std head's output before clamping [batch, action_size]; stochastic only.
+  // The log-std head's output before clamping [batch, action_size]; stochastic only, without
+  // state-dependent noise.
   at::Tensor raw_log_std(const at::Tensor& observations);
 
   const Mlp& trunk() const { return trunk_; }
   const torch::nn::Linear& mean_head() const { return mean_head_; }
   const torch::nn::Linear& log_std_head() const { return log_std_head_; }
+  // gSDE's learned log-std, [latent, action] or [latent, 1]; undefined otherwise.
+  const at::Tensor& sde_log_std() const { return sde_log_std_; }
 
   ContinuousActorOptions options;
 
  private:
   Mlp trunk_{nullptr};
   torch::nn::Linear mean_head_{nullptr};
-  torch::nn::Linear log_std_head_{nullptr};  // stochastic only
+  torch::nn::Linear log_std_head_{nullptr};  // stochastic, without state-dependent noise
+  at::Tensor sde_log_std_;                   // stochastic, with state-dependent noise
 };
 TORCH_MODULE(ContinuousActor);
 

@@ -42,6 +42,10 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
            << linear(module, "trunk" + std::to_string(i), policy.trunk[i], "x") << ")\n";
   }
   source << "    head = " << linear(module, "head", policy.head, "x") << "\n";
+  if (policy.head_clip) {
+    source << "    head = torch.clamp(head, " << -*policy.head_clip << ", " << *policy.head_clip
+           << ")\n";
+  }
   switch (policy.output) {
     case GreedyPolicy::Output::argmax:
       source << "    return torch.argmax(head, 1)\n";

@@ -26,6 +26,7 @@ struct GreedyPolicy {
   torch::nn::Linear head{nullptr};
   torch::nn::Linear value_head{nullptr};  // dueling_argmax only
   Output output = Output::argmax;
+  std::optional<double> head_clip;  // the head's output clamped to +-this first (gSDE's mean)
   std::vector<float> low, high;  // Box outputs
 };
 

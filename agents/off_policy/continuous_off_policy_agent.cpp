@@ -11,7 +11,7 @@ namespace mnrl::agents {
 ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPolicyOptions& options,
                                                    ActionBounds bounds, nn::ContinuousActor actor,
                                                    std::unique_ptr<replay::Replay> replay,
-                                                   std::uint64_t seed)
+                                                   std::uint64_t seed, bool explore_at_warmup)
     : tag_(std::move(tag)),
       options_(options),
       bounds_(std::move(bounds)),
@@ -24,7 +24,8 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPol
       replay_rng_(core::derive_seed(seed, 1)),
       last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_ * action_size_)),
-      min_replay_size_(options_.batch_size) {}
+      min_replay_size_(options_.batch_size),
+      explore_at_warmup_(explore_at_warmup) {}
 
 nn::ContinuousActorPass& ContinuousOffPolicyAgent::actor_pass_for(std::int64_t batch) {
   if (!actor_pass_ || actor_pass_->batch_size() != batch) {
@@ -52,7 +53,7 @@ void ContinuousOffPolicyAgent::to_bounds(const float* actions, std::int64_t rows
 
 void ContinuousOffPolicyAgent::act(const float* observations, const ActionsOut& out) {
   std::memcpy(last_observations_.data(), observations, last_observations_.size() * sizeof(float));
-  if (env_steps_ < options_.learning_starts) {
+  if (env_steps_ < options_.learning_starts && !explore_at_warmup_) {
     for (float& a : last_actions_) a = static_cast<float>(exploration_rng_.uniform(-1.0, 1.0));
   } else {
     explore(observations, last_actions_.data());
@@ -156,6 +157,10 @@ std::string ContinuousOffPolicyAgent::export_greedy_policy(
   policy.activation = actor_->options.activation();
   policy.head = actor_->mean_head();
   policy.output = nn::GreedyPolicy::Output::squashed;
+  const auto& actor_options = actor_->options;
+  if (actor_options.stochastic() && actor_options.state_dependent_noise()) {
+    policy.head_clip = actor_options.clip_mean();
+  }
   policy.low = bounds_.low;
   policy.high = bounds_.high;
   return nn::torchscript_policy(policy);

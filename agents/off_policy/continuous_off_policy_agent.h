@@ -49,10 +49,11 @@ class ContinuousOffPolicyAgent : public Agent {
   void set_gradient_hook(GradientRangeHook hook) { average_gradients_ = std::move(hook); }
 
  protected:
-  // `tag` names the subclass's state in checkpoints.
+  // `tag` names the subclass's state in checkpoints. With `explore_at_warmup`, explore()
+  // acts before learning_starts too (instead of uniform actions).
   ContinuousOffPolicyAgent(std::string tag, const OffPolicyOptions& options, ActionBounds bounds,
                            nn::ContinuousActor actor, std::unique_ptr<replay::Replay> replay,
-                           std::uint64_t seed);
+                           std::uint64_t seed, bool explore_at_warmup = false);
 
   // Exploration actions in [-1, 1] [num_envs, action_size] for `observations` [num_envs, ...].
   virtual void explore(const float* observations, float* actions) = 0;
@@ -76,6 +77,8 @@ class ContinuousOffPolicyAgent : public Agent {
 
   const OffPolicyOptions& options() const { return options_; }
   std::int64_t num_envs() const { return num_envs_; }
+  // Vector-env steps observed so far.
+  std::int64_t vector_steps() const { return vector_steps_; }
   std::int64_t action_size() const { return action_size_; }
   const nn::ContinuousActor& actor() const { return actor_; }
   // Draws for exploration and for evaluation's --stochastic.
@@ -98,6 +101,7 @@ class ContinuousOffPolicyAgent : public Agent {
   std::vector<float> scratch_actions_;
   std::int64_t env_steps_ = 0, vector_steps_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
+  bool explore_at_warmup_;
   GradientRangeHook average_gradients_;
 };
 

@@ -45,15 +45,18 @@ std::unique_ptr<replay::Replay> make_off_policy_replay(const OffPolicyOptions& o
 }
 
 std::shared_ptr<OffPolicyNetworks> make_off_policy_networks(
-    const AgentSetup& setup, int critics, bool stochastic_actor,
-    std::optional<double> initial_log_alpha) {
+    const AgentSetup& setup, int critics, ActorKind kind, std::optional<double> initial_log_alpha) {
   const std::int64_t observation_size = envs::flat_size(setup.spec.observation_space);
   const std::int64_t action_size = envs::flat_size(setup.spec.action_space);
   const nn::Activation activation = nn::activation_from_name(setup.network.activation);
   nn::ContinuousActor actor(nn::ContinuousActorOptions(observation_size, action_size)
                                 .hidden_sizes(setup.network.hidden_sizes)
                                 .activation(activation)
-                                .stochastic(stochastic_actor));
+                                .stochastic(kind.stochastic)
+                                .state_dependent_noise(kind.state_dependent_noise)
+                                .full_std(setup.network.full_std)
+                                .use_expln(setup.network.use_expln)
+                                .log_std_init(setup.network.log_std_init));
   std::vector<nn::ContinuousQNetwork> q_networks;
   for (int i = 0; i < critics; ++i) {
     q_networks.emplace_back(nn::ContinuousQNetworkOptions(observation_size, action_size)

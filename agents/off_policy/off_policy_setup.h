@@ -22,11 +22,16 @@ void check_off_policy(const std::string& algo, const OffPolicyOptions& options,
 std::unique_ptr<replay::Replay> make_off_policy_replay(const OffPolicyOptions& options,
                                                        const AgentSetup& setup);
 
-// `critics` critics and an actor (stochastic for SAC) as setup.network describes them, and
-// with `initial_log_alpha` a learned entropy coefficient; initialized from LibTorch's generator.
+struct ActorKind {
+  bool stochastic = false;             // SAC's squashed Gaussian, else deterministic
+  bool state_dependent_noise = false;  // gSDE (stochastic only)
+};
+
+// `critics` critics and an actor of `kind` as setup.network describes them (gSDE's log-std
+// from network.log_std_init, full_std and use_expln), and with `initial_log_alpha` a learned
+// entropy coefficient; initialized from LibTorch's generator.
 std::shared_ptr<OffPolicyNetworks> make_off_policy_networks(
-    const AgentSetup& setup, int critics, bool stochastic_actor,
-    std::optional<double> initial_log_alpha);
+    const AgentSetup& setup, int critics, ActorKind kind, std::optional<double> initial_log_alpha);
 
 // What the replay holds, for the memory check.
 StoredTransitions off_policy_stored(const std::string& algo, const OffPolicyOptions& options);

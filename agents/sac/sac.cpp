@@ -38,7 +38,7 @@ Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPoli
          std::shared_ptr<nn::FlatParameters> parameters, std::unique_ptr<replay::Replay> replay,
          std::uint64_t seed)
     : ContinuousOffPolicyAgent("sac", options.off_policy, std::move(bounds), networks->actor(),
-                               std::move(replay), seed),
+                               std::move(replay), seed, options.use_sde && options.use_sde_at_warmup),
       sac_(options),
       networks_(std::move(networks)),
       parameters_(std::move(parameters)),
@@ -66,6 +66,11 @@ Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPoli
   action_gradients_.resize(noise_.size());
   targets_.resize(rows);
   log_prob_gradients_.resize(rows);
+  if (sac_.use_sde) {
+    const auto matrix = static_cast<std::size_t>(train_pass_.latent_size() * action_size());
+    train_weights_.resize(matrix);
+    exploration_weights_.resize(matrix * static_cast<std::size_t>(num_envs()));
+  }
 }
 
 double Sac::alpha() const {
@@ -78,19 +83,47 @@ void Sac::draw(core::Rng& rng, std::vector<float>& noise) {
 }
 
 void Sac::explore(const float* observations, float* actions) {
-  sample_actions(observations, num_envs(), actions);
+  if (!sac_.use_sde) {
+    sample_actions(observations, num_envs(), actions);
+    return;
+  }
+  // SB3 draws at the start of each collection of train_freq steps, and every sde_sample_freq
+  // steps of it.
+  const std::int64_t collected = vector_steps() % sac_.off_policy.train_freq;
+  if (collected == 0 || (sac_.sde_sample_freq > 0 && collected % sac_.sde_sample_freq == 0)) {
+    draw(exploration_rng(), exploration_weights_);
+  }
+  const float* sampled = actor_pass_for(num_envs())
+                             .sample_state_dependent(observations, exploration_weights_.data(),
+                                                     /*one_per_row=*/true);
+  std::copy(sampled, sampled + num_envs() * action_size(), actions);
 }
 
 void Sac::sample_actions(const float* observations, std::int64_t batch, float* actions) {
-  act_noise_.resize(static_cast<std::size_t>(batch * action_size()));
-  draw(exploration_rng(), act_noise_);
-  const float* sampled = actor_pass_for(batch).sample(observations, act_noise_.data());
+  nn::ContinuousActorPass& pass = actor_pass_for(batch);
+  const float* sampled = nullptr;
+  if (sac_.use_sde) {
+    // One fresh matrix for the whole batch, as SB3's predict() with a new draw.
+    act_noise_.resize(static_cast<std::size_t>(pass.latent_size() * action_size()));
+    draw(exploration_rng(), act_noise_);
+    sampled = pass.sample_state_dependent(observations, act_noise_.data(), false);
+  } else {
+    act_noise_.resize(static_cast<std::size_t>(batch * action_size()));
+    draw(exploration_rng(), act_noise_);
+    sampled = pass.sample(observations, act_noise_.data());
+  }
   std::copy(sampled, sampled + batch * action_size(), actions);
 }
 
+const float* Sac::sample(nn::ContinuousActorPass& pass, const float* observations,
+                         const std::vector<float>& noise) {
+  return sac_.use_sde ? pass.sample_state_dependent(observations, train_weights_.data(), false)
+                      : pass.sample(observations, noise.data());
+}
+
 void Sac::compute_targets(const replay::TransitionBatch& batch, double alpha) {
-  draw(noise_rng_, next_noise_);
-  const float* next_actions = next_pass_.sample(batch.next_observations.data(), next_noise_.data());
+  if (!sac_.use_sde) draw(noise_rng_, next_noise_);
+  const float* next_actions = sample(next_pass_, batch.next_observations.data(), next_noise_);
   const float* next_log_probs = next_pass_.log_probs();
   const float* next_q = critics_.min_target_q(batch.next_observations.data(), next_actions);
   for (std::size_t b = 0; b < targets_.size(); ++b) {
@@ -101,8 +134,8 @@ void Sac::compute_targets(const replay::TransitionBatch& batch, double alpha) {
 
 Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
   const auto rows = static_cast<double>(targets_.size());
-  draw(noise_rng_, noise_);
-  const float* actions_pi = train_pass_.sample(batch.observations.data(), noise_.data());
+  draw(noise_rng_, sac_.use_sde ? train_weights_ : noise_);
+  const float* actions_pi = sample(train_pass_, batch.observations.data(), noise_);
   const float* log_probs = train_pass_.log_probs();
   double mean_log_prob = 0.0;
   for (std::size_t b = 0; b < targets_.size(); ++b) mean_log_prob += log_probs[b];
@@ -161,6 +194,7 @@ void Sac::save_learner(core::StateWriter& out) const {
   if (alpha_optimizer_) nn::save_optimizer(out, *alpha_optimizer_);
   out.values(noise_rng_.state());
   out.value(gradient_steps_done_);
+  out.values(exploration_weights_);
 }
 
 void Sac::load_learner(core::StateReader& in) {
@@ -173,6 +207,7 @@ void Sac::load_learner(core::StateReader& in) {
   in.values(rng_state);
   noise_rng_.set_state(rng_state);
   in.value(gradient_steps_done_);
+  in.values(exploration_weights_);
 }
 
 }  // namespace mnrl::agents

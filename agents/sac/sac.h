@@ -20,11 +20,15 @@ namespace mnrl::agents {
 // actor steps on alpha log pi(a_pi|s) - min Q(s, a_pi) under the updated critics; alpha is the
 // one from before its own step throughout. Targets follow the critics every
 // target_update_interval gradient steps. Exploration samples the policy; evaluation takes
-// tanh(mean).
+// tanh(mean). With use_sde, the policy's noise is gSDE's (nn::ContinuousActorPass): each env
+// acts with its own exploration matrix, drawn at each update's start (every train_freq vector
+// steps) and every sde_sample_freq steps; each gradient step draws one matrix for its batch's
+// s and s', as SB3's reset_noise().
 class Sac final : public ContinuousOffPolicyAgent {
  public:
-  // `networks`: two critics, a stochastic actor and, when ent_coef is learned, log alpha, all
-  // trained through `parameters` (their flat parameters).
+  // `networks`: two critics, a stochastic actor (with state-dependent noise for use_sde) and,
+  // when ent_coef is learned, log alpha, all trained through `parameters` (their flat
+  // parameters).
   Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPolicyNetworks> networks,
       std::shared_ptr<nn::FlatParameters> parameters, std::unique_ptr<replay::Replay> replay,
       std::uint64_t seed);
@@ -43,6 +47,10 @@ class Sac final : public ContinuousOffPolicyAgent {
   static void draw(core::Rng& rng, std::vector<float>& noise);
   // Writes targets_ for `batch`, drawing a' from the actor at s'.
   void compute_targets(const replay::TransitionBatch& batch, double alpha);
+  // A sample of `pass` at `observations`: with `noise` (a standard normal per action) or, with
+  // use_sde, with the gSDE matrix train_weights_.
+  const float* sample(nn::ContinuousActorPass& pass, const float* observations,
+                      const std::vector<float>& noise);
 
   SacOptions sac_;
   std::shared_ptr<OffPolicyNetworks> networks_;
@@ -55,6 +63,9 @@ class Sac final : public ContinuousOffPolicyAgent {
   core::Rng noise_rng_;  // the gradient steps' reparameterization draws
   std::vector<float> noise_, next_noise_, act_noise_, targets_, action_gradients_,
       log_prob_gradients_;
+  // gSDE's unit exploration matrices: one per env for acting [num_envs, latent, action], one
+  // per gradient step [latent, action].
+  std::vector<float> exploration_weights_, train_weights_;
   std::int64_t gradient_steps_done_ = 0;
 };
 

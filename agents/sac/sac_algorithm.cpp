@@ -32,7 +32,7 @@ class SacAlgorithm final : public AlgorithmOf<SacOptions> {
   std::unique_ptr<Agent> make(const SacOptions& sac, const AgentSetup& setup) const override {
     const EntropyCoefficient coefficient = *parse_entropy_coefficient(sac.ent_coef);
     auto networks = make_off_policy_networks(
-        setup, 2, /*stochastic_actor=*/true,
+        setup, 2, ActorKind{true, sac.use_sde},
         coefficient.learned ? std::optional<double>(std::log(coefficient.initial)) : std::nullopt);
     auto parameters = std::make_shared<nn::FlatParameters>(*networks);
     GradientRangeHook hook = setup.range_hook_for(*parameters);
@@ -43,6 +43,8 @@ class SacAlgorithm final : public AlgorithmOf<SacOptions> {
     agent->set_gradient_hook(std::move(hook));
     return agent;
   }
+
+  bool sde(const SacOptions& sac) const override { return sac.use_sde; }
 
   void scale(SacOptions& sac, double factor) const override {
     sac.off_policy.learning_rate *= factor;

@@ -19,6 +19,12 @@ struct SacOptions {
   std::string ent_coef = "auto";
   std::string target_entropy = "auto";  // auto: -(action dimensions); or a number
   std::int64_t target_update_interval = 1;  // gradient steps between target updates
+  // gSDE exploration (Raffin et al. 2022): noise from the actor's features and exploration
+  // matrices drawn anew at each update's start (and every sde_sample_freq steps when > 0);
+  // network.log_std_init, full_std and use_expln shape it.
+  bool use_sde = false;
+  std::int64_t sde_sample_freq = -1;
+  bool use_sde_at_warmup = false;  // gSDE instead of uniform actions before learning_starts
 
   void visit(core::ConfigVisitor& v) {
     off_policy.visit(v);
@@ -27,6 +33,12 @@ struct SacOptions {
             "entropy the learned alpha aims at: auto (-action dimensions) or a number");
     v.field("target_update_interval", target_update_interval,
             "gradient steps between target network updates", core::at_least(1));
+    v.field("use_sde", use_sde, "gSDE exploration (state-dependent noise)");
+    v.field("sde_sample_freq", sde_sample_freq,
+            "gSDE: env steps between exploration-matrix draws besides each update's; -1 = none",
+            core::at_least(-1));
+    v.field("use_sde_at_warmup", use_sde_at_warmup,
+            "gSDE: act with the policy before learning_starts instead of uniformly");
   }
 };
 

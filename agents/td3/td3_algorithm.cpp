@@ -9,7 +9,7 @@ namespace {
 
 std::unique_ptr<Agent> make_td3(const std::string& algo, const Td3Options& td3, int critics,
                                 const AgentSetup& setup) {
-  auto networks = make_off_policy_networks(setup, critics, /*stochastic_actor=*/false, std::nullopt);
+  auto networks = make_off_policy_networks(setup, critics, ActorKind{}, std::nullopt);
   auto parameters = std::make_shared<nn::FlatParameters>(*networks);
   GradientRangeHook hook = setup.range_hook_for(*parameters);
   auto agent = std::make_unique<Td3>(algo, td3, action_bounds(setup.spec), std::move(networks),

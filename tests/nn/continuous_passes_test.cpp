@@ -9,6 +9,8 @@
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/clamp.h>
 #include <ATen/ops/exp.h>
+#include <ATen/ops/log1p.h>
+#include <ATen/ops/where.h>
 #include <ATen/ops/log.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/tanh.h>
@@ -161,6 +163,92 @@ INSTANTIATE_TEST_SUITE_P(Shapes, ContinuousActorPassTest,
                          ::testing::Values(Shape{Activation::relu, {16, 16}},
                                            Shape{Activation::tanh, {8}},
                                            Shape{Activation::relu, {}}));
+
+// (full_std, use_expln, log_std_init)
+using SdeShape = std::tuple<bool, bool, double>;
+
+class StateDependentActorPassTest : public ::testing::TestWithParam<SdeShape> {};
+
+TEST_P(StateDependentActorPassTest, SampleMatchesAutograd) {
+  const auto& [full_std, use_expln, log_std_init] = GetParam();
+  torch::manual_seed(9);
+  ContinuousActor actor(ContinuousActorOptions(kObservation, kAction)
+                            .hidden_sizes({16, 8})
+                            .stochastic(true)
+                            .state_dependent_noise(true)
+                            .full_std(full_std)
+                            .use_expln(use_expln)
+                            .log_std_init(log_std_init));
+  {
+    // One action's mean held by the clip at +-2: no gradient through it.
+    torch::NoGradGuard no_grad;
+    actor->mean_head()->bias[0].fill_(30.0f);
+    actor->sde_log_std().add_(at::randn(actor->sde_log_std().sizes()) * 0.3);
+  }
+  FlatParameters parameters(*actor);
+  const std::int64_t latent = 8;
+  const at::Tensor observations = at::randn({kBatch, kObservation});
+  const at::Tensor unit_weights = at::randn({latent, kAction});
+  const at::Tensor action_gradients = at::randn({kBatch, kAction});
+  const at::Tensor log_prob_gradients = at::randn({kBatch});
+
+  // SB3's StateDependentNoiseDistribution (learn_features, squash_output), with tensor ops.
+  Mlp trunk = actor->trunk();
+  torch::nn::Linear mean_head = actor->mean_head();
+  const at::Tensor z = trunk->forward(observations);
+  const at::Tensor mean = at::clamp(mean_head->forward(z), -2.0, 2.0);
+  const at::Tensor log_std = actor->sde_log_std();
+  at::Tensor sigma = use_expln ? at::where(log_std > 0, at::log1p(log_std.clamp_min(0)) + 1.0,
+                                           at::exp(log_std.clamp_max(0)))
+                               : at::exp(log_std);
+  if (!full_std) sigma = sigma.expand({latent, kAction});
+  const at::Tensor noise = z.mm(sigma * unit_weights);
+  const at::Tensor variance = (z * z).mm(sigma * sigma) + 1e-6;
+  const at::Tensor actions = at::tanh(mean + noise);
+  const at::Tensor log_probs =
+      (-(noise * noise) / (2.0 * variance) - 0.5 * at::log(variance) - 0.5 * std::log(2.0 * M_PI))
+          .sum(1) -
+      at::log(1.0 - actions * actions + 1e-6).sum(1);
+  ((actions * action_gradients).sum() + (log_probs * log_prob_gradients).sum()).backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);
+
+  ContinuousActorPass pass(actor, kBatch);
+  ASSERT_EQ(pass.latent_size(), latent);
+  const at::Tensor pass_actions =
+      view_floats(pass.sample_state_dependent(observations.data_ptr<float>(),
+                                              unit_weights.data_ptr<float>(), false),
+                  kBatch, kAction)
+          .clone();
+  const at::Tensor pass_log_probs = view_floats(pass.log_probs(), kBatch).clone();
+  pass.backward(action_gradients.data_ptr<float>(), log_prob_gradients.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(pass_actions, actions.detach(), 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(pass_log_probs, log_probs.detach(), 1e-4, 1e-4))
+      << max_difference(pass_log_probs, log_probs.detach());
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-3, 1e-4))
+      << max_difference(parameters.gradients(), autograd_gradients);
+
+  // One matrix per row gives each row its own noise; the deterministic policy is tanh(clip(mean)).
+  const at::Tensor per_row = at::randn({kBatch, latent, kAction});
+  per_row[2].copy_(unit_weights);
+  const at::Tensor row_actions =
+      view_floats(pass.sample_state_dependent(observations.data_ptr<float>(),
+                                              per_row.data_ptr<float>(), true),
+                  kBatch, kAction)
+          .clone();
+  EXPECT_TRUE(at::allclose(row_actions[2], actions.detach()[2], 1e-5, 1e-5));
+  EXPECT_FALSE(at::allclose(row_actions, actions.detach(), 1e-3, 1e-3));
+  EXPECT_THROW(pass.backward(action_gradients.data_ptr<float>(),
+                             log_prob_gradients.data_ptr<float>()),
+               std::logic_error);
+  const at::Tensor greedy =
+      view_floats(pass.deterministic(observations.data_ptr<float>()), kBatch, kAction).clone();
+  EXPECT_TRUE(at::allclose(greedy, at::tanh(mean).detach(), 1e-5, 1e-5));
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, StateDependentActorPassTest,
+                         ::testing::Values(SdeShape{true, false, -1.0}, SdeShape{false, false, -0.5},
+                                           SdeShape{true, true, 0.3}));
 
 TEST(ContinuousActorPassTest, DeterministicActorRefusesToSample) {
   ContinuousActor actor(ContinuousActorOptions(2, 1).hidden_sizes({4}));
