@@ -22,6 +22,8 @@ class OffPolicyNetworks : public torch::nn::Module {
  public:
   struct Range {
     std::int64_t offset = 0, count = 0;
+    // This range of a flat tensor (values or gradients).
+    at::Tensor of(const at::Tensor& flat) const { return flat.narrow(0, offset, count); }
   };
 
   // `initial_log_alpha` adds SAC's learned entropy coefficient, log alpha, as a parameter.

@@ -16,9 +16,7 @@ Td3::Td3(std::string tag, const Td3Options& options, ActionBounds bounds,
       td3_(options),
       networks_(std::move(networks)),
       parameters_(std::move(parameters)),
-      critics_(networks_->critics(),
-               parameters_->values().narrow(0, networks_->critics_range().offset,
-                                            networks_->critics_range().count),
+      critics_(networks_->critics(), networks_->critics_range().of(parameters_->values()),
                options.off_policy.batch_size),
       target_actor_(networks_->actor()->options),
       target_actor_parameters_(std::make_unique<nn::FlatParameters>(*target_actor_)),
@@ -34,8 +32,7 @@ Td3::Td3(std::string tag, const Td3Options& options, ActionBounds bounds,
       targets_(static_cast<std::size_t>(options.off_policy.batch_size)),
       action_gradients_(next_actions_.size()) {
   torch::NoGradGuard no_grad;
-  const auto range = networks_->actor_range();
-  target_actor_parameters_->values().copy_(parameters_->values().narrow(0, range.offset, range.count));
+  target_actor_parameters_->values().copy_(networks_->actor_range().of(parameters_->values()));
 }
 
 void Td3::explore(const float* observations, float* actions) {
@@ -74,9 +71,8 @@ void Td3::update_targets() {
   torch::NoGradGuard no_grad;
   const double tau = td3_.off_policy.tau;
   critics_.update_targets(tau);
-  const auto range = networks_->actor_range();
   target_actor_parameters_->values().mul_(1.0 - tau).add_(
-      parameters_->values().narrow(0, range.offset, range.count), tau);
+      networks_->actor_range().of(parameters_->values()), tau);
 }
 
 Statistics Td3::gradient_step(const replay::TransitionBatch& batch) {

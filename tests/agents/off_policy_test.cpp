@@ -52,7 +52,9 @@ TEST(OffPolicyNetworksTest, RangesAreWhereTheFlatBufferPutsEachNetwork) {
     EXPECT_EQ(actor.offset, critics.offset + critics.count);
     EXPECT_EQ(alpha.offset + alpha.count, flat.numel());
     EXPECT_EQ(alpha.count, with_alpha ? 1 : 0);
-    if (with_alpha) EXPECT_EQ(flat.values()[alpha.offset].item<float>(), -0.5f);
+    if (with_alpha) {
+      EXPECT_EQ(flat.values()[alpha.offset].item<float>(), -0.5f);
+    }
   }
 }
 

@@ -353,7 +353,8 @@ TEST_F(HardeningCliTest, AResumeWithAnEditedConfigListsTheChanges) {
   std::string config = read_file(dir_ / "out" / "config.yaml");
   config.replace(config.find("total_steps: 3000"), 17, "total_steps: 4000");
   config.replace(config.find("seed: 1"), 7, "seed: 2");
-  const auto rate = config.find("learning_rate: 0.001");
+  // PPO's (other sections, such as ddpg's, may have the same value).
+  const auto rate = config.find("learning_rate: 0.001", config.find("\nppo:"));
   ASSERT_NE(rate, std::string::npos) << config;
   config.replace(rate, 20, "learning_rate: 0.002");
   std::ofstream(dir_ / "out" / "config.yaml") << config;

@@ -206,6 +206,8 @@ INSTANTIATE_TEST_SUITE_P(
         ExportCase{"sac_tanh_mean_on_bounds", "pendulum_sac.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "sac.batch_size=32",
                     "network.hidden_sizes=[32,32]"}},
+        ExportCase{"sac_gsde_clipped_tanh_mean", "mountaincarcontinuous_sac.yaml",
+                   {"train.total_steps=600", "train.eval_episodes=1", "sac.batch_size=32"}},
         ExportCase{"td3_tanh_mean_on_bounds", "pendulum_td3.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "td3.batch_size=32",
                     "td3.learning_starts=300", "network.hidden_sizes=[32,32]"}}),

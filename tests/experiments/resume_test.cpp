@@ -137,6 +137,13 @@ INSTANTIATE_TEST_SUITE_P(
                     "sac.n_step=2", "network.hidden_sizes=[32,32]"},
                    3300,
                    1100},
+        // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
+        ResumeCase{"sac_gsde",
+                   "mountaincarcontinuous_sac.yaml",
+                   {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                    "sac.train_freq=4", "sac.gradient_steps=2", "sac.sde_sample_freq=7"},
+                   3300,
+                   1100},
         // The target actor, delayed updates (checkpoints fall between two actor steps) and the
         // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
         ResumeCase{"td3",
