@@ -21,7 +21,8 @@ void check_off_policy(const std::string& algo, const OffPolicyOptions& options,
       throw check.document.error_at(
           "algo", "algo: " + algo + " maps its actions onto the action space's bounds; '" +
                       check.env.id + "' has an unbounded " + envs::describe(check.spec.action_space) +
-                      " (wrap it with rescale_action or clip_action bounds)");
+                      " (an env needs finite bounds for it; a clip_action wrapper hides them: "
+                      "leave it out)");
     }
   }
   if (options.batch_size > options.buffer_size) {

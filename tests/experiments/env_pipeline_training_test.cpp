@@ -92,6 +92,12 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
   EXPECT_EQ(config_error({"algo=ppo", "env.id=MountainCarContinuous-v0",
                           "network.squash_output=true"}),
             "(no error)");
+  // SAC, TD3 and DDPG map [-1, 1] onto the bounds, as squashing does.
+  EXPECT_NE(config_error({"algo=td3", "env.id=MountainCarContinuous-v0",
+                          "env.wrappers=[clip_action]"})
+                .find("algo: td3 maps its actions onto the action space's bounds; "
+                      "'MountainCarContinuous-v0' has an unbounded Box(1)"),
+            std::string::npos);
   // gSDE explores continuous actions; CartPole's are Discrete.
   EXPECT_NE(config_error({"algo=a2c", "a2c.use_sde=true"})
                 .find("a2c.use_sde: gSDE explores continuous actions; 'CartPole-v1' has "

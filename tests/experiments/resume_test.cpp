@@ -130,11 +130,13 @@ INSTANTIATE_TEST_SUITE_P(
         // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
         ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
         // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
-        // draws; pending 2-step returns at a checkpoint mid-episode.
+        // draws; pending 2-step returns at a checkpoint mid-episode; observation and reward
+        // normalization in front of the replay.
         ResumeCase{"sac",
                    "pendulum_sac.yaml",
                    {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                    "sac.n_step=2", "network.hidden_sizes=[32,32]"},
+                    "sac.n_step=2", "network.hidden_sizes=[32,32]",
+                    "env.wrappers=[normalize_observation, normalize_reward]"},
                    3300,
                    1100},
         // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
