@@ -4,6 +4,7 @@
 // over 100 range from -90 to -200; 10 on MountainCarContinuous).
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -21,6 +22,9 @@ struct LearningCase {
   std::int64_t budget;
   double score;  // the final evaluation must reach it
 };
+
+// Test names and ctest's listing show the case's name, not its bytes.
+void PrintTo(const LearningCase& c, std::ostream* out) { *out << c.name; }
 
 using Param = std::tuple<LearningCase, int>;
 
