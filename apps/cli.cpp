@@ -7,6 +7,7 @@
 #include "apps/commands.h"
 #include "core/build_info.h"
 #include "core/openblas.h"
+#include "experiments/runs/physics_engines.h"
 #include "core/text.h"
 
 namespace mnrl::apps {
@@ -34,7 +35,8 @@ std::vector<Command> add_commands(CLI::App& mnrl, int argc, char** argv) {
   mnrl.name("mnrl");
   mnrl.set_version_flag("--version", std::string("mnrl ") + core::version() + " (" +
                                          core::source_revision() + ")\nBLAS: " +
-                                         core::blas_description());
+                                         core::blas_description() + "\nphysics: " +
+                                         experiments::physics_engines_description());
   mnrl.require_subcommand(1, 1);
   mnrl.footer(
       "Exit codes: 0 success; 1 failure while running; 2 bad command line, config, run "

@@ -7,6 +7,7 @@
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
 #include "envs/registry.h"
+#include "experiments/runs/physics_engines.h"
 
 namespace mnrl::apps {
 
@@ -30,6 +31,12 @@ int envs_command() {
                 envs::describe(spec.action_space).c_str());
     if (spec.max_episode_steps > 0) std::printf("  time limit:  %d steps\n", spec.max_episode_steps);
     if (spec.reward_threshold) std::printf("  solved at:   return %g\n", *spec.reward_threshold);
+  }
+  for (const experiments::PhysicsEngine& engine : experiments::physics_engines()) {
+    if (!engine.version.empty()) continue;
+    std::printf("(not built: %s, the %s envs: %s was not found when mnrl was configured; "
+                "scripts/setup.sh installs it, then rebuild)\n",
+                engine.envs.c_str(), engine.name.c_str(), engine.package.c_str());
   }
   return kExitOk;
 }

@@ -11,6 +11,15 @@ install(TARGETS mnrl_core mnrl_envs EXPORT mnrlEnvsTargets
 install(TARGETS mnrl_nn mnrl_replay mnrl_distributed mnrl_agents mnrl_experiments EXPORT mnrlTrainingTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# The physics envs, where their engines were found: with the envs export set (no LibTorch), so
+# that a plugin can subclass MujocoEnv.
+foreach(library box2d_envs mujoco)
+  if(TARGET mnrl_${library})
+    install(TARGETS mnrl_${library} EXPORT mnrlEnvsTargets
+      LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+      ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endif()
+endforeach()
 install(EXPORT mnrlEnvsTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
 install(EXPORT mnrlTrainingTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
 

@@ -13,6 +13,9 @@ packages=(
   libopenmpi-dev openmpi-bin
   procps iproute2  # the failure and multi-node tests: pgrep, ip netns
   python3-torch  # the export test loads an exported policy in Python, as a user would
+  libbox2d-dev libmujoco-dev  # the physics envs (mnrl builds without them, minus those envs)
+  libqhull-dev  # Debian's MuJoCo CMake package names qhull's header folder, without depending on it
+  libmujoco-samples  # MuJoCo's sample models: the Humanoid env loads Debian's humanoid.xml
 )
 
 missing=()

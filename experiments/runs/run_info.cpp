@@ -40,6 +40,7 @@ std::string run_info_yaml(const RunInfo& info) {
   out.key("mnrl_version").text(info.mnrl_version);
   out.key("source_revision").text(info.source_revision);
   out.key("blas").text(info.blas);
+  out.key("physics").text(info.physics);
   out.key("started").text(info.started);
   if (info.env_plugin) write_plugin(out, *info.env_plugin);
   if (!info.resumed.empty()) {
@@ -78,6 +79,7 @@ RunInfo parse_run_info(const std::string& text, const std::string& source) {
   info.mnrl_version = text_at(root, "mnrl_version");
   info.source_revision = text_at(root, "source_revision");
   info.blas = text_at(root, "blas");
+  info.physics = text_at(root, "physics");
   info.started = text_at(root, "started");
   info.env_plugin = plugin_at(root);
   const YAML::Node resumed = root["resumed"];

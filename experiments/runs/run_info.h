@@ -28,12 +28,13 @@ struct ResumeRecord {
 };
 
 // RUN_DIR/run_info.yaml: how a run was started (command line, program, source revision, BLAS
-// kernel, env plugin) and each time it was resumed.
+// kernel, physics engines, env plugin) and each time it was resumed.
 struct RunInfo {
   std::string command;
   std::string mnrl_version;
   std::string source_revision;
   std::string blas;
+  std::string physics;  // physics_engines_description(): "Box2D 2.4.1, MuJoCo 2.2.2"
   std::string started;  // UTC, ISO 8601
   std::optional<PluginRecord> env_plugin;
   std::vector<ResumeRecord> resumed;

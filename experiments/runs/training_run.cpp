@@ -6,6 +6,7 @@
 #include "core/config_diff.h"
 #include "core/crc32c.h"
 #include "core/openblas.h"
+#include "experiments/runs/physics_engines.h"
 #include "core/files.h"
 #include "core/run_directory.h"
 #include "core/text.h"
@@ -38,6 +39,7 @@ std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentO
   info.mnrl_version = core::version();
   info.source_revision = core::source_revision();
   info.blas = core::blas_description();
+  info.physics = physics_engines_description();
   info.started = utc_now();
   info.env_plugin = env_plugin_record(options);
   return experiments::run_info_yaml(info);

@@ -14,6 +14,7 @@ RunInfo resumed_twice() {
   info.mnrl_version = "0.1.0";
   info.source_revision = "abc123";
   info.blas = "OpenBLAS 0.3.21 (Haswell)";
+  info.physics = "Box2D 2.4.1, MuJoCo 2.2.2";
   info.started = "2026-11-24T10:00:00Z";
   info.env_plugin = PluginRecord{"/p/libwalk.so", "0a1b2c3d"};
   info.resumed.push_back({"mnrl train --resume out", "out/checkpoints/step_000000000512",
@@ -31,6 +32,7 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   EXPECT_EQ(a.mnrl_version, b.mnrl_version);
   EXPECT_EQ(a.source_revision, b.source_revision);
   EXPECT_EQ(a.blas, b.blas);
+  EXPECT_EQ(a.physics, b.physics);
   EXPECT_EQ(a.started, b.started);
   EXPECT_EQ(a.env_plugin, b.env_plugin);
   ASSERT_EQ(a.resumed.size(), b.resumed.size());
