@@ -129,6 +129,12 @@ int MujocoEnv::body_id(const std::string& name) const {
   return id;
 }
 
+int MujocoEnv::site_id(const std::string& name) const {
+  const int id = mj_name2id(model_.get(), mjOBJ_SITE, name.c_str());
+  if (id < 0) throw MujocoModelError(settings_.model_source + ": no site named '" + name + "'");
+  return id;
+}
+
 void MujocoEnv::save_state(core::StateWriter& out) const {
   out.tag("MujocoEnv " + spec_.id);
   out.values(rng_.state());

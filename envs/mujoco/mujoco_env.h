@@ -92,8 +92,9 @@ class MujocoEnv : public Env, public StatefulEnv {
   double contact_force_squared(double low, double high) const;
   // Whether every entry of qpos and qvel is finite.
   bool state_is_finite() const;
-  // The id of the body named `name`; throws MujocoModelError if the model has none.
+  // The id of the body (site) named `name`; throws MujocoModelError if the model has none.
   int body_id(const std::string& name) const;
+  int site_id(const std::string& name) const;
 
  private:
   void write_observation(float* observation) const;

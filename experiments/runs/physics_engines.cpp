@@ -17,7 +17,9 @@ std::vector<PhysicsEngine> physics_engines() {
 #if MNRL_WITH_BOX2D
   box2d.version = envs::box2d_version();
 #endif
-  PhysicsEngine mujoco{"MuJoCo", "", "mnrl/InvertedPendulum-v0", "libmujoco-dev"};
+  PhysicsEngine mujoco{"MuJoCo", "",
+                      "mnrl/InvertedPendulum-v0, mnrl/InvertedDoublePendulum-v0, mnrl/Reacher-v0",
+                      "libmujoco-dev"};
 #if MNRL_WITH_MUJOCO
   mujoco.version = envs::mujoco_version();
 #endif

@@ -84,3 +84,32 @@ action=$("$work/act_build/act" "$work/policy.pt" 0.01 0.02 0.03 0.04)
 echo "$action"
 [[ $action == "action: 0" || $action == "action: 1" ]] ||
   { echo "expected a CartPole action (0 or 1)"; exit 1; }
+
+step "examples/mujoco_robot: a MuJoCo robot from its own MJCF file, as a plugin"
+if grep -q "set(mnrl_WITH_MUJOCO ON)" "$(find "$work/prefix" -name mnrlConfig.cmake)"; then
+  robot="$source_dir/examples/mujoco_robot"
+  cmake -S "$robot" -B "$work/robot_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
+    > "$work/robot_configure.log" || { cat "$work/robot_configure.log"; exit 1; }
+  cmake --build "$work/robot_build" > "$work/robot_build.log" || { cat "$work/robot_build.log"; exit 1; }
+  robot_plugin="$work/robot_build/libpoint_reach.so"
+  "$mnrl" check-env --plugin "$robot_plugin" --kwarg model_path="$robot/point_mass.xml" PointReach-v0 | tail -1
+  # A broken model file is refused with MuJoCo's message and exit 2, before anything is written.
+  printf '<mujoco>\n  <worldbody>\n</mujoco>\n' > "$work/broken.xml"
+  status=0
+  "$mnrl" train "$robot/point_reach_ppo.yaml" --run-dir "$work/broken_run" \
+    --set env.plugin="$robot_plugin" --set env.kwargs.model_path="$work/broken.xml" \
+    > "$work/broken.log" 2>&1 || status=$?
+  [[ $status == 2 ]] || { cat "$work/broken.log"; echo "broken model: exit $status, not 2"; exit 1; }
+  grep -q "broken.xml: MuJoCo cannot load this model" "$work/broken.log" || { cat "$work/broken.log"; exit 1; }
+  [[ ! -e $work/broken_run ]] || { echo "broken model: a run directory was written"; exit 1; }
+  "$mnrl" train "$robot/point_reach_ppo.yaml" --run-dir "$work/robot_run" \
+    --set env.plugin="$robot_plugin" --set env.kwargs.model_path="$robot/point_mass.xml" \
+    > "$work/robot.log" 2>&1 || { cat "$work/robot.log"; exit 1; }
+  tail -2 "$work/robot.log"
+  # Random actions score about -25 (a puck wandering 0.25 from its goal for 100 steps).
+  awk -v r="$(sed -n 's/^final evaluation: mean return \([-0-9.]*\).*/\1/p' "$work/robot.log")" \
+    'BEGIN { if (r == "" || r + 0 < -10) { print "point reach: mean return " r " < -10"; exit 1 }
+             print "point reach: mean return " r }'
+else
+  echo "(skipped: this mnrl was built without MuJoCo)"
+fi
