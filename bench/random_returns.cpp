@@ -11,6 +11,7 @@
 #include "core/rng.h"
 #include "envs/action_sampler.h"
 #include "envs/registry.h"
+#include "experiments/runs/physics_engines.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int episodes = std::atoi(argv[1]);
+  // Also links the physics envs in (and so registers them).
+  std::printf("physics engines: %s\n", mnrl::experiments::physics_engines_description().c_str());
   for (int arg = 2; arg < argc; ++arg) {
     const std::string id = argv[arg];
     auto env = mnrl::envs::Registry::global().make(id);

@@ -18,7 +18,8 @@ std::vector<PhysicsEngine> physics_engines() {
   box2d.version = envs::box2d_version();
 #endif
   PhysicsEngine mujoco{"MuJoCo", "",
-                      "mnrl/InvertedPendulum-v0, mnrl/InvertedDoublePendulum-v0, mnrl/Reacher-v0",
+                      "mnrl/InvertedPendulum-v0, mnrl/InvertedDoublePendulum-v0, mnrl/Reacher-v0, "
+                      "mnrl/Hopper-v0, mnrl/Humanoid-v0",
                       "libmujoco-dev"};
 #if MNRL_WITH_MUJOCO
   mujoco.version = envs::mujoco_version();
