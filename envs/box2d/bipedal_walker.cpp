@@ -375,7 +375,7 @@ class BipedalWalker::World final : public b2ContactListener {
   bool hull_touched_ground_ = false;
 };
 
-BipedalWalker::BipedalWalker(bool hardcore) : hardcore_(hardcore) {}
+BipedalWalker::BipedalWalker(bool hardcore) : hardcore_(hardcore), replay_(spec().id, kActionSize) {}
 BipedalWalker::~BipedalWalker() = default;
 
 const EnvSpec& BipedalWalker::spec() const {
@@ -386,13 +386,12 @@ const EnvSpec& BipedalWalker::spec() const {
 
 void BipedalWalker::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
-  episode_start_rng_ = rng_.state();
+  replay_.start(rng_.state());
   start_episode(observation);
 }
 
 void BipedalWalker::start_episode(float* observation) {
   world_ = std::make_unique<World>(hardcore_, rng_);
-  actions_.clear();
   previous_shaping_.reset();
   phase_.start();
   // Gymnasium's reset() returns the observation after one step with all motors off.
@@ -403,7 +402,7 @@ void BipedalWalker::start_episode(float* observation) {
 StepResult BipedalWalker::step(const ActionRef& action, float* observation) {
   phase_.check_can_step(*this);
   check_action(spec(), action);
-  actions_.insert(actions_.end(), action.values, action.values + kActionSize);
+  replay_.record(action.values);
   const StepResult result = advance(action.values, observation);
   phase_.finish_step(result.terminated);
   return result;
@@ -430,59 +429,17 @@ StepResult BipedalWalker::advance(const float* action, float* observation) {
   return result;
 }
 
-void BipedalWalker::save_state(core::StateWriter& out) const {
-  out.tag(spec().id);
-  out.value(world_ != nullptr);
-  out.values(episode_start_rng_);
-  out.value(static_cast<std::uint64_t>(actions_.size()));
-  out.values(actions_);
-  out.values(rng_.state());
-  out.value(phase_);
-}
+void BipedalWalker::save_state(core::StateWriter& out) const { replay_.save(out, rng_, phase_); }
 
 void BipedalWalker::load_state(core::StateReader& in) {
-  in.expect_tag(spec().id);
-  const bool started = in.value<bool>();
-  core::Rng::State start;
-  in.values(start);
-  const auto count = in.value<std::uint64_t>();
-  if (count % kActionSize != 0 || count > in.remaining() / sizeof(float)) {
-    in.fail("an action record of " + std::to_string(count) + " floats");
-  }
-  std::vector<float> actions(count);
-  in.values(actions);
-  if (std::any_of(actions.begin(), actions.end(), [](float a) { return std::isnan(a); })) {
-    in.fail("a NaN in the BipedalWalker action record");
-  }
-  core::Rng::State current;
-  in.values(current);
-  EpisodePhase phase;
-  in.value(phase);
-
-  if (!started) {
-    rng_.set_state(current);
-    world_.reset();
-    actions_.clear();
-    phase_ = phase;
-    return;
-  }
-  // Replay the episode from its start: the same calls into Box2D give the same world. Only the
-  // last recorded step may have ended the episode.
-  rng_.set_state(start);
-  episode_start_rng_ = start;
   std::array<float, kObservationSize> observation;
-  start_episode(observation.data());
-  for (std::size_t i = 0; i < actions.size(); i += kActionSize) {
-    actions_.insert(actions_.end(), &actions[i], &actions[i] + kActionSize);
-    const StepResult result = advance(&actions[i], observation.data());
-    if (result.terminated && i + kActionSize < actions.size()) {
-      in.fail("a BipedalWalker action record that goes on after its episode terminated");
-    }
-  }
-  if (rng_.state() != current) {
-    in.fail("a BipedalWalker episode that does not replay to its saved state");
-  }
-  phase_ = phase;
+  replay_.load(in, rng_, phase_,
+               {[](const float* action) {
+                  return std::none_of(action, action + kActionSize, [](float a) { return std::isnan(a); });
+                },
+                [&] { start_episode(observation.data()); },
+                [&](const float* action) { return advance(action, observation.data()); },
+                [this] { world_.reset(); }});
 }
 
 BipedalWalker::Obstacles BipedalWalker::obstacles() const {

@@ -8,6 +8,7 @@
 
 #include "core/rng.h"
 #include "envs/env.h"
+#include "envs/box2d/episode_replay.h"
 #include "envs/episode_phase.h"
 #include "envs/saved_state.h"
 
@@ -31,9 +32,9 @@ namespace mnrl::envs {
 // limit) and BipedalWalkerHardcore-v3 (2000 steps), threshold 300; neither takes kwargs (the id
 // chooses `hardcore`, Gymnasium's only kwarg).
 //
-// State save/restore replays the episode, as LunarLander's does: the saved state is the RNG at
-// the episode's start and the actions since, and load_state() rebuilds the world (terrain
-// included) and steps it again; a fresh world per episode keeps Box2D bit-identical.
+// State save/restore replays the episode (EpisodeReplay), as LunarLander's does: the saved
+// state is the RNG at the episode's start and the actions since, and load_state() rebuilds the
+// world (terrain included) and steps it again, bit-identical.
 class BipedalWalker final : public Env, public StatefulEnv {
  public:
   explicit BipedalWalker(bool hardcore = false);
@@ -64,13 +65,12 @@ class BipedalWalker final : public Env, public StatefulEnv {
   class World;  // the Box2D bodies, in bipedal_walker.cpp
 
   void start_episode(float* observation);
-  // One step of the physics for a checked action (4 floats, as actions_ records them).
+  // One step of the physics for a checked action (4 floats, as replay_ records them).
   StepResult advance(const float* action, float* observation);
 
   bool hardcore_;
   core::Rng rng_;
-  core::Rng::State episode_start_rng_{};
-  std::vector<float> actions_;  // this episode's actions, 4 floats each
+  EpisodeReplay replay_;  // this episode's actions, 4 floats each
   std::unique_ptr<World> world_;
   std::optional<double> previous_shaping_;
   EpisodePhase phase_;

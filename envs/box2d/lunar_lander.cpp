@@ -285,7 +285,8 @@ class LunarLander::World final : public b2ContactListener {
   int torque_index_ = 0;
 };
 
-LunarLander::LunarLander(const LunarLanderOptions& options) : options_(options) {}
+LunarLander::LunarLander(const LunarLanderOptions& options)
+    : options_(options), replay_(spec().id, 2) {}
 LunarLander::~LunarLander() = default;
 
 const EnvSpec& LunarLander::spec() const {
@@ -296,13 +297,12 @@ const EnvSpec& LunarLander::spec() const {
 
 void LunarLander::reset(float* observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
-  episode_start_rng_ = rng_.state();
+  replay_.start(rng_.state());
   start_episode(observation);
 }
 
 void LunarLander::start_episode(float* observation) {
   world_ = std::make_unique<World>(options_, rng_);
-  actions_.clear();
   previous_shaping_.reset();
   phase_.start();
   // Gymnasium's reset() returns the observation after one step of doing nothing.
@@ -319,7 +319,7 @@ StepResult LunarLander::step(const ActionRef& action, float* observation) {
   } else {
     recorded[0] = static_cast<float>(action.index);
   }
-  actions_.insert(actions_.end(), recorded.begin(), recorded.end());
+  replay_.record(recorded.data());
   const StepResult result = advance(recorded.data(), observation);
   phase_.finish_step(result.terminated);
   return result;
@@ -372,59 +372,19 @@ StepResult LunarLander::advance(const float* action, float* observation) {
   return result;
 }
 
-void LunarLander::save_state(core::StateWriter& out) const {
-  out.tag(spec().id);
-  out.value(world_ != nullptr);
-  out.values(episode_start_rng_);
-  out.value(static_cast<std::uint64_t>(actions_.size()));
-  out.values(actions_);
-  out.values(rng_.state());
-  out.value(phase_);
-}
+void LunarLander::save_state(core::StateWriter& out) const { replay_.save(out, rng_, phase_); }
 
 void LunarLander::load_state(core::StateReader& in) {
-  in.expect_tag(spec().id);
-  const bool started = in.value<bool>();
-  core::Rng::State start;
-  in.values(start);
-  const auto count = in.value<std::uint64_t>();
-  if (count % 2 != 0 || count > in.remaining() / sizeof(float)) {
-    in.fail("an action record of " + std::to_string(count) + " floats");
-  }
-  std::vector<float> actions(count);
-  in.values(actions);
-  for (std::size_t i = 0; i < actions.size(); i += 2) {
-    const bool valid = options_.continuous
-                           ? !std::isnan(actions[i]) && !std::isnan(actions[i + 1])
-                           : (actions[i] == 0 || actions[i] == 1 || actions[i] == 2 ||
-                              actions[i] == 3) && actions[i + 1] == 0;
-    if (!valid) in.fail("an invalid action in the LunarLander action record");
-  }
-  core::Rng::State current;
-  in.values(current);
-  EpisodePhase phase;
-  in.value(phase);
-
-  if (!started) {
-    rng_.set_state(current);
-    world_.reset();
-    actions_.clear();
-    phase_ = phase;
-    return;
-  }
-  // Replay the episode from its start: the same calls into Box2D give the same world.
-  rng_.set_state(start);
-  episode_start_rng_ = start;
   std::array<float, 8> observation;
-  start_episode(observation.data());
-  for (std::size_t i = 0; i < actions.size(); i += 2) {
-    actions_.insert(actions_.end(), {actions[i], actions[i + 1]});
-    advance(&actions[i], observation.data());
-  }
-  if (rng_.state() != current) {
-    in.fail("a LunarLander episode that does not replay to its saved state");
-  }
-  phase_ = phase;
+  replay_.load(in, rng_, phase_,
+               {[this](const float* action) {
+                  if (options_.continuous) return !std::isnan(action[0]) && !std::isnan(action[1]);
+                  return (action[0] == 0 || action[0] == 1 || action[0] == 2 || action[0] == 3) &&
+                         action[1] == 0;
+                },
+                [&] { start_episode(observation.data()); },
+                [&](const float* action) { return advance(action, observation.data()); },
+                [this] { world_.reset(); }});
 }
 
 bool LunarLander::lander_awake() const { return world_ && world_->lander_awake(); }

@@ -4,11 +4,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <vector>
 
 #include "core/kwargs.h"
 #include "core/rng.h"
 #include "envs/env.h"
+#include "envs/box2d/episode_replay.h"
 #include "envs/episode_phase.h"
 #include "envs/saved_state.h"
 
@@ -39,10 +39,9 @@ struct LunarLanderOptions {
 // (off below 0, 50-100% above), lateral (off in [-0.5, 0.5], left/right engine beyond).
 // Registered as LunarLander-v2 and LunarLanderContinuous-v2, 1000-step limit, threshold 200.
 //
-// State save/restore replays the episode: the saved state is the RNG at the episode's start and
-// the actions since, and load_state() rebuilds the world and steps it again. Box2D is
-// deterministic for the same calls in the same order, so the restored world is bit-identical
-// (a fresh world per episode makes that hold across episodes too).
+// State save/restore replays the episode (EpisodeReplay): the saved state is the RNG at the
+// episode's start and the actions since, and load_state() rebuilds the world and steps it
+// again, bit-identical.
 class LunarLander final : public Env, public StatefulEnv {
  public:
   explicit LunarLander(const LunarLanderOptions& options = {});
@@ -66,13 +65,12 @@ class LunarLander final : public Env, public StatefulEnv {
   class World;  // the Box2D bodies, in lunar_lander.cpp
 
   void start_episode(float* observation);
-  // One step of the physics for a checked action (2 floats, as actions_ records them).
+  // One step of the physics for a checked action (2 floats, as replay_ records them).
   StepResult advance(const float* action, float* observation);
 
   LunarLanderOptions options_;
   core::Rng rng_;
-  core::Rng::State episode_start_rng_{};
-  std::vector<float> actions_;  // this episode's actions, 2 floats each (Discrete: index, 0)
+  EpisodeReplay replay_;  // this episode's actions, 2 floats each (Discrete: index, 0)
   std::unique_ptr<World> world_;
   std::optional<double> previous_shaping_;
   EpisodePhase phase_;

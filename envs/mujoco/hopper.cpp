@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/kwargs.h"
+#include "envs/mujoco/locomotion_task.h"
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
 
@@ -71,49 +72,15 @@ constexpr double kMaxHealthyAngle = 0.2;      // rad, the torso's lean either wa
 constexpr double kMaxHealthyMagnitude = 100;  // of every entry of the state after rootx, rootz
 constexpr double kObservedSpeedLimit = 10;    // velocities are clipped to +-10 in observations
 
-struct Task {
-  double forward_reward_weight;
-  double ctrl_cost_weight;
-  double healthy_reward;
-  bool terminate_when_unhealthy;
-  double healthy_z_low;  // the torso's height is healthy strictly between these
-  double healthy_z_high;
-};
-
-Task read_task(const core::Kwargs& kwargs) {
-  const double inf = std::numeric_limits<double>::infinity();
-  Task task{kwargs.get<double>("forward_reward_weight", 1.0),
-            kwargs.get<double>("ctrl_cost_weight", 1e-3),
-            kwargs.get<double>("healthy_reward", 1.0),
-            kwargs.get<bool>("terminate_when_unhealthy", true),
-            0.0,
-            0.0};
-  if (!std::isfinite(task.forward_reward_weight)) {
-    throw kwargs.error("forward_reward_weight", "must be finite");
-  }
-  if (!(task.ctrl_cost_weight >= 0.0 && task.ctrl_cost_weight < inf)) {
-    throw kwargs.error("ctrl_cost_weight", "must be finite and not negative");
-  }
-  if (!(task.healthy_reward >= 0.0 && task.healthy_reward < inf)) {
-    throw kwargs.error("healthy_reward", "must be finite and not negative");
-  }
-  const auto z_range =
-      kwargs.get<std::vector<double>>("healthy_z_range", {kLowestHealthyHeight, inf});
-  if (z_range.size() != 2 || !(z_range[0] < kStandingHeight && kStandingHeight < z_range[1])) {
-    throw kwargs.error(
-        "healthy_z_range",
-        "must be [low, high] around the standing height 1.1 m (the start is healthy)");
-  }
-  task.healthy_z_low = z_range[0];
-  task.healthy_z_high = z_range[1];
-  return task;
-}
+// Gymnasium's Hopper-v4 weights, and its healthy height scaled to this model (above).
+constexpr LocomotionTask kHopperTask{1.0, 1e-3, 1.0, true, kLowestHealthyHeight,
+                                     std::numeric_limits<double>::infinity()};
 
 class Hopper final : public MujocoEnv {
  public:
   explicit Hopper(const core::Kwargs& kwargs)
       : MujocoEnv(load_mujoco_model_text(kModel, kModelName), read_settings(kwargs)),
-        task_(read_task(kwargs)) {}
+        task_(LocomotionTask::read(kwargs, kHopperTask, kStandingHeight)) {}
 
  private:
   static MujocoEnvSettings read_settings(const core::Kwargs& kwargs) {
@@ -137,12 +104,7 @@ class Hopper final : public MujocoEnv {
   StepResult evaluate(const Transition& transition) override {
     const double forward_velocity = (data().qpos[0] - transition.qpos_before[0]) / dt();
     const bool healthy = is_healthy();
-    // As Gymnasium: with termination on, the step that ends the episode is paid as healthy.
-    const double healthy_reward =
-        healthy || task_.terminate_when_unhealthy ? task_.healthy_reward : 0.0;
-    const double reward = task_.forward_reward_weight * forward_velocity + healthy_reward -
-                          task_.ctrl_cost_weight * control_squared(transition.controls);
-    return {reward, task_.terminate_when_unhealthy && !healthy, false};
+    return task_.outcome(forward_velocity, control_squared(transition.controls), healthy);
   }
 
   // Gymnasium's is_healthy, open intervals throughout; NaN fails every comparison, so it is
@@ -168,7 +130,7 @@ class Hopper final : public MujocoEnv {
     }
   }
 
-  Task task_;
+  LocomotionTask task_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/kwargs.h"
+#include "envs/mujoco/locomotion_task.h"
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
 
@@ -76,43 +77,12 @@ MujocoModelPtr standing_model(const std::string& path) {
   return model;
 }
 
-struct Task {
-  double forward_reward_weight;
-  double ctrl_cost_weight;
-  double healthy_reward;
-  bool terminate_when_unhealthy;
-  double healthy_z_low;  // the torso's height is healthy strictly between these
-  double healthy_z_high;
-};
-
-Task read_task(const core::Kwargs& kwargs, double standing_height) {
-  const double inf = std::numeric_limits<double>::infinity();
-  Task task{kwargs.get<double>("forward_reward_weight", 1.25),
-            kwargs.get<double>("ctrl_cost_weight", 0.1),
-            kwargs.get<double>("healthy_reward", 5.0),
-            kwargs.get<bool>("terminate_when_unhealthy", true),
-            0.0,
-            0.0};
-  if (!std::isfinite(task.forward_reward_weight)) {
-    throw kwargs.error("forward_reward_weight", "must be finite");
-  }
-  if (!(task.ctrl_cost_weight >= 0.0 && task.ctrl_cost_weight < inf)) {
-    throw kwargs.error("ctrl_cost_weight", "must be finite and not negative");
-  }
-  if (!(task.healthy_reward >= 0.0 && task.healthy_reward < inf)) {
-    throw kwargs.error("healthy_reward", "must be finite and not negative");
-  }
+// Gymnasium's Humanoid-v4 weights and healthy range, the range scaled to `standing_height`.
+LocomotionTask read_task(const core::Kwargs& kwargs, double standing_height) {
   const double scale = standing_height / kGymnasiumStandingHeight;
-  const auto z_range = kwargs.get<std::vector<double>>(
-      "healthy_z_range", {kGymnasiumHealthyLow * scale, kGymnasiumHealthyHigh * scale});
-  if (z_range.size() != 2 || !(z_range[0] < standing_height && standing_height < z_range[1])) {
-    throw kwargs.error("healthy_z_range",
-                       "must be [low, high] around the torso's standing height " +
-                           std::to_string(standing_height) + " m (the start is healthy)");
-  }
-  task.healthy_z_low = z_range[0];
-  task.healthy_z_high = z_range[1];
-  return task;
+  const LocomotionTask defaults{1.25, 0.1, 5.0, true, kGymnasiumHealthyLow * scale,
+                                kGymnasiumHealthyHigh * scale};
+  return LocomotionTask::read(kwargs, defaults, standing_height);
 }
 
 class Humanoid final : public MujocoEnv {
@@ -146,12 +116,7 @@ class Humanoid final : public MujocoEnv {
     const double height = data().qpos[2];
     const bool healthy =
         state_is_finite() && height > task_.healthy_z_low && height < task_.healthy_z_high;
-    // As Gymnasium: with termination on, the step that ends the episode is paid as healthy.
-    const double healthy_reward =
-        healthy || task_.terminate_when_unhealthy ? task_.healthy_reward : 0.0;
-    const double reward = task_.forward_reward_weight * forward_velocity + healthy_reward -
-                          task_.ctrl_cost_weight * control_squared(transition.controls);
-    return {reward, task_.terminate_when_unhealthy && !healthy, false};
+    return task_.outcome(forward_velocity, control_squared(transition.controls), healthy);
   }
 
   // The x of the centre of mass in pose `qpos`. data() after a step holds the body positions of
@@ -168,7 +133,7 @@ class Humanoid final : public MujocoEnv {
     return moment / mass;
   }
 
-  Task task_;
+  LocomotionTask task_;
   MujocoDataPtr pose_;  // scratch: body positions for centre_of_mass_x
 };
 

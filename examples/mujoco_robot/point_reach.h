@@ -42,7 +42,7 @@ class PointReach final : public mnrl::envs::MujocoEnv {
     goal_y_ = rng.uniform(-0.3, 0.3);
   }
 
-  StepResult evaluate(const Transition& transition) override {
+  mnrl::envs::StepResult evaluate(const Transition& transition) override {
     const double dx = data().qpos[0] - goal_x_;
     const double dy = data().qpos[1] - goal_y_;
     return {-std::sqrt(dx * dx + dy * dy) - 0.01 * control_squared(transition.controls), false,

@@ -20,6 +20,7 @@
 #include "envs/box2d/bipedal_walker.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
+#include "physics_env_checks.h"
 
 namespace mnrl::envs {
 namespace {
@@ -97,14 +98,7 @@ TEST(BipedalWalker, TakesNoKwargs) {
 }
 
 TEST(BipedalWalker, PassesTheEnvChecker) {
-  EnvCheckOptions options;
-  options.steps = 3000;
-  for (const char* id : kIds) {
-    const EnvCheckReport report = check_registered_env(id, options);
-    for (const EnvCheckResult& result : report.results) {
-      EXPECT_FALSE(result.failed()) << id << ": " << result.check << ": " << result.detail;
-    }
-  }
+  for (const char* id : kIds) test_envs::expect_checker_passes(id, 3000);
 }
 
 // Gymnasium builds the walker with its legs 16/30 m above where the hips hold them: the hip
@@ -395,47 +389,10 @@ TEST(BipedalWalker, AWalkingGaitReachesTheEndOfTheTerrain) {
   EXPECT_GE(reached, 8) << outcomes;
 }
 
-std::vector<float> run(Env& env, core::Rng& actions, int steps) {
-  std::vector<float> trace;
-  Observation s{};
-  for (int t = 0; t < steps; ++t) {
-    Action a;
-    for (float& value : a) value = static_cast<float>(actions.uniform(-1, 1));
-    const StepResult r = step(env, a, s);
-    trace.insert(trace.end(), s.begin(), s.end());
-    trace.push_back(static_cast<float>(r.reward));
-    if (r.terminated || r.truncated) {
-      env.reset(s.data(), std::nullopt);
-      trace.insert(trace.end(), s.begin(), s.end());
-    }
-  }
-  return trace;
-}
-
 // Saved mid-episode and loaded into a fresh env, the rest of the run is the same bits,
-// including the episodes that follow (the env's RNG is part of the state).
+// including the episodes that follow (random episodes last about 560 steps).
 TEST(BipedalWalker, SavedStateResumesBitForBit) {
-  for (const char* id : kIds) {
-    auto original = make(id);
-    Observation s{};
-    original->reset(s.data(), 21);
-    core::Rng actions(4);
-    run(*original, actions, 37);
-    core::StateWriter out;
-    save_env_state(*original, out);
-    const core::Rng::State action_state = actions.state();
-    const std::vector<float> expected = run(*original, actions, 600);
-
-    auto restored = make(id);
-    core::StateReader in(out.bytes(), "test");
-    load_env_state(*restored, in);
-    in.expect_end();
-    actions.set_state(action_state);
-    const std::vector<float> replayed = run(*restored, actions, 600);
-    ASSERT_EQ(expected.size(), replayed.size()) << id;
-    EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)))
-        << id;
-  }
+  for (const char* id : kIds) test_envs::expect_resumes_bit_for_bit(id, 21, 37, {}, 1500);
 }
 
 // BipedalWalker's saved state, field by field, to corrupt one at a time.

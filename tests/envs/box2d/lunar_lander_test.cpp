@@ -18,6 +18,7 @@
 #include "envs/box2d/lunar_lander.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
+#include "physics_env_checks.h"
 
 namespace mnrl::envs {
 namespace {
@@ -97,14 +98,8 @@ TEST(LunarLander, SpecsAreGymnasiums) {
 }
 
 TEST(LunarLander, PassesTheEnvChecker) {
-  EnvCheckOptions options;
-  options.steps = 3000;
-  for (const char* id : {"LunarLander-v2", "LunarLanderContinuous-v2"}) {
-    const EnvCheckReport report = check_registered_env(id, options);
-    for (const EnvCheckResult& result : report.results) {
-      EXPECT_FALSE(result.failed()) << id << ": " << result.check << ": " << result.detail;
-    }
-  }
+  test_envs::expect_checker_passes("LunarLander-v2", 3000);
+  test_envs::expect_checker_passes("LunarLanderContinuous-v2", 3000);
 }
 
 // Without engines, lander and legs fall freely after the first step (which carries the random
@@ -227,55 +222,13 @@ TEST(LunarLander, RestingLanderEndsTheEpisodeWithTheBonus) {
   EXPECT_TRUE(s[6] > 0 && s[7] > 0);
 }
 
-std::vector<float> run(Env& env, core::Rng& actions, int steps, bool continuous) {
-  std::vector<float> trace;
-  Observation s{};
-  for (int t = 0; t < steps; ++t) {
-    StepResult r;
-    if (continuous) {
-      const std::array<float, 2> a = {static_cast<float>(actions.uniform(-1, 1)),
-                                      static_cast<float>(actions.uniform(-1, 1))};
-      r = env.step(ActionRef{0, a.data(), 2}, s.data());
-    } else {
-      r = env.step(discrete(static_cast<std::int64_t>(actions.below(4))), s.data());
-    }
-    trace.insert(trace.end(), s.begin(), s.end());
-    trace.push_back(static_cast<float>(r.reward));
-    if (r.terminated || r.truncated) {
-      env.reset(s.data(), std::nullopt);
-      trace.insert(trace.end(), s.begin(), s.end());
-    }
-  }
-  return trace;
-}
-
-// Saved mid-episode and loaded into a fresh env, the rest of the run is the same bits,
-// including the episodes that follow (the env's RNG is part of the state).
+// Saved mid-episode (in the wind, whose phase is part of the state) and loaded into a fresh
+// env, the rest of the run is the same bits, including the episodes that follow.
 TEST(LunarLander, SavedStateResumesBitForBit) {
-  for (bool continuous : {false, true}) {
-    const std::string id = continuous ? "LunarLanderContinuous-v2" : "LunarLander-v2";
-    core::Kwargs windy;
-    windy.set("enable_wind", true);
-    auto original = make(id, windy);
-    Observation s{};
-    original->reset(s.data(), 21);
-    core::Rng actions(4);
-    run(*original, actions, 37, continuous);
-    core::StateWriter out;
-    save_env_state(*original, out);
-    const core::Rng::State action_state = actions.state();
-    const std::vector<float> expected = run(*original, actions, 400, continuous);
-
-    auto restored = make(id, windy);
-    core::StateReader in(out.bytes(), "test");
-    load_env_state(*restored, in);
-    in.expect_end();
-    actions.set_state(action_state);
-    const std::vector<float> replayed = run(*restored, actions, 400, continuous);
-    ASSERT_EQ(expected.size(), replayed.size()) << id;
-    EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)))
-        << id;
-  }
+  core::Kwargs windy;
+  windy.set("enable_wind", true);
+  test_envs::expect_resumes_bit_for_bit("LunarLander-v2", 21, 37, windy);
+  test_envs::expect_resumes_bit_for_bit("LunarLanderContinuous-v2", 21, 37, windy);
 }
 
 TEST(LunarLander, RefusesACorruptSavedState) {

@@ -18,6 +18,7 @@
 #include "core/state_stream.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
+#include "physics_env_checks.h"
 #include "envs/saved_state.h"
 
 namespace mnrl::envs {
@@ -26,57 +27,6 @@ namespace {
 constexpr const char* kDoublePendulumId = "mnrl/InvertedDoublePendulum-v0";
 constexpr const char* kReacherId = "mnrl/Reacher-v0";
 constexpr double kTwoPi = 6.283185307179586;
-
-void expect_checker_passes(const char* id) {
-  EnvCheckOptions options;
-  options.steps = 2000;
-  const EnvCheckReport report = check_registered_env(id, options);
-  for (const EnvCheckResult& result : report.results) {
-    EXPECT_FALSE(result.failed()) << result.check << ": " << result.detail;
-  }
-}
-
-// Runs `steps` uniformly random actions from a saved point twice, once on the env that saved
-// and once on a fresh env that loaded the state: both traces of observations and rewards must
-// be the same bits.
-void expect_saved_state_resumes_bit_for_bit(const char* id, std::uint64_t seed) {
-  auto original = Registry::global().make(id);
-  const Box& actions_box = std::get<Box>(original->spec().action_space);
-  const auto action_size = static_cast<std::int64_t>(actions_box.low.size());
-  std::vector<float> observation(flat_size(original->spec().observation_space));
-  original->reset(observation.data(), seed);
-  core::Rng actions(seed + 1);
-  auto run = [&](Env& env, int steps) {
-    std::vector<float> trace;
-    std::vector<float> action(action_size);
-    for (int k = 0; k < steps; ++k) {
-      for (std::int64_t i = 0; i < action_size; ++i) {
-        action[i] = static_cast<float>(actions.uniform(actions_box.low[i], actions_box.high[i]));
-      }
-      const StepResult r = env.step(ActionRef{0, action.data(), action_size}, observation.data());
-      trace.insert(trace.end(), observation.begin(), observation.end());
-      trace.push_back(static_cast<float>(r.reward));
-      if (r.terminated || r.truncated) {
-        env.reset(observation.data(), std::nullopt);
-        trace.insert(trace.end(), observation.begin(), observation.end());
-      }
-    }
-    return trace;
-  };
-  run(*original, 37);
-  core::StateWriter out;
-  save_env_state(*original, out);
-  const auto action_state = actions.state();
-  const std::vector<float> expected = run(*original, 300);
-  auto restored = Registry::global().make(id);
-  core::StateReader in(out.bytes(), "test");
-  load_env_state(*restored, in);
-  in.expect_end();
-  actions.set_state(action_state);
-  const std::vector<float> replayed = run(*restored, 300);
-  ASSERT_EQ(expected.size(), replayed.size());
-  EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)));
-}
 
 // ---- InvertedDoublePendulum ----
 
@@ -132,7 +82,7 @@ TEST(InvertedDoublePendulum, SpecAndChecker) {
   EXPECT_EQ(flat_size(env->spec().observation_space), 11);
   EXPECT_EQ(env->spec().max_episode_steps, 1000);
   EXPECT_EQ(env->spec().reward_threshold, 9100.0);
-  expect_checker_passes(kDoublePendulumId);
+  test_envs::expect_checker_passes(kDoublePendulumId);
 }
 
 // Without reset noise the poles start exactly upright and at rest, an equilibrium: the tip
@@ -235,7 +185,7 @@ TEST(InvertedDoublePendulum, RailEndStopsTheCart) {
 }
 
 TEST(InvertedDoublePendulum, SavedStateResumesBitForBit) {
-  expect_saved_state_resumes_bit_for_bit(kDoublePendulumId, 9);
+  test_envs::expect_resumes_bit_for_bit(kDoublePendulumId, 9);
 }
 
 TEST(InvertedDoublePendulum, RefusesANoiseScaleOutOfRange) {
@@ -281,7 +231,7 @@ TEST(Reacher, SpecAndChecker) {
   EXPECT_EQ(flat_size(env->spec().observation_space), 10);
   EXPECT_EQ(env->spec().max_episode_steps, 50);
   EXPECT_EQ(env->spec().reward_threshold, -3.75);
-  expect_checker_passes(kReacherId);
+  test_envs::expect_checker_passes(kReacherId);
 }
 
 // Targets are uniform in the disc of radius 0.2 (a quarter of them inside radius 0.1, where a
@@ -386,7 +336,7 @@ TEST(Reacher, JointControllerDrivesTheFingertipToTheTarget) {
   EXPECT_GE(reachable, 15);
 }
 
-TEST(Reacher, SavedStateResumesBitForBit) { expect_saved_state_resumes_bit_for_bit(kReacherId, 4); }
+TEST(Reacher, SavedStateResumesBitForBit) { test_envs::expect_resumes_bit_for_bit(kReacherId, 4); }
 
 }  // namespace
 }  // namespace mnrl::envs

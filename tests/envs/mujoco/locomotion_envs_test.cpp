@@ -22,6 +22,7 @@
 #include "envs/env_checker.h"
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
+#include "physics_env_checks.h"
 #include "envs/wrapper.h"
 
 namespace mnrl::envs {
@@ -88,53 +89,6 @@ double capsule_mass(double r, double l) {
   return 1000.0 * (kPi * r * r * l + 4.0 / 3.0 * kPi * r * r * r);
 }
 
-void expect_checker_passes(const std::string& id) {
-  EnvCheckOptions options;
-  options.steps = 2000;
-  const EnvCheckReport report = check_registered_env(id, options);
-  for (const EnvCheckResult& result : report.results) {
-    EXPECT_FALSE(result.failed()) << result.check << ": " << result.detail;
-  }
-}
-
-// Runs random actions (drawn from `actions`) for `steps` steps, resetting after each episode;
-// returns every observation and reward, as raw bits to compare.
-std::vector<float> random_trace(Env& env, core::Rng& actions, int steps) {
-  std::vector<float> trace;
-  std::vector<float> observation(flat_size(env.spec().observation_space));
-  for (int k = 0; k < steps; ++k) {
-    const StepResult r = step(env, random_action(env, actions), observation);
-    trace.insert(trace.end(), observation.begin(), observation.end());
-    trace.push_back(static_cast<float>(r.reward));
-    if (r.terminated || r.truncated) {
-      env.reset(observation.data(), std::nullopt);
-      trace.insert(trace.end(), observation.begin(), observation.end());
-    }
-  }
-  return trace;
-}
-
-void expect_saved_state_resumes_bit_for_bit(const std::string& id) {
-  auto original = make(id);
-  std::vector<float> observation(flat_size(original->spec().observation_space));
-  original->reset(observation.data(), 9);
-  core::Rng actions(1);
-  random_trace(*original, actions, 13);
-  core::StateWriter out;
-  save_env_state(*original, out);
-  const auto action_state = actions.state();
-  const std::vector<float> expected = random_trace(*original, actions, 300);  // several episodes
-
-  auto restored = make(id);
-  core::StateReader in(out.bytes(), "test");
-  load_env_state(*restored, in);
-  in.expect_end();
-  actions.set_state(action_state);
-  const std::vector<float> replayed = random_trace(*restored, actions, 300);
-  ASSERT_EQ(expected.size(), replayed.size());
-  EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Hopper
 
@@ -147,7 +101,7 @@ TEST(Hopper, Spec) {
   EXPECT_DOUBLE_EQ(simulation(*env).dt(), 0.008);  // 4 steps of 2 ms
 }
 
-TEST(Hopper, CheckerPasses) { expect_checker_passes(kHopper); }
+TEST(Hopper, CheckerPasses) { test_envs::expect_checker_passes(kHopper); }
 
 // Torso 3.67 kg, thigh 3.67, leg 2.53, foot 3.27: capsules at 1000 kg/m^3, as documented.
 TEST(Hopper, MassComesFromTheCapsules) {
@@ -257,7 +211,7 @@ TEST(Hopper, ObservedVelocitiesAreClipped) {
   EXPECT_TRUE(clipped) << "no velocity reached the clip";
 }
 
-TEST(Hopper, SavedStateResumesBitForBit) { expect_saved_state_resumes_bit_for_bit(kHopper); }
+TEST(Hopper, SavedStateResumesBitForBit) { test_envs::expect_resumes_bit_for_bit(kHopper, 9, 13); }
 
 // ---------------------------------------------------------------------------------------------
 // Humanoid
@@ -272,7 +226,7 @@ TEST(Humanoid, Spec) {
   EXPECT_DOUBLE_EQ(simulation(*env).dt(), 0.025);  // 5 steps of the model's 5 ms
 }
 
-TEST(Humanoid, CheckerPasses) { expect_checker_passes(kHumanoid); }
+TEST(Humanoid, CheckerPasses) { test_envs::expect_checker_passes(kHumanoid); }
 
 // Every body's mass comes from its geoms (capsules and spheres) at 1000 kg/m^3: about 41 kg.
 TEST(Humanoid, MassComesFromTheGeoms) {
@@ -393,7 +347,7 @@ TEST(Humanoid, RewardIsCentreOfMassVelocityPlusHealthyMinusControlCost) {
   }
 }
 
-TEST(Humanoid, SavedStateResumesBitForBit) { expect_saved_state_resumes_bit_for_bit(kHumanoid); }
+TEST(Humanoid, SavedStateResumesBitForBit) { test_envs::expect_resumes_bit_for_bit(kHumanoid, 9, 13); }
 
 std::string model_error(const core::Kwargs& kwargs) {
   try {

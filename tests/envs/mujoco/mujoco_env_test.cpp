@@ -20,6 +20,7 @@
 #include "envs/env_checker.h"
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
+#include "physics_env_checks.h"
 
 namespace mnrl::envs {
 namespace {
@@ -131,12 +132,7 @@ TEST(InvertedPendulum, SpecAndChecker) {
   EXPECT_EQ(flat_size(env->spec().observation_space), 4);
   EXPECT_EQ(env->spec().max_episode_steps, 1000);
   EXPECT_EQ(env->spec().reward_threshold, 950.0);
-  EnvCheckOptions options;
-  options.steps = 2000;
-  const EnvCheckReport report = check_registered_env("mnrl/InvertedPendulum-v0", options);
-  for (const EnvCheckResult& result : report.results) {
-    EXPECT_FALSE(result.failed()) << result.check << ": " << result.detail;
-  }
+  test_envs::expect_checker_passes("mnrl/InvertedPendulum-v0");
 }
 
 // Left alone, the pole falls away from upright (faster and faster) and the episode ends when
@@ -164,38 +160,7 @@ TEST(InvertedPendulum, UncontrolledPoleFalls) {
 }
 
 TEST(InvertedPendulum, SavedStateResumesBitForBit) {
-  auto original = pendulum();
-  std::array<float, 4> obs{};
-  original->reset(obs.data(), 9);
-  core::Rng actions(1);
-  auto run = [&actions](Env& env, int steps) {
-    std::vector<float> trace;
-    std::array<float, 4> o{};
-    for (int k = 0; k < steps; ++k) {
-      // A balancing push plus noise, so episodes last.
-      const float a = static_cast<float>(actions.uniform(-0.2, 0.2));
-      const StepResult r = env.step(ActionRef{0, &a, 1}, o.data());
-      trace.insert(trace.end(), o.begin(), o.end());
-      if (r.terminated || r.truncated) {
-        env.reset(o.data(), std::nullopt);
-        trace.insert(trace.end(), o.begin(), o.end());
-      }
-    }
-    return trace;
-  };
-  run(*original, 13);
-  core::StateWriter out;
-  save_env_state(*original, out);
-  const auto action_state = actions.state();
-  const std::vector<float> expected = run(*original, 300);
-  auto restored = pendulum();
-  core::StateReader in(out.bytes(), "test");
-  load_env_state(*restored, in);
-  in.expect_end();
-  actions.set_state(action_state);
-  const std::vector<float> replayed = run(*restored, 300);
-  ASSERT_EQ(expected.size(), replayed.size());
-  EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)));
+  test_envs::expect_resumes_bit_for_bit("mnrl/InvertedPendulum-v0", 9, 13);
 }
 
 TEST(InvertedPendulum, RefusesANoiseScaleOutOfRange) {
