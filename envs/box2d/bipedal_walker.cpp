@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "envs/action_check.h"
+#include "envs/box2d/ground_contacts.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -185,13 +186,14 @@ class NearestGround final : public b2RayCastCallback {
 }  // namespace
 
 // The Box2D world of one episode: terrain, hull, legs, motors, and who touches the ground.
-class BipedalWalker::World final : public b2ContactListener {
+class BipedalWalker::World final {
  public:
   World(bool hardcore, core::Rng& rng)
       : world_(vec(0.0, kGravity)), terrain_(generate_terrain(rng, hardcore)) {
-    world_.SetContactListener(this);
+    world_.SetContactListener(&contacts_);
     build_terrain();
     build_walker(rng);
+    contacts_.watch(hull_, {lower_legs_[0], lower_legs_[1]});
   }
   World(const World&) = delete;
   World& operator=(const World&) = delete;
@@ -227,31 +229,18 @@ class BipedalWalker::World final : public b2ContactListener {
       out[1] = hip->GetJointSpeed() / kSpeedHip;
       out[2] = knee->GetJointAngle() + 1.0;
       out[3] = knee->GetJointSpeed() / kSpeedKnee;
-      out[4] = foot_contact_[leg] ? 1.0 : 0.0;
+      out[4] = contacts_.foot(leg) ? 1.0 : 0.0;
     }
     for (int ray = 0; ray < kLidarRays; ++ray) s[14 + ray] = lidar(ray);
     return s;
   }
 
-  bool hull_touched_ground() const { return hull_touched_ground_; }
+  bool hull_touched_ground() const { return contacts_.body_touched(); }
   b2Vec2 hull_position() const { return hull_->GetPosition(); }
   const Terrain& terrain() const { return terrain_; }
 
-  // Gymnasium keeps one flag per lower leg, set by any contact's start and cleared by any
-  // contact's end (so a foot on two edges reads "off" once it leaves either).
-  void BeginContact(b2Contact* contact) override { touch(contact, true); }
-  void EndContact(b2Contact* contact) override { touch(contact, false); }
 
  private:
-  void touch(b2Contact* contact, bool begins) {
-    const b2Body* a = contact->GetFixtureA()->GetBody();
-    const b2Body* b = contact->GetFixtureB()->GetBody();
-    if (begins && (a == hull_ || b == hull_)) hull_touched_ground_ = true;
-    for (int leg = 0; leg < 2; ++leg) {
-      if (a == lower_legs_[leg] || b == lower_legs_[leg]) foot_contact_[leg] = begins;
-    }
-  }
-
   // Rays fan out from the hull's origin, from straight down (ray 0) towards the front, 0.15 rad
   // apart, kLidarRange long.
   double lidar(int ray) const {
@@ -364,6 +353,8 @@ class BipedalWalker::World final : public b2ContactListener {
     joints_[joint_count_++] = static_cast<b2RevoluteJoint*>(world_.CreateJoint(&joint));
   }
 
+  // Watches the hull, and the lower legs as feet; declared before world_, which calls it, to outlive it.
+  GroundContacts contacts_;
   b2World world_;
   Terrain terrain_;
   b2Body* hull_ = nullptr;
@@ -371,8 +362,6 @@ class BipedalWalker::World final : public b2ContactListener {
   // Hip and knee of the first leg, then of the second: the order of the action's entries.
   std::array<b2RevoluteJoint*, kActionSize> joints_{};
   int joint_count_ = 0;
-  std::array<bool, 2> foot_contact_{};
-  bool hull_touched_ground_ = false;
 };
 
 BipedalWalker::BipedalWalker(bool hardcore) : hardcore_(hardcore), replay_(spec().id, kActionSize) {}

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "envs/action_check.h"
+#include "envs/box2d/ground_contacts.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -93,12 +94,13 @@ LunarLanderOptions LunarLanderOptions::from(const core::Kwargs& kwargs, bool con
 }
 
 // The Box2D world of one episode: terrain, lander, legs, and who touches the ground.
-class LunarLander::World final : public b2ContactListener {
+class LunarLander::World final {
  public:
   World(const LunarLanderOptions& options, core::Rng& rng) : world_(b2Vec2(0.0f, static_cast<float>(options.gravity))) {
-    world_.SetContactListener(this);
+    world_.SetContactListener(&contacts_);
     build_terrain(rng);
     build_lander(rng);
+    contacts_.watch(lander_, {legs_[0], legs_[1]});
     if (options.enable_wind) {
       // np_random.integers(-9999, 9999): the upper end excluded.
       wind_index_ = static_cast<int>(rng.below(19998)) - 9999;
@@ -110,7 +112,7 @@ class LunarLander::World final : public b2ContactListener {
 
   // Applies the wind and turbulence of this step (only while no leg touches the ground).
   void blow(const LunarLanderOptions& options) {
-    if (leg_contact_[0] || leg_contact_[1]) return;
+    if (contacts_.foot(0) || contacts_.foot(1)) return;
     const double wind = gust(wind_index_++) * options.wind_power;
     lander_->ApplyForceToCenter(b2Vec2(static_cast<float>(wind), 0.0f), true);
     const double torque = gust(torque_index_++) * options.turbulence_power;
@@ -157,11 +159,11 @@ class LunarLander::World final : public b2ContactListener {
             velocity.y * (kH / 2) / kFps,
             lander_->GetAngle(),
             20.0 * lander_->GetAngularVelocity() / kFps,
-            leg_contact_[0] ? 1.0 : 0.0,
-            leg_contact_[1] ? 1.0 : 0.0};
+            contacts_.foot(0) ? 1.0 : 0.0,
+            contacts_.foot(1) ? 1.0 : 0.0};
   }
 
-  bool crashed() const { return lander_touched_ground_; }
+  bool crashed() const { return contacts_.body_touched(); }
   bool lander_awake() const { return lander_->IsAwake(); }
   std::array<double, 3> momentum() const {
     std::array<double, 3> total{};
@@ -173,19 +175,7 @@ class LunarLander::World final : public b2ContactListener {
     return total;
   }
 
-  void BeginContact(b2Contact* contact) override { touch(contact, true); }
-  void EndContact(b2Contact* contact) override { touch(contact, false); }
-
  private:
-  void touch(b2Contact* contact, bool begins) {
-    const b2Body* a = contact->GetFixtureA()->GetBody();
-    const b2Body* b = contact->GetFixtureB()->GetBody();
-    if (begins && (a == lander_ || b == lander_)) lander_touched_ground_ = true;
-    for (int i = 0; i < 2; ++i) {
-      if (a == legs_[i] || b == legs_[i]) leg_contact_[i] = begins;
-    }
-  }
-
   // Eleven chunks of random height, flattened under the helipad and smoothed.
   void build_terrain(core::Rng& rng) {
     std::array<double, kChunks + 1> height;
@@ -276,11 +266,11 @@ class LunarLander::World final : public b2ContactListener {
     }
   }
 
+  // Watches the lander, and its legs as feet; declared before world_, which calls it, to outlive it.
+  GroundContacts contacts_;
   b2World world_;
   b2Body* lander_ = nullptr;
   std::array<b2Body*, 2> legs_{};
-  std::array<bool, 2> leg_contact_{};
-  bool lander_touched_ground_ = false;
   int wind_index_ = 0;
   int torque_index_ = 0;
 };
