@@ -106,55 +106,79 @@ TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
   EXPECT_NE(read_file(dir_ / "resumed" / "run_info.yaml").find("resumed:"), std::string::npos);
 }
 
+std::vector<ResumeCase> resume_cases() {
+  std::vector<ResumeCase> cases = {
+    // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
+    ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+    ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
+    // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
+    ResumeCase{"dqn",
+               "cartpole_rainbowlite.yaml",
+               {"train.eval_interval=1000", "dqn.learning_starts=500"},
+               4000,
+               1000},
+    // Observation and reward normalization statistics with a Box action space, and gSDE's
+    // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
+    // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
+    ResumeCase{"ppo_normalized_gsde",
+               "mountaincarcontinuous_ppo.yaml",
+               {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=48",
+                "ppo.batch_size=32", "ppo.sde_sample_freq=7"},
+               4000,
+               1000},
+    // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
+    ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+    // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
+    // draws; pending 2-step returns at a checkpoint mid-episode; observation and reward
+    // normalization in front of the replay.
+    ResumeCase{"sac",
+               "pendulum_sac.yaml",
+               {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                "sac.n_step=2", "network.hidden_sizes=[32,32]",
+                "env.wrappers=[normalize_observation, normalize_reward]"},
+               3300,
+               1100},
+    // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
+    ResumeCase{"sac_gsde",
+               "mountaincarcontinuous_sac.yaml",
+               {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                "sac.train_freq=4", "sac.gradient_steps=2", "sac.sde_sample_freq=7"},
+               3300,
+               1100},
+    // The target actor, delayed updates (checkpoints fall between two actor steps) and the
+    // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
+    ResumeCase{"td3",
+               "pendulum_td3.yaml",
+               {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
+                "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
+                "network.hidden_sizes=[32,32]"},
+               3300,
+               1100}
+  };
+#if MNRL_WITH_BOX2D
+  // A Box2D env's state is its episode replayed (EpisodeReplay): checkpoints fall mid-episode,
+  // in the wind, whose phase is part of it.
+  cases.push_back(ResumeCase{"ppo_lunarlander",
+                             "lunarlander_ppo.yaml",
+                             {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=64",
+                              "env.kwargs={enable_wind: true}"},
+                             4000,
+                             1000});
+#endif
+#if MNRL_WITH_MUJOCO
+  // A MuJoCo env's simulation state (qpos, qvel, warm start) behind observation and reward
+  // normalization.
+  cases.push_back(ResumeCase{"ppo_hopper",
+                             "hopper_ppo.yaml",
+                             {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=64"},
+                             4000,
+                             1000});
+#endif
+  return cases;
+}
+
 INSTANTIATE_TEST_SUITE_P(
-    Agents, ResumeTest,
-    ::testing::Values(
-        // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
-        ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
-        ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
-        // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
-        ResumeCase{"dqn",
-                   "cartpole_rainbowlite.yaml",
-                   {"train.eval_interval=1000", "dqn.learning_starts=500"},
-                   4000,
-                   1000},
-        // Observation and reward normalization statistics with a Box action space, and gSDE's
-        // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
-        // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
-        ResumeCase{"ppo_normalized_gsde",
-                   "mountaincarcontinuous_ppo.yaml",
-                   {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=48",
-                    "ppo.batch_size=32", "ppo.sde_sample_freq=7"},
-                   4000,
-                   1000},
-        // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
-        ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
-        // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
-        // draws; pending 2-step returns at a checkpoint mid-episode; observation and reward
-        // normalization in front of the replay.
-        ResumeCase{"sac",
-                   "pendulum_sac.yaml",
-                   {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                    "sac.n_step=2", "network.hidden_sizes=[32,32]",
-                    "env.wrappers=[normalize_observation, normalize_reward]"},
-                   3300,
-                   1100},
-        // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
-        ResumeCase{"sac_gsde",
-                   "mountaincarcontinuous_sac.yaml",
-                   {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                    "sac.train_freq=4", "sac.gradient_steps=2", "sac.sde_sample_freq=7"},
-                   3300,
-                   1100},
-        // The target actor, delayed updates (checkpoints fall between two actor steps) and the
-        // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
-        ResumeCase{"td3",
-                   "pendulum_td3.yaml",
-                   {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
-                    "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
-                    "network.hidden_sizes=[32,32]"},
-                   3300,
-                   1100}),
+    Agents, ResumeTest, ::testing::ValuesIn(resume_cases()),
     [](const auto& info) { return info.param.name; });
 
 // checkpoint.replay_buffer: false leaves the buffer out; the resumed DQN refills it to
