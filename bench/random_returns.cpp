@@ -44,10 +44,12 @@ int main(int argc, char** argv) {
     for (double r : returns) mean += r / episodes;
     double variance = 0;
     for (double r : returns) variance += (r - mean) * (r - mean) / episodes;
-    std::printf("%s: %d episodes (seeds 0-%d), return %.1f +- %.1f (min %.1f, max %.1f), mean length %.1f\n",
-                id.c_str(), episodes, episodes - 1, mean, std::sqrt(variance),
-                *std::min_element(returns.begin(), returns.end()),
-                *std::max_element(returns.begin(), returns.end()), steps / episodes);
+    std::printf(
+        "%s: %d episodes (seeds 0-%d), return %.1f +- %.1f (min %.1f, max %.1f), mean length "
+        "%.1f\n",
+        id.c_str(), episodes, episodes - 1, mean, std::sqrt(variance),
+        *std::min_element(returns.begin(), returns.end()),
+        *std::max_element(returns.begin(), returns.end()), steps / episodes);
   }
   return 0;
 }

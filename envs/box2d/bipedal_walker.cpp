@@ -239,7 +239,6 @@ class BipedalWalker::World final {
   b2Vec2 hull_position() const { return hull_->GetPosition(); }
   const Terrain& terrain() const { return terrain_; }
 
-
  private:
   // Rays fan out from the hull's origin, from straight down (ray 0) towards the front, 0.15 rad
   // apart, kLidarRange long.
@@ -353,7 +352,8 @@ class BipedalWalker::World final {
     joints_[joint_count_++] = static_cast<b2RevoluteJoint*>(world_.CreateJoint(&joint));
   }
 
-  // Watches the hull, and the lower legs as feet; declared before world_, which calls it, to outlive it.
+  // Watches the hull, and the lower legs as feet; declared before world_, which calls it, to
+  // outlive it.
   GroundContacts contacts_;
   b2World world_;
   Terrain terrain_;
@@ -364,7 +364,8 @@ class BipedalWalker::World final {
   int joint_count_ = 0;
 };
 
-BipedalWalker::BipedalWalker(bool hardcore) : hardcore_(hardcore), replay_(spec().id, kActionSize) {}
+BipedalWalker::BipedalWalker(bool hardcore)
+    : hardcore_(hardcore), replay_(spec().id, kActionSize) {}
 BipedalWalker::~BipedalWalker() = default;
 
 const EnvSpec& BipedalWalker::spec() const {
@@ -424,7 +425,8 @@ void BipedalWalker::load_state(core::StateReader& in) {
   std::array<float, kObservationSize> observation;
   replay_.load(in, rng_, phase_,
                {[](const float* action) {
-                  return std::none_of(action, action + kActionSize, [](float a) { return std::isnan(a); });
+                  return std::none_of(action, action + kActionSize,
+                                      [](float a) { return std::isnan(a); });
                 },
                 [&] { start_episode(observation.data()); },
                 [&](const float* action) { return advance(action, observation.data()); },

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/rng.h"
-#include "envs/env.h"
 #include "envs/box2d/episode_replay.h"
+#include "envs/env.h"
 #include "envs/episode_phase.h"
 #include "envs/saved_state.h"
 

@@ -23,7 +23,7 @@ class EpisodeReplay {
     std::function<bool(const float* action)> valid;  // whether a recorded action can be taken
     std::function<void()> start;                     // a new episode, from the RNG as it is
     std::function<StepResult(const float* action)> advance;  // one step, not recorded
-    std::function<void()> clear;                     // no episode yet (saved before a reset)
+    std::function<void()> clear;  // no episode yet (saved before a reset)
   };
 
   EpisodeReplay(std::string env_id, std::size_t action_size)

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <array>
-
 #include <box2d/box2d.h>
+
+#include <array>
 
 namespace mnrl::envs {
 

@@ -50,9 +50,9 @@ EnvSpec make_spec(bool continuous) {
   EnvSpec spec;
   spec.id = continuous ? "LunarLanderContinuous-v2" : "LunarLander-v2";
   // Gymnasium 0.29.1 declares [-1.5, 1.5] for the position, [-5, 5] for the velocities and
-  // [-pi, pi] for the angle, which its own env leaves under random play (about 1 step in 40
-  // here: flying above the screen, spinning). Declared here is what holds: unbounded, and the
-  // contact flags in [0, 1].
+  // [-pi, pi] for the angle, which its own env leaves under random play (flying above the
+  // screen, spinning: 142 of 3000 random steps here, 747 with continuous actions). Declared
+  // here is what holds: unbounded, and the contact flags in [0, 1].
   const float inf = std::numeric_limits<float>::infinity();
   spec.observation_space = Box{{8},
                                {-inf, -inf, -inf, -inf, -inf, -inf, 0.0f, 0.0f},
@@ -68,9 +68,7 @@ EnvSpec make_spec(bool continuous) {
 }
 
 // Gymnasium's wind and turbulence profile: tanh(sin(0.02 k) + sin(pi 0.01 k)).
-double gust(int index) {
-  return std::tanh(std::sin(0.02 * index) + std::sin(kPi * 0.01 * index));
-}
+double gust(int index) { return std::tanh(std::sin(0.02 * index) + std::sin(kPi * 0.01 * index)); }
 
 }  // namespace
 
@@ -96,7 +94,8 @@ LunarLanderOptions LunarLanderOptions::from(const core::Kwargs& kwargs, bool con
 // The Box2D world of one episode: terrain, lander, legs, and who touches the ground.
 class LunarLander::World final {
  public:
-  World(const LunarLanderOptions& options, core::Rng& rng) : world_(b2Vec2(0.0f, static_cast<float>(options.gravity))) {
+  World(const LunarLanderOptions& options, core::Rng& rng)
+      : world_(b2Vec2(0.0f, static_cast<float>(options.gravity))) {
     world_.SetContactListener(&contacts_);
     build_terrain(rng);
     build_lander(rng);
@@ -121,7 +120,8 @@ class LunarLander::World final {
 
   // Fires the main engine at `power` (0.5-1) and the side engine `direction` (-1 left, +1
   // right) at `side_power` (0 = off), with the dispersion Gymnasium draws each step.
-  void fire(double power, double direction, double side_power, const std::array<double, 2>& dispersion) {
+  void fire(double power, double direction, double side_power,
+            const std::array<double, 2>& dispersion) {
     const double tip_x = std::sin(lander_->GetAngle());
     const double tip_y = std::cos(lander_->GetAngle());
     const double side_x = -tip_y;
@@ -147,7 +147,9 @@ class LunarLander::World final {
     }
   }
 
-  void step() { world_.Step(static_cast<float>(1.0 / kFps), kVelocityIterations, kPositionIterations); }
+  void step() {
+    world_.Step(static_cast<float>(1.0 / kFps), kVelocityIterations, kPositionIterations);
+  }
 
   // Gymnasium's observation, in float64 before it becomes float32.
   std::array<double, 8> state() const {
@@ -196,8 +198,9 @@ class LunarLander::World final {
     moon->CreateFixture(&bottom, 0.0f);
     for (int i = 0; i + 1 < kChunks; ++i) {
       b2EdgeShape edge;
-      edge.SetTwoSided(b2Vec2(static_cast<float>(chunk_x[i]), static_cast<float>(smooth_y[i])),
-                       b2Vec2(static_cast<float>(chunk_x[i + 1]), static_cast<float>(smooth_y[i + 1])));
+      edge.SetTwoSided(
+          b2Vec2(static_cast<float>(chunk_x[i]), static_cast<float>(smooth_y[i])),
+          b2Vec2(static_cast<float>(chunk_x[i + 1]), static_cast<float>(smooth_y[i + 1])));
       b2FixtureDef fixture;
       fixture.shape = &edge;
       fixture.density = 0.0f;
@@ -231,7 +234,8 @@ class LunarLander::World final {
     lander_->CreateFixture(&fixture);
     const double force_x = rng.uniform(-kInitialRandom, kInitialRandom);
     const double force_y = rng.uniform(-kInitialRandom, kInitialRandom);
-    lander_->ApplyForceToCenter(b2Vec2(static_cast<float>(force_x), static_cast<float>(force_y)), true);
+    lander_->ApplyForceToCenter(b2Vec2(static_cast<float>(force_x), static_cast<float>(force_y)),
+                                true);
 
     for (int i : {-1, +1}) {
       b2BodyDef leg_body;
@@ -266,7 +270,8 @@ class LunarLander::World final {
     }
   }
 
-  // Watches the lander, and its legs as feet; declared before world_, which calls it, to outlive it.
+  // Watches the lander, and its legs as feet; declared before world_, which calls it, to outlive
+  // it.
   GroundContacts contacts_;
   b2World world_;
   b2Body* lander_ = nullptr;

@@ -7,8 +7,8 @@
 
 #include "core/kwargs.h"
 #include "core/rng.h"
-#include "envs/env.h"
 #include "envs/box2d/episode_replay.h"
+#include "envs/env.h"
 #include "envs/episode_phase.h"
 #include "envs/saved_state.h"
 
@@ -19,7 +19,7 @@ namespace mnrl::envs {
 // (KwargError naming the key).
 struct LunarLanderOptions {
   bool continuous = false;
-  double gravity = -10.0;         // in (-12, 0)
+  double gravity = -10.0;  // in (-12, 0)
   bool enable_wind = false;
   double wind_power = 15.0;       // in [0, 20]
   double turbulence_power = 1.5;  // in [0, 2]

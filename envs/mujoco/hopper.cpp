@@ -73,8 +73,8 @@ constexpr double kMaxHealthyMagnitude = 100;  // of every entry of the state aft
 constexpr double kObservedSpeedLimit = 10;    // velocities are clipped to +-10 in observations
 
 // Gymnasium's Hopper-v4 weights, and its healthy height scaled to this model (above).
-constexpr LocomotionTask kHopperTask{1.0, 1e-3, 1.0, true, kLowestHealthyHeight,
-                                     std::numeric_limits<double>::infinity()};
+constexpr LocomotionTask kHopperTask{
+    1.0, 1e-3, 1.0, true, kLowestHealthyHeight, std::numeric_limits<double>::infinity()};
 
 class Hopper final : public MujocoEnv {
  public:

@@ -80,8 +80,8 @@ MujocoModelPtr standing_model(const std::string& path) {
 // Gymnasium's Humanoid-v4 weights and healthy range, the range scaled to `standing_height`.
 LocomotionTask read_task(const core::Kwargs& kwargs, double standing_height) {
   const double scale = standing_height / kGymnasiumStandingHeight;
-  const LocomotionTask defaults{1.25, 0.1, 5.0, true, kGymnasiumHealthyLow * scale,
-                                kGymnasiumHealthyHigh * scale};
+  const LocomotionTask defaults{
+      1.25, 0.1, 5.0, true, kGymnasiumHealthyLow * scale, kGymnasiumHealthyHigh * scale};
   return LocomotionTask::read(kwargs, defaults, standing_height);
 }
 

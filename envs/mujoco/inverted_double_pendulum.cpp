@@ -88,8 +88,9 @@ class InvertedDoublePendulum final : public MujocoEnv {
     settings.extra_observations = kObservationSize;
     settings.reset_noise_scale = kwargs.get<double>("reset_noise_scale", 0.1);
     if (!(settings.reset_noise_scale >= 0.0 && settings.reset_noise_scale <= kMaxResetNoise)) {
-      throw kwargs.error("reset_noise_scale",
-                         "must be in [0, 0.35] (a start tilted more can begin with the tip fallen)");
+      throw kwargs.error(
+          "reset_noise_scale",
+          "must be in [0, 0.35] (a start tilted more can begin with the tip fallen)");
     }
     return settings;
   }
@@ -98,7 +99,8 @@ class InvertedDoublePendulum final : public MujocoEnv {
   void reset_model(core::Rng& rng) override {
     const double scale = settings().reset_noise_scale;
     mjData& state = mutable_data();
-    for (int i = 0; i < model().nq; ++i) state.qpos[i] = model().qpos0[i] + rng.uniform(-scale, scale);
+    for (int i = 0; i < model().nq; ++i)
+      state.qpos[i] = model().qpos0[i] + rng.uniform(-scale, scale);
     for (int i = 0; i < model().nv; ++i) state.qvel[i] = scale * rng.normal();
   }
 

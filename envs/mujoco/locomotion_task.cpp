@@ -12,7 +12,8 @@ LocomotionTask LocomotionTask::read(const core::Kwargs& kwargs, const Locomotion
                                     double standing_height) {
   const double inf = std::numeric_limits<double>::infinity();
   LocomotionTask task = defaults;
-  task.forward_reward_weight = kwargs.get<double>("forward_reward_weight", defaults.forward_reward_weight);
+  task.forward_reward_weight =
+      kwargs.get<double>("forward_reward_weight", defaults.forward_reward_weight);
   task.ctrl_cost_weight = kwargs.get<double>("ctrl_cost_weight", defaults.ctrl_cost_weight);
   task.healthy_reward = kwargs.get<double>("healthy_reward", defaults.healthy_reward);
   task.terminate_when_unhealthy =

@@ -19,7 +19,8 @@ Box action_box(const mjModel& model, const std::string& source) {
   for (int i = 0; i < model.nu; ++i) {
     if (!model.actuator_ctrllimited[i]) {
       const char* name = mj_id2name(&model, mjOBJ_ACTUATOR, i);
-      throw MujocoModelError(source + ": actuator " + (name ? std::string("'") + name + "'" : std::to_string(i)) +
+      throw MujocoModelError(source + ": actuator " +
+                             (name ? std::string("'") + name + "'" : std::to_string(i)) +
                              " has no ctrlrange (set ctrllimited=\"true\" ctrlrange=\"low high\"): "
                              "the action space is bounded by it");
     }
@@ -38,8 +39,8 @@ MujocoEnv::MujocoEnv(MujocoModelPtr model, MujocoEnvSettings settings)
     throw std::invalid_argument(settings_.id + ": frame_skip must be at least 1");
   }
   if (settings_.qpos_skip < 0 || settings_.qpos_skip > model_->nq) {
-    throw std::invalid_argument(settings_.id + ": qpos_skip must be in [0, nq = " +
-                                std::to_string(model_->nq) + "]");
+    throw std::invalid_argument(
+        settings_.id + ": qpos_skip must be in [0, nq = " + std::to_string(model_->nq) + "]");
   }
   if (settings_.extra_observations < 0 || !(settings_.reset_noise_scale >= 0)) {
     throw std::invalid_argument(settings_.id +
@@ -48,9 +49,11 @@ MujocoEnv::MujocoEnv(MujocoModelPtr model, MujocoEnvSettings settings)
   spec_.id = settings_.id;
   spec_.action_space = action_box(*model_, settings_.model_source);
   const std::int64_t size = model_->nq - settings_.qpos_skip +
-                            (settings_.observe_qvel ? model_->nv : 0) + settings_.extra_observations;
+                            (settings_.observe_qvel ? model_->nv : 0) +
+                            settings_.extra_observations;
   const float inf = std::numeric_limits<float>::infinity();
-  spec_.observation_space = Box{{size}, std::vector<float>(size, -inf), std::vector<float>(size, inf)};
+  spec_.observation_space =
+      Box{{size}, std::vector<float>(size, -inf), std::vector<float>(size, inf)};
   spec_.max_episode_steps = settings_.max_episode_steps;
   spec_.reward_threshold = settings_.reward_threshold;
   data_.reset(mj_makeData(model_.get()));
@@ -62,7 +65,8 @@ MujocoEnv::~MujocoEnv() = default;
 
 void MujocoEnv::reset_model(core::Rng& rng) {
   const double scale = settings_.reset_noise_scale;
-  for (int i = 0; i < model_->nq; ++i) data_->qpos[i] = model_->qpos0[i] + rng.uniform(-scale, scale);
+  for (int i = 0; i < model_->nq; ++i)
+    data_->qpos[i] = model_->qpos0[i] + rng.uniform(-scale, scale);
   for (int i = 0; i < model_->nv; ++i) data_->qvel[i] = rng.uniform(-scale, scale);
 }
 
@@ -79,8 +83,9 @@ StepResult MujocoEnv::step(const ActionRef& action, float* observation) {
   phase_.check_can_step(*this);
   check_action(spec_, action);
   for (int i = 0; i < model_->nu; ++i) {
-    controls_[i] = std::clamp(static_cast<double>(action.values[i]),
-                              model_->actuator_ctrlrange[2 * i], model_->actuator_ctrlrange[2 * i + 1]);
+    controls_[i] =
+        std::clamp(static_cast<double>(action.values[i]), model_->actuator_ctrlrange[2 * i],
+                   model_->actuator_ctrlrange[2 * i + 1]);
     data_->ctrl[i] = controls_[i];
   }
   std::copy(data_->qpos, data_->qpos + model_->nq, qpos_before_.begin());
@@ -96,7 +101,8 @@ StepResult MujocoEnv::step(const ActionRef& action, float* observation) {
 
 void MujocoEnv::write_observation(float* observation) const {
   float* out = observation;
-  for (int i = settings_.qpos_skip; i < model_->nq; ++i) *out++ = static_cast<float>(data_->qpos[i]);
+  for (int i = settings_.qpos_skip; i < model_->nq; ++i)
+    *out++ = static_cast<float>(data_->qpos[i]);
   if (settings_.observe_qvel) {
     for (int i = 0; i < model_->nv; ++i) *out++ = static_cast<float>(data_->qvel[i]);
   }
@@ -119,8 +125,10 @@ double MujocoEnv::contact_force_squared(double low, double high) const {
 }
 
 bool MujocoEnv::state_is_finite() const {
-  return std::all_of(data_->qpos, data_->qpos + model_->nq, [](double v) { return std::isfinite(v); }) &&
-         std::all_of(data_->qvel, data_->qvel + model_->nv, [](double v) { return std::isfinite(v); });
+  return std::all_of(data_->qpos, data_->qpos + model_->nq,
+                     [](double v) { return std::isfinite(v); }) &&
+         std::all_of(data_->qvel, data_->qvel + model_->nv,
+                     [](double v) { return std::isfinite(v); });
 }
 
 int MujocoEnv::body_id(const std::string& name) const {

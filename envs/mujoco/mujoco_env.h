@@ -1,11 +1,11 @@
 #pragma once
 
+#include <mujoco/mujoco.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <mujoco/mujoco.h>
 
 #include "core/rng.h"
 #include "envs/env.h"
@@ -19,7 +19,7 @@ namespace mnrl::envs {
 struct MujocoEnvSettings {
   std::string id;
   std::string model_source;  // the model's path (or built-in name), for messages
-  int frame_skip = 1;  // physics steps per env step: the env's dt is frame_skip * timestep
+  int frame_skip = 1;        // physics steps per env step: the env's dt is frame_skip * timestep
   int max_episode_steps = 1000;
   std::optional<double> reward_threshold;
   // The observation: qpos without its first `qpos_skip` entries (a walker's x position, say),

@@ -8,8 +8,9 @@ namespace {
 
 MujocoModelPtr checked(mjModel* model, const char* error, const std::string& name) {
   if (model == nullptr) {
-    throw MujocoModelError(name + ": MuJoCo cannot load this model: " +
-                           (error[0] != '\0' ? std::string(error) : std::string("no reason given")));
+    throw MujocoModelError(
+        name + ": MuJoCo cannot load this model: " +
+        (error[0] != '\0' ? std::string(error) : std::string("no reason given")));
   }
   return MujocoModelPtr(model);
 }

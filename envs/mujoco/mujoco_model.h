@@ -1,10 +1,10 @@
 #pragma once
 
+#include <mujoco/mujoco.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
-
-#include <mujoco/mujoco.h>
 
 namespace mnrl::envs {
 

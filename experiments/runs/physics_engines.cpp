@@ -12,15 +12,17 @@ namespace mnrl::experiments {
 std::vector<PhysicsEngine> physics_engines() {
   // Calling into each engine's library also keeps it linked (and its envs registered) with
   // linkers that drop unreferenced shared libraries (--as-needed).
-  PhysicsEngine box2d{"Box2D", "", "LunarLander-v2, LunarLanderContinuous-v2, BipedalWalker-v3, BipedalWalkerHardcore-v3",
-                      "libbox2d-dev"};
+  PhysicsEngine box2d{
+      "Box2D", "",
+      "LunarLander-v2, LunarLanderContinuous-v2, BipedalWalker-v3, BipedalWalkerHardcore-v3",
+      "libbox2d-dev"};
 #if MNRL_WITH_BOX2D
   box2d.version = envs::box2d_version();
 #endif
   PhysicsEngine mujoco{"MuJoCo", "",
-                      "mnrl/InvertedPendulum-v0, mnrl/InvertedDoublePendulum-v0, mnrl/Reacher-v0, "
-                      "mnrl/Hopper-v0, mnrl/Humanoid-v0",
-                      "libmujoco-dev"};
+                       "mnrl/InvertedPendulum-v0, mnrl/InvertedDoublePendulum-v0, mnrl/Reacher-v0, "
+                       "mnrl/Hopper-v0, mnrl/Humanoid-v0",
+                       "libmujoco-dev"};
 #if MNRL_WITH_MUJOCO
   mujoco.version = envs::mujoco_version();
 #endif

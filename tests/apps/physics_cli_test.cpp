@@ -10,7 +10,8 @@ using namespace mnrl_cli_test;
 
 TEST_F(CliTest, LunarLanderKwargOutOfRangeIsAConfigErrorAtItsLine) {
 #if MNRL_WITH_BOX2D
-  const auto config = write_config("algo: ppo\nenv:\n  id: LunarLander-v2\n  kwargs: {gravity: -20}\n");
+  const auto config =
+      write_config("algo: ppo\nenv:\n  id: LunarLander-v2\n  kwargs: {gravity: -20}\n");
   expect_outcome(run("train x.yaml"), 2,
                  "x.yaml:4:21: env.kwargs.gravity: must be in (-12, 0), as Gymnasium requires");
   EXPECT_TRUE(wrote_nothing_but(config));

@@ -71,7 +71,8 @@ inline void expect_resumes_bit_for_bit(const std::string& id, std::uint64_t seed
   actions.set_state(action_state);
   const std::vector<float> replayed = random_trace(*restored, actions, steps_after);
   ASSERT_EQ(expected.size(), replayed.size()) << id;
-  EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float))) << id;
+  EXPECT_EQ(0, std::memcmp(expected.data(), replayed.data(), expected.size() * sizeof(float)))
+      << id;
 }
 
 }  // namespace mnrl::envs::test_envs

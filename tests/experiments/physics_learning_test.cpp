@@ -41,8 +41,9 @@ class PpoLunarLanderLearningTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(PpoLunarLanderLearningTest, Reaches100Within1MSteps) {
 #if MNRL_WITH_BOX2D
-  const auto options = load_experiment(MNRL_SOURCE_DIR "/configs/lunarlander_ppo.yaml",
-                                       {"seed=" + std::to_string(GetParam()), "train.eval_interval=0"});
+  const auto options =
+      load_experiment(MNRL_SOURCE_DIR "/configs/lunarlander_ppo.yaml",
+                      {"seed=" + std::to_string(GetParam()), "train.eval_interval=0"});
   ASSERT_EQ(options.train.total_steps, 1000000);
   RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);

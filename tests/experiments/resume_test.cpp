@@ -1,7 +1,6 @@
 // Exact resume: training to 2k steps in one go, and training to k, stopping, and resuming to
 // 2k, give the same parameters, optimizer state, env states and returns, bit for bit.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -52,8 +51,8 @@ void PrintTo(const ResumeCase& c, std::ostream* out) { *out << c.name; }
 class ResumeTest : public ::testing::TestWithParam<ResumeCase> {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("mnrl_resume_test_" + std::to_string(::getpid()) + "_" +
-                                        GetParam().name);
+    dir_ = fs::temp_directory_path() /
+           ("mnrl_resume_test_" + std::to_string(::getpid()) + "_" + GetParam().name);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -97,8 +96,7 @@ TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
   const fs::path a = list_checkpoints(dir_ / "whole").back();
   const fs::path b = list_checkpoints(dir_ / "resumed").back();
   EXPECT_EQ(a.filename(), b.filename());
-  for (const char* file : {"agent.state", "envs.state", "replay.bin",
-                           "config.yaml"}) {
+  for (const char* file : {"agent.state", "envs.state", "replay.bin", "config.yaml"}) {
     if (!fs::exists(a / file)) continue;
     EXPECT_TRUE(read_file(a / file) == read_file(b / file)) << file << " differs";
   }
@@ -108,53 +106,52 @@ TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
 
 std::vector<ResumeCase> resume_cases() {
   std::vector<ResumeCase> cases = {
-    // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
-    ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
-    ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
-    // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
-    ResumeCase{"dqn",
-               "cartpole_rainbowlite.yaml",
-               {"train.eval_interval=1000", "dqn.learning_starts=500"},
-               4000,
-               1000},
-    // Observation and reward normalization statistics with a Box action space, and gSDE's
-    // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
-    // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
-    ResumeCase{"ppo_normalized_gsde",
-               "mountaincarcontinuous_ppo.yaml",
-               {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=48",
-                "ppo.batch_size=32", "ppo.sde_sample_freq=7"},
-               4000,
-               1000},
-    // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
-    ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
-    // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
-    // draws; pending 2-step returns at a checkpoint mid-episode; observation and reward
-    // normalization in front of the replay.
-    ResumeCase{"sac",
-               "pendulum_sac.yaml",
-               {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                "sac.n_step=2", "network.hidden_sizes=[32,32]",
-                "env.wrappers=[normalize_observation, normalize_reward]"},
-               3300,
-               1100},
-    // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
-    ResumeCase{"sac_gsde",
-               "mountaincarcontinuous_sac.yaml",
-               {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                "sac.train_freq=4", "sac.gradient_steps=2", "sac.sde_sample_freq=7"},
-               3300,
-               1100},
-    // The target actor, delayed updates (checkpoints fall between two actor steps) and the
-    // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
-    ResumeCase{"td3",
-               "pendulum_td3.yaml",
-               {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
-                "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
-                "network.hidden_sizes=[32,32]"},
-               3300,
-               1100}
-  };
+      // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
+      ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+      ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
+      // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
+      ResumeCase{"dqn",
+                 "cartpole_rainbowlite.yaml",
+                 {"train.eval_interval=1000", "dqn.learning_starts=500"},
+                 4000,
+                 1000},
+      // Observation and reward normalization statistics with a Box action space, and gSDE's
+      // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
+      // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
+      ResumeCase{"ppo_normalized_gsde",
+                 "mountaincarcontinuous_ppo.yaml",
+                 {"train.eval_interval=1000", "env.num_envs=2", "ppo.n_steps=48",
+                  "ppo.batch_size=32", "ppo.sde_sample_freq=7"},
+                 4000,
+                 1000},
+      // A2C with gSDE drawn once per rollout (125 steps per env, 8 per rollout).
+      ResumeCase{"a2c_gsde", "pendulum_a2c.yaml", {"train.eval_interval=1000"}, 4000, 1000},
+      // Actor, critics, targets, log alpha and their three optimizers; the reparameterization
+      // draws; pending 2-step returns at a checkpoint mid-episode; observation and reward
+      // normalization in front of the replay.
+      ResumeCase{"sac",
+                 "pendulum_sac.yaml",
+                 {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                  "sac.n_step=2", "network.hidden_sizes=[32,32]",
+                  "env.wrappers=[normalize_observation, normalize_reward]"},
+                 3300,
+                 1100},
+      // gSDE's exploration matrices, drawn every 7 steps and at each update (every 4 steps).
+      ResumeCase{"sac_gsde",
+                 "mountaincarcontinuous_sac.yaml",
+                 {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
+                  "sac.train_freq=4", "sac.gradient_steps=2", "sac.sde_sample_freq=7"},
+                 3300,
+                 1100},
+      // The target actor, delayed updates (checkpoints fall between two actor steps) and the
+      // Ornstein-Uhlenbeck noise's state mid-episode (episodes of 200 steps).
+      ResumeCase{"td3",
+                 "pendulum_td3.yaml",
+                 {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
+                  "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
+                  "network.hidden_sizes=[32,32]"},
+                 3300,
+                 1100}};
 #if MNRL_WITH_BOX2D
   // A Box2D env's state is its episode replayed (EpisodeReplay): checkpoints fall mid-episode,
   // in the wind, whose phase is part of it.
@@ -177,14 +174,14 @@ std::vector<ResumeCase> resume_cases() {
   return cases;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Agents, ResumeTest, ::testing::ValuesIn(resume_cases()),
-    [](const auto& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Agents, ResumeTest, ::testing::ValuesIn(resume_cases()),
+                         [](const auto& info) { return info.param.name; });
 
 // checkpoint.replay_buffer: false leaves the buffer out; the resumed DQN refills it to
 // learning_starts before it learns again, instead of training on a handful of transitions.
 TEST(DqnResumeTest, WithoutTheReplayBufferRefillsBeforeLearning) {
-  const fs::path dir = fs::temp_directory_path() / ("mnrl_dqn_resume_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnrl_dqn_resume_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const ExperimentOptions options = load_experiment(
       MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml",
@@ -200,7 +197,8 @@ TEST(DqnResumeTest, WithoutTheReplayBufferRefillsBeforeLearning) {
   EXPECT_FALSE(Checkpoint::open(checkpoints[0]).has("replay.bin"));
   fs::remove_all(checkpoints[1]);
 
-  const auto resumed = resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
+  const auto resumed =
+      resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
   std::fclose(quiet);
   EXPECT_EQ(resumed.training.steps, 6000);
   // The buffer size reported by the first update after the resume (at step > 3000).
@@ -223,10 +221,10 @@ TEST(DqnResumeTest, AReplayFileOfTheEarlierFormatIsRefusedByName) {
   const fs::path dir =
       fs::temp_directory_path() / ("mnrl_dqn_old_replay_" + std::to_string(::getpid()));
   fs::remove_all(dir);
-  const ExperimentOptions options = load_experiment(
-      MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml",
-      {"train.total_steps=2000", "train.eval_episodes=1", "checkpoint.interval=1000",
-       "checkpoint.keep=2"});
+  const ExperimentOptions options =
+      load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml",
+                      {"train.total_steps=2000", "train.eval_episodes=1",
+                       "checkpoint.interval=1000", "checkpoint.keep=2"});
   std::FILE* quiet = std::fopen("/dev/null", "w");
   TrainingRunSettings settings;
   settings.console = quiet;
@@ -242,7 +240,8 @@ TEST(DqnResumeTest, AReplayFileOfTheEarlierFormatIsRefusedByName) {
     for (const auto& entry : fs::directory_iterator(saved.directory())) {
       const std::string name = entry.path().filename().string();
       if (name == "manifest.yaml") continue;
-      writer.add(name, name == "replay.bin" ? "MNRLRPLB" + std::string(52, '\0') : saved.read(name));
+      writer.add(name,
+                 name == "replay.bin" ? "MNRLRPLB" + std::string(52, '\0') : saved.read(name));
     }
     writer.commit("2026-11-25T00:00:00Z");
   }
@@ -262,7 +261,8 @@ TEST(DqnResumeTest, AReplayFileOfTheEarlierFormatIsRefusedByName) {
 // A3C's workers interleave freely, so its resume is not bitwise; but scheduled checkpoints
 // (workers paused) and resuming from one work, and training continues from the saved step.
 TEST(A3cResumeTest, ResumesFromAScheduledCheckpoint) {
-  const fs::path dir = fs::temp_directory_path() / ("mnrl_a3c_resume_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnrl_a3c_resume_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   const ExperimentOptions options = load_experiment(
       MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml",
@@ -279,7 +279,8 @@ TEST(A3cResumeTest, ResumesFromAScheduledCheckpoint) {
   EXPECT_LT(first_step, 8000);
   for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
 
-  const auto resumed = resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
+  const auto resumed =
+      resume_training(dir, settings, [](const std::string& why) { FAIL() << why; });
   std::fclose(quiet);
   EXPECT_GE(resumed.training.steps, 12000);
   EXPECT_FALSE(resumed.training.interrupted);

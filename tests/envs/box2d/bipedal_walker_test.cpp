@@ -3,6 +3,8 @@
 // hull (-100), lidar rays measuring the distance to flat ground, feet pushed back moving the
 // walker forward, the reward's terms, the hardcore obstacles, the env checker, and state
 // save/restore bit for bit.
+#include "envs/box2d/bipedal_walker.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,7 +19,6 @@
 #include "core/kwargs.h"
 #include "core/rng.h"
 #include "core/state_stream.h"
-#include "envs/box2d/bipedal_walker.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
 #include "physics_env_checks.h"

@@ -1,6 +1,8 @@
 // LunarLander-v2 and LunarLanderContinuous-v2 on Box2D, checked as a physicist would: free fall
 // under the configured gravity, the main engine lifting, wind pushing, a hand-written
 // controller that lands, the env checker, and state save/restore bit for bit.
+#include "envs/box2d/lunar_lander.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,7 +17,6 @@
 #include "core/kwargs.h"
 #include "core/rng.h"
 #include "core/state_stream.h"
-#include "envs/box2d/lunar_lander.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
 #include "physics_env_checks.h"

@@ -18,8 +18,8 @@
 #include "core/state_stream.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
-#include "physics_env_checks.h"
 #include "envs/saved_state.h"
+#include "physics_env_checks.h"
 
 namespace mnrl::envs {
 namespace {
@@ -39,8 +39,13 @@ constexpr double kFallenTipHeight = 1.0;
 // hinge, upper hinge) and qfrc_constraint likewise, the last two clipped into +-10.
 struct PendulumObservation {
   explicit PendulumObservation(const std::array<float, 11>& o)
-      : cart(o[0]), lower_angle(std::atan2(o[1], o[3])), upper_angle(std::atan2(o[2], o[4])),
-        cart_speed(o[5]), lower_spin(o[6]), upper_spin(o[7]), rail_force(o[8]),
+      : cart(o[0]),
+        lower_angle(std::atan2(o[1], o[3])),
+        upper_angle(std::atan2(o[2], o[4])),
+        cart_speed(o[5]),
+        lower_spin(o[6]),
+        upper_spin(o[7]),
+        rail_force(o[8]),
         hinge_forces{o[9], o[10]} {}
   // The tip's position from the angles (the upper angle is relative to the lower pole).
   double tip_x() const {
@@ -210,8 +215,14 @@ constexpr double kTargetRadius = 0.2;
 // the fingertip-target vector (x, y).
 struct ReacherObservation {
   explicit ReacherObservation(const std::array<float, 10>& o)
-      : shoulder(std::atan2(o[2], o[0])), elbow(std::atan2(o[3], o[1])), target_x(o[4]),
-        target_y(o[5]), shoulder_speed(o[6]), elbow_speed(o[7]), offset_x(o[8]), offset_y(o[9]) {}
+      : shoulder(std::atan2(o[2], o[0])),
+        elbow(std::atan2(o[3], o[1])),
+        target_x(o[4]),
+        target_y(o[5]),
+        shoulder_speed(o[6]),
+        elbow_speed(o[7]),
+        offset_x(o[8]),
+        offset_y(o[9]) {}
   // The fingertip from the angles (the elbow's is relative to the upper arm).
   double fingertip_x() const {
     return kUpperArm * std::cos(shoulder) + kForearm * std::cos(shoulder + elbow);
@@ -304,8 +315,8 @@ TEST(Reacher, JointControllerDrivesTheFingertipToTheTarget) {
     // Closer in than the folded arm reaches (0.03 m), the target is out of reach.
     if (radius < 0.05) continue;
     ++reachable;
-    const double elbow_cos =
-        (radius * radius - kUpperArm * kUpperArm - kForearm * kForearm) / (2 * kUpperArm * kForearm);
+    const double elbow_cos = (radius * radius - kUpperArm * kUpperArm - kForearm * kForearm) /
+                             (2 * kUpperArm * kForearm);
     const double elbow_goal = std::acos(elbow_cos);
     const double shoulder_goal =
         std::atan2(start.target_y, start.target_x) -
@@ -317,7 +328,8 @@ TEST(Reacher, JointControllerDrivesTheFingertipToTheTarget) {
       const ReacherObservation o(obs);
       const double shoulder_error = std::remainder(shoulder_goal - o.shoulder, kTwoPi);
       const std::array<float, 2> action = {
-          static_cast<float>(std::clamp(stiffness * shoulder_error - damping * o.shoulder_speed, -1.0, 1.0)),
+          static_cast<float>(
+              std::clamp(stiffness * shoulder_error - damping * o.shoulder_speed, -1.0, 1.0)),
           static_cast<float>(
               std::clamp(stiffness * (elbow_goal - o.elbow) - damping * o.elbow_speed, -1.0, 1.0))};
       r = env->step(ActionRef{0, action.data(), 2}, obs.data());

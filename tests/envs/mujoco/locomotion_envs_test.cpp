@@ -22,8 +22,8 @@
 #include "envs/env_checker.h"
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
-#include "physics_env_checks.h"
 #include "envs/wrapper.h"
+#include "physics_env_checks.h"
 
 namespace mnrl::envs {
 namespace {
@@ -347,7 +347,9 @@ TEST(Humanoid, RewardIsCentreOfMassVelocityPlusHealthyMinusControlCost) {
   }
 }
 
-TEST(Humanoid, SavedStateResumesBitForBit) { test_envs::expect_resumes_bit_for_bit(kHumanoid, 9, 13); }
+TEST(Humanoid, SavedStateResumesBitForBit) {
+  test_envs::expect_resumes_bit_for_bit(kHumanoid, 9, 13);
+}
 
 std::string model_error(const core::Kwargs& kwargs) {
   try {

@@ -1,6 +1,8 @@
 // The MujocoEnv base on small models written here (free fall, a ball resting on the floor) and
 // the built-in mnrl/InvertedPendulum-v0: physics against closed-form answers, the env checker,
 // action clipping, state save/restore bit for bit, and clear errors for bad models and kwargs.
+#include "envs/mujoco/mujoco_env.h"
+
 #include <gtest/gtest.h>
 
 #include <array>
@@ -18,7 +20,6 @@
 #include "core/rng.h"
 #include "core/state_stream.h"
 #include "envs/env_checker.h"
-#include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
 #include "physics_env_checks.h"
 
@@ -60,7 +61,9 @@ class TestEnv final : public MujocoEnv {
   using MujocoEnv::contact_force_squared;
 
  private:
-  StepResult evaluate(const Transition& t) override { return {-control_squared(t.controls), false, false}; }
+  StepResult evaluate(const Transition& t) override {
+    return {-control_squared(t.controls), false, false};
+  }
 };
 
 MujocoEnvSettings settings(int frame_skip, double noise = 0.0) {
@@ -191,7 +194,8 @@ TEST(MujocoModel, MissingFileIsNamed) {
 
 TEST(MujocoModel, MalformedFileGivesMujocosMessageAndLine) {
   const std::string path = ::testing::TempDir() + "broken_robot.xml";
-  std::ofstream(path) << "<mujoco>\n  <worldbody>\n    <body name=\"a\">\n  </worldbody>\n</mujoco>\n";
+  std::ofstream(path)
+      << "<mujoco>\n  <worldbody>\n    <body name=\"a\">\n  </worldbody>\n</mujoco>\n";
   const std::string what = message_of([&] { load_mujoco_model(path); });
   EXPECT_NE(what.find(path), std::string::npos) << what;
   EXPECT_NE(what.find("Line number=3"), std::string::npos) << what;  // MuJoCo names the line
@@ -200,8 +204,9 @@ TEST(MujocoModel, MalformedFileGivesMujocosMessageAndLine) {
 
 TEST(MujocoModel, ModelWithoutActuatorsIsRefused) {
   const std::string what = message_of([] {
-    TestEnv env("<mujoco><worldbody><body><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>",
-                settings(1));
+    TestEnv env(
+        "<mujoco><worldbody><body><freejoint/><geom size=\"0.1\"/></body></worldbody></mujoco>",
+        settings(1));
   });
   EXPECT_NE(what.find("no actuators"), std::string::npos) << what;
   EXPECT_NE(what.find("test.xml"), std::string::npos) << what;
