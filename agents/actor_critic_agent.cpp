@@ -1,11 +1,12 @@
 #include "agents/actor_critic_agent.h"
 
-#include <algorithm>
-#include <cstring>
-
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/from_blob.h>
 #include <c10/core/InferenceMode.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
 
 #include "agents/policy_sampling.h"
 #include "nn/gradient_clipping.h"
@@ -35,14 +36,17 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       buffer_(std::move(buffer)),
       bounds_(std::move(bounds)),
       sde_sample_freq_(sde_sample_freq),
-      next_observations_(
-          static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
-      by_hand_(!model_->options.use_sde() && !model_->options.squash()) {}
+      next_observations_(static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
+      by_hand_(!model_->options.use_sde() && !model_->options.squash() &&
+               !model_->options.encoder()) {}
 
-void ActorCriticAgent::act(const float* observations, const ActionsOut& out) {
+void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const ActionsOut& out) {
   c10::InferenceMode inference;
   const std::int64_t n = buffer_.num_envs();
   const std::int64_t size = buffer_.observation_size();
+  const float* observations =
+      core::as_floats(typed_observations, static_cast<std::size_t>(n * size), input_floats_,
+                      model_->options.byte_scale());
   std::memcpy(buffer_.observations_at_step(), observations,
               static_cast<std::size_t>(n * size) * sizeof(float));
   if (by_hand_) {
@@ -73,31 +77,38 @@ void ActorCriticAgent::observe(const StepOutcome& outcome) {
   std::copy_n(outcome.rewards, n, buffer_.rewards_at_step());
   std::copy_n(outcome.terminated, n, buffer_.terminated_at_step());
   std::copy_n(outcome.truncated, n, buffer_.truncated_at_step());
-  std::copy_n(outcome.next_observations, n * size, next_observations_.begin());
+  const float* next = core::as_floats(outcome.next_observations, static_cast<std::size_t>(n * size),
+                                      input_floats_, model_->options.byte_scale());
+  std::copy_n(next, n * size, next_observations_.begin());
 
   // A truncated episode is bootstrapped from the value of its final observation.
   float* bootstrap = buffer_.bootstrap_values_at_step();
   for (std::int64_t i = 0; i < n; ++i) {
     if (!outcome.truncated[i] || outcome.terminated[i]) continue;
     c10::InferenceMode inference;
-    bootstrap[i] = model_->value(view_floats(outcome.final_observations + i * size, 1, size))
-                       .item<float>();
+    const float* final_observation = core::as_floats(
+        outcome.final_observations + static_cast<std::size_t>(i * size),
+        static_cast<std::size_t>(size), input_floats_, model_->options.byte_scale());
+    bootstrap[i] = model_->value(view_floats(final_observation, 1, size)).item<float>();
   }
   buffer_.advance();
 }
 
-void ActorCriticAgent::act_greedy(const float* observations, std::int64_t batch,
+void ActorCriticAgent::act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
                                   const ActionsOut& out) {
   act_without_storing(observations, batch, out, /*sample=*/false);
 }
 
-void ActorCriticAgent::act_stochastic(const float* observations, std::int64_t batch,
+void ActorCriticAgent::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                                       const ActionsOut& out) {
   act_without_storing(observations, batch, out, /*sample=*/true);
 }
 
-void ActorCriticAgent::act_without_storing(const float* observations, std::int64_t batch,
-                                           const ActionsOut& out, bool sample) {
+void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observations,
+                                           std::int64_t batch, const ActionsOut& out, bool sample) {
+  const float* observations = core::as_floats(
+      typed_observations, static_cast<std::size_t>(batch * buffer_.observation_size()),
+      input_floats_, model_->options.byte_scale());
   if (by_hand_ && !sample) {
     nn::ActorCriticPass& pass = pass_for(batch);
     pass.forward(observations);
@@ -169,6 +180,7 @@ void ActorCriticAgent::write_modes(const float* outputs, std::int64_t rows,
 std::string ActorCriticAgent::export_greedy_policy(
     const std::optional<nn::ObservationScale>& scale) const {
   const nn::ActorCriticOptions& options = model_->options;
+  if (options.encoder()) throw std::runtime_error(nn::kNoEncoderExport);
   nn::GreedyPolicy policy;
   policy.observation_scale = scale;
   policy.trunk = model_->policy_trunk()->layers();
@@ -193,13 +205,12 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
     buffer_.compute_advantages(last_values.data(), static_cast<float>(gamma),
                                static_cast<float>(gae_lambda));
   }
-  const at::Tensor actions =
-      model_->options.continuous()
-          ? view_floats(buffer_.actions(), total, buffer_.action_size())
-          : view_floats(buffer_.actions(), total).to(at::kLong);
+  const at::Tensor actions = model_->options.continuous()
+                                 ? view_floats(buffer_.actions(), total, buffer_.action_size())
+                                 : view_floats(buffer_.actions(), total).to(at::kLong);
   return {view_floats(buffer_.observations(), total, size), actions,
-          view_floats(buffer_.log_probs(), total),         view_floats(buffer_.values(), total),
-          view_floats(buffer_.advantages(), total),        view_floats(buffer_.returns(), total)};
+          view_floats(buffer_.log_probs(), total),          view_floats(buffer_.values(), total),
+          view_floats(buffer_.advantages(), total),         view_floats(buffer_.returns(), total)};
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {
@@ -218,8 +229,7 @@ LossValues ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const st
   return loss;
 }
 
-LossValues ActorCriticAgent::write_gradients_by_hand(const std::int64_t* rows,
-                                                     std::int64_t count,
+LossValues ActorCriticAgent::write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,
                                                      const ActorCriticLossOptions& options) {
   const RolloutRows batch = gather_rows(rows, count);
   nn::ActorCriticPass& pass = pass_for(count);
@@ -260,21 +270,25 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
   torch::NoGradGuard no_grad;
   const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
   const double clip = options.clip_range.value_or(0.0);
-  return {loss.policy_loss.item<double>(),
-          loss.value_loss.item<double>(),
-          loss.entropy.item<double>(),
-          (-loss.log_ratio).mean().item<double>(),
-          (ratio_change - loss.log_ratio).mean().item<double>(),
-          options.clip_range ? (ratio_change.abs() > clip).to(at::kFloat).mean().item<double>()
-                             : 0.0};
+  return {
+      loss.policy_loss.item<double>(),
+      loss.value_loss.item<double>(),
+      loss.entropy.item<double>(),
+      (-loss.log_ratio).mean().item<double>(),
+      (ratio_change - loss.log_ratio).mean().item<double>(),
+      options.clip_range ? (ratio_change.abs() > clip).to(at::kFloat).mean().item<double>() : 0.0};
 }
 
 RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count) {
   const std::int64_t observation_size = buffer_.observation_size();
   const std::int64_t action_size = buffer_.action_size();
   if (!rows) {
-    return {count,           buffer_.observations(), buffer_.actions(),
-            buffer_.log_probs(), buffer_.values(),   buffer_.advantages(),
+    return {count,
+            buffer_.observations(),
+            buffer_.actions(),
+            buffer_.log_probs(),
+            buffer_.values(),
+            buffer_.advantages(),
             buffer_.returns()};
   }
   const std::int64_t width = observation_size + action_size + 4;
@@ -292,7 +306,12 @@ RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t
     scalars[2 * count + i] = buffer_.advantages()[r];
     scalars[3 * count + i] = buffer_.returns()[r];
   }
-  return {count,  observations,          actions, scalars, scalars + count, scalars + 2 * count,
+  return {count,
+          observations,
+          actions,
+          scalars,
+          scalars + count,
+          scalars + 2 * count,
           scalars + 3 * count};
 }
 

@@ -1,18 +1,18 @@
 #pragma once
 
+#include <torch/optim/optimizer.h>
+
 #include <map>
 #include <memory>
 #include <vector>
 
-#include <torch/optim/optimizer.h>
-
+#include "agents/action_bounds.h"
 #include "agents/actor_critic_loss.h"
 #include "agents/actor_critic_loss_gradients.h"
 #include "agents/agent.h"
 #include "agents/rollout_batch.h"
 #include "nn/actor_critic.h"
 #include "nn/actor_critic_pass.h"
-#include "agents/action_bounds.h"
 #include "nn/flat_parameters.h"
 #include "replay/rollout_buffer.h"
 
@@ -27,23 +27,22 @@ namespace mnrl::agents {
 class ActorCriticAgent : public Agent {
  public:
   ActorCriticAgent(nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
-                   std::unique_ptr<torch::optim::Optimizer> optimizer,
-                   replay::RolloutBuffer buffer, ActionBounds bounds,
-                   std::int64_t sde_sample_freq);
+                   std::unique_ptr<torch::optim::Optimizer> optimizer, replay::RolloutBuffer buffer,
+                   ActionBounds bounds, std::int64_t sde_sample_freq);
 
-  void act(const float* observations, const ActionsOut& out) override;
+  void act(core::ConstTypedPtr observations, const ActionsOut& out) override;
   void observe(const StepOutcome& outcome) override;
   bool update_ready() const override { return buffer_.full(); }
-  void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
-  void act_stochastic(const float* observations, std::int64_t batch,
+  void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
+                  const ActionsOut& out) override;
+  void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                       const ActionsOut& out) override;
   // The parameters, the optimizer, the rollout so far, the last observations and gSDE's
   // exploration matrices.
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
   // The policy head's argmax (Discrete), or its mean clipped into (or squashed onto) the bounds.
-  std::string export_greedy_policy(
-      const std::optional<nn::ObservationScale>& scale) const override;
+  std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
   nn::ActorCritic& model() { return model_; }
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
@@ -66,8 +65,8 @@ class ActorCriticAgent : public Agent {
 
  private:
   // Evaluation actions, the distribution's mode or a sample; the rollout is not touched.
-  void act_without_storing(const float* observations, std::int64_t batch, const ActionsOut& out,
-                           bool sample);
+  void act_without_storing(core::ConstTypedPtr observations, std::int64_t batch,
+                           const ActionsOut& out, bool sample);
   // Writes `actions` (a distribution's sample or mode; indices as floats, or values) as the env
   // takes them.
   void write_env_actions(const at::Tensor& actions, const ActionsOut& out) const;
@@ -81,8 +80,7 @@ class ActorCriticAgent : public Agent {
   LossValues write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,
                                      const ActorCriticLossOptions& options);
   LossValues write_gradients_by_autograd(const RolloutBatch& rollout, const std::int64_t* rows,
-                                         std::int64_t count,
-                                         const ActorCriticLossOptions& options);
+                                         std::int64_t count, const ActorCriticLossOptions& options);
   // The rollout's rows `rows` copied together, for the hand-written pass.
   RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count);
 
@@ -90,8 +88,9 @@ class ActorCriticAgent : public Agent {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   replay::RolloutBuffer buffer_;
   ActionBounds bounds_;
-  std::int64_t sde_sample_freq_;  // steps between gSDE draws within a rollout; <= 0: once
+  std::int64_t sde_sample_freq_;          // steps between gSDE draws within a rollout; <= 0: once
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
+  std::vector<float> input_floats_;       // a uint8 batch converted for the network
   GradientHook after_backward_;
   // Whether the loss is differentiated by hand (not gSDE, not squashed), and its passes by
   // batch size (a rollout that minibatches do not divide has a smaller last one).

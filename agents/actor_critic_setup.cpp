@@ -2,16 +2,19 @@
 
 #include <variant>
 
+#include "agents/encoder_setup.h"
+
 namespace mnrl::agents {
 
 nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
                                   bool use_sde) {
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
   const bool continuous = !envs::is_discrete(spec.action_space);
-  const std::int64_t action_size = continuous
-                                       ? envs::flat_size(spec.action_space)
-                                       : std::get<envs::Discrete>(spec.action_space).n;
+  const std::int64_t action_size = continuous ? envs::flat_size(spec.action_space)
+                                              : std::get<envs::Discrete>(spec.action_space).n;
   return nn::ActorCritic(nn::ActorCriticOptions(observation_size, action_size)
+                             .encoder(encoder_options(network, spec.observation_space))
+                             .byte_scale(envs::byte_scale(spec.observation_space))
                              .hidden_sizes(network.hidden_sizes)
                              .activation(nn::activation_from_name(network.activation))
                              .shared_trunk(network.shared_trunk)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/state_stream.h"
+#include "core/typed_ptr.h"
 #include "nn/observation_scale.h"
 
 namespace mnrl::agents {
@@ -22,11 +23,11 @@ struct ActionsOut {
 
 // The outcome of one vector-env step, one row per env (see envs::VectorEnv for the meaning).
 struct StepOutcome {
-  const float* next_observations = nullptr;  // after auto-reset
+  core::ConstTypedPtr next_observations;  // after auto-reset
   const float* rewards = nullptr;
   const std::uint8_t* terminated = nullptr;
   const std::uint8_t* truncated = nullptr;
-  const float* final_observations = nullptr;  // rows valid where terminated or truncated
+  core::ConstTypedPtr final_observations;  // rows valid where terminated or truncated
 };
 
 // How far training has come, for schedules: progress_remaining goes 1 -> 0 (SB3's convention).
@@ -48,15 +49,17 @@ using GradientRangeHook = std::function<void(std::int64_t offset, std::int64_t c
 // Name/value pairs with CleanRL's metric names ("losses/policy_loss", ...).
 using Statistics = std::vector<std::pair<std::string, double>>;
 
-// A learning agent over batches of plain float observations [batch, observation_size].
-// Torch-free by design: the training loop and the envs never see tensors.
+// A learning agent over batches of plain observations [batch, observation_size], float32 or
+// uint8 as the observation space says (an agent converts a uint8 batch to floats only where it
+// reaches a network, and may store it as bytes). Torch-free by design: the training loop and
+// the envs never see tensors.
 class Agent {
  public:
   virtual ~Agent() = default;
 
   // Training: samples actions for the training envs (batch = their number) and remembers
   // what the next observe() needs.
-  virtual void act(const float* observations, const ActionsOut& out) = 0;
+  virtual void act(core::ConstTypedPtr observations, const ActionsOut& out) = 0;
   // Training: the outcome of the step taken with the last act()'s actions.
   virtual void observe(const StepOutcome& outcome) = 0;
   // True when enough has been observed for update().
@@ -65,13 +68,13 @@ class Agent {
   virtual Statistics update(const TrainingProgress& progress) = 0;
 
   // Evaluation: the policy's most likely actions for any batch size; changes no state.
-  virtual void act_greedy(const float* observations, std::int64_t batch,
+  virtual void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
                           const ActionsOut& out) = 0;
   // Evaluation with the policy's randomness (a sample of the action distribution; DQN: random
   // with probability exploration_final_eps), for `mnrl eval --stochastic`. Draws from the
   // agent's random streams (LibTorch's generator, DQN's exploration RNG), so not for use
   // between training steps.
-  virtual void act_stochastic(const float* observations, std::int64_t batch,
+  virtual void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                               const ActionsOut& out) = 0;
 
   // Checkpoints, between observe() and the next act(): everything act(), observe() and

@@ -10,18 +10,46 @@ namespace mnrl::agents {
 
 // The `network:` section: the shape of the networks every algorithm builds (actor-critic or Q).
 struct NetworkOptions {
+  // Images ([C, H, W] observations): a convolutional encoder before the MLP trunk, MinAtar's
+  // (one 3x3 conv of 16 channels, 128 features) or the Nature DQN's (Mnih et al. 2015); the
+  // cnn_* keys replace the chosen encoder's layers (empty or -1: the encoder's own).
+  std::string encoder = "mlp";  // mlp | minatar_cnn | nature_cnn
+  std::vector<std::int64_t> cnn_channels;
+  std::vector<std::int64_t> cnn_kernel_sizes;
+  std::vector<std::int64_t> cnn_strides;
+  std::int64_t cnn_features = -1;
   std::vector<std::int64_t> hidden_sizes{64, 64};  // width of each hidden layer
   std::string activation = "tanh";                 // tanh | relu
-  bool shared_trunk = false;     // one trunk for policy and value, or one each
-  bool orthogonal_init = true;   // SB3/CleanRL initialization
-  double log_std_init = 0.0;     // Box actions: initial log-std of the Gaussian policy
-  bool squash_output = false;    // Box actions: tanh-squash samples onto the bounds
-  bool full_std = true;          // gSDE: a log-std per (feature, action), or per feature
-  bool use_expln = false;        // gSDE: std = exp below 0, log1p + 1 above
-  bool learn_features = false;   // gSDE: the std's gradient reaches the policy features
-  bool dueling = false;          // DQN: dueling Q head
+  bool shared_trunk = false;                       // one trunk for policy and value, or one each
+  bool orthogonal_init = true;                     // SB3/CleanRL initialization
+  double log_std_init = 0.0;    // Box actions: initial log-std of the Gaussian policy
+  bool squash_output = false;   // Box actions: tanh-squash samples onto the bounds
+  bool full_std = true;         // gSDE: a log-std per (feature, action), or per feature
+  bool use_expln = false;       // gSDE: std = exp below 0, log1p + 1 above
+  bool learn_features = false;  // gSDE: the std's gradient reaches the policy features
+  bool dueling = false;         // DQN: dueling Q head
 
   void visit(core::ConfigVisitor& v) {
+    v.field("encoder", encoder,
+            "observation encoder: an MLP takes the flat observation; "
+            "minatar_cnn, nature_cnn: a convolutional encoder for [C, H, W] images",
+            core::one_of({"mlp", "minatar_cnn", "nature_cnn"}));
+    v.field("cnn_channels", cnn_channels,
+            "conv encoder: output channels of each conv layer "
+            "(empty: the encoder's own)",
+            core::between(1, 4096));
+    v.field("cnn_kernel_sizes", cnn_kernel_sizes,
+            "conv encoder: square kernel size of each "
+            "conv layer (empty: the encoder's own)",
+            core::between(1, 1024));
+    v.field("cnn_strides", cnn_strides,
+            "conv encoder: stride of each conv layer (empty: the "
+            "encoder's own)",
+            core::between(1, 1024));
+    v.field("cnn_features", cnn_features,
+            "conv encoder: width of the linear layer after the "
+            "convs (0: none; -1: the encoder's own)",
+            core::between(-1, 65536));
     v.field("hidden_sizes", hidden_sizes, "hidden layer widths", core::between(1, 65536));
     v.field("activation", activation, "hidden activation", core::one_of({"tanh", "relu"}));
     v.field("shared_trunk", shared_trunk, "share the trunk between policy and value");

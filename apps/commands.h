@@ -20,6 +20,8 @@ struct EvalArguments {
   int episodes = 10;
   std::uint64_t seed = 0;
   bool stochastic = false;
+  std::string video;  // a GIF of the episodes, if set
+  int video_fps = 25;
   std::vector<std::string> plugins;
 };
 // Prints mean ± std of the return and length; exit 2 when the target cannot be used.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "core/typed_rows.h"
 #include "envs/action_sampler.h"
 
 namespace mnrl::apps {
@@ -60,14 +61,15 @@ class RandomActionTable {
 double single_env_steps_per_second(const envs::EnvOptions& options, std::int64_t steps) {
   auto env = envs::make_env(options);
   const RandomActionTable actions(env->spec().action_space, 0);
-  std::vector<float> observation(
-      static_cast<std::size_t>(envs::flat_size(env->spec().observation_space)));
-  env->reset(observation.data(), 1);
+  const envs::Space& space = env->spec().observation_space;
+  core::TypedRows observation(envs::element_dtype(space), 1,
+                              static_cast<std::size_t>(envs::flat_size(space)));
+  env->reset(observation.row(0), 1);
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t i = 0; i < steps; ++i) {
     const auto r = env->step(actions.row(static_cast<std::size_t>(i) % RandomActionTable::kRows),
-                             observation.data());
-    if (r.terminated || r.truncated) env->reset(observation.data(), std::nullopt);
+                             observation.row(0));
+    if (r.terminated || r.truncated) env->reset(observation.row(0), std::nullopt);
   }
   return static_cast<double>(steps) / seconds_since(start);
 }

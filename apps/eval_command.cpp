@@ -1,5 +1,6 @@
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "apps/checkpoint_command_errors.h"
 #include "apps/cli.h"
@@ -11,18 +12,23 @@ namespace mnrl::apps {
 
 int eval_command(const EvalArguments& args) {
   return run_checkpoint_command("eval", [&] {
+    std::optional<experiments::VideoOptions> video;
+    if (!args.video.empty()) video = experiments::VideoOptions{args.video, args.video_fps};
     const auto evaluation = experiments::evaluate_checkpoint(
-        args.target, args.episodes, args.seed, args.stochastic, [](const std::string& reason) {
+        args.target, args.episodes, args.seed, args.stochastic,
+        [](const std::string& reason) {
           std::fprintf(stderr, "mnrl eval: skipping a checkpoint: %s\n", reason.c_str());
-        });
+        },
+        video);
     const auto& r = evaluation.result;
     std::printf("%s on %s, step %lld (%s)\n", evaluation.info.algo.c_str(),
                 evaluation.info.env.c_str(), static_cast<long long>(evaluation.info.step),
                 evaluation.checkpoint.c_str());
-    std::printf("mean return %.2f ± %.2f, mean length %.1f over %d episodes (%s actions, seed %llu)\n",
-                r.mean_return, r.std_return, r.mean_length, r.episodes,
-                args.stochastic ? "stochastic" : "greedy",
-                static_cast<unsigned long long>(args.seed));
+    std::printf(
+        "mean return %.2f ± %.2f, mean length %.1f over %d episodes (%s actions, seed %llu)\n",
+        r.mean_return, r.std_return, r.mean_length, r.episodes,
+        args.stochastic ? "stochastic" : "greedy", static_cast<unsigned long long>(args.seed));
+    if (video) std::printf("video: %s\n", args.video.c_str());
     return kExitOk;
   });
 }
@@ -42,6 +48,11 @@ Command add_eval_command(CLI::App& mnrl) {
       ->check(in_range(0));
   eval->add_flag("--stochastic", args->stochastic,
                  "Sample actions from the policy instead of taking the most likely");
+  eval->add_option("--video", args->video,
+                   "Record the episodes, side by side, as an animated GIF at this path");
+  eval->add_option("--video-fps", args->video_fps, "Frames per second of the --video GIF")
+      ->capture_default_str()
+      ->check(in_range(1, 100));
   add_plugin_option(*eval, args->plugins);
   return {eval, [args] {
             if (!load_plugins(args->plugins, "eval")) return kExitUsage;

@@ -76,7 +76,9 @@ class StateReader {
   void values(T* data, std::size_t count) {
     static_assert(std::is_trivially_copyable_v<T>);
     expect_count(count);
-    std::memcpy(data, take(count * sizeof(T)), count * sizeof(T));
+    const char* bytes = take(count * sizeof(T));
+    if (count > 0)
+      std::memcpy(data, bytes, count * sizeof(T));  // an empty vector's data() may be null
   }
   // Exactly v.size() values: the destination is sized by the configuration, so a state of
   // another configuration is refused rather than resized into.

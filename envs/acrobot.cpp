@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "envs/action_check.h"
+#include "envs/classic_control_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -124,27 +125,30 @@ const EnvSpec& Acrobot::spec() const {
   return spec;
 }
 
-void Acrobot::reset(float* observation, std::optional<std::uint64_t> seed) {
+void Acrobot::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   for (double& value : state_) value = static_cast<float>(rng_.uniform(-0.1, 0.1));
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
+}
+
+bool Acrobot::render(RgbImage& image) const {
+  render_acrobot(state_, image);
+  return true;
 }
 
 void Acrobot::save_state(core::StateWriter& out) const {
   save_physics_state(out, rng_, state_, phase_);
 }
 
-void Acrobot::load_state(core::StateReader& in) {
-  load_physics_state(in, rng_, state_, phase_);
-}
+void Acrobot::load_state(core::StateReader& in) { load_physics_state(in, rng_, state_, phase_); }
 
 void Acrobot::set_state(const std::array<double, 4>& state) {
   state_ = state;
   phase_.start();
 }
 
-StepResult Acrobot::step(const ActionRef& action, float* observation) {
+StepResult Acrobot::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 2) check_action(spec(), action);  // throws
 
@@ -158,7 +162,7 @@ StepResult Acrobot::step(const ActionRef& action, float* observation) {
 
   const bool terminated = -std::cos(state_[0]) - std::cos(state_[1] + state_[0]) > 1.0;
   phase_.finish_step(terminated);
-  write_observation(observation);
+  write_observation(observation.floats());
   return {terminated ? 0.0 : -1.0, terminated, false};
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/state_stream.h"
+#include "core/typed_ptr.h"
 
 namespace mnrl::envs {
 
@@ -11,9 +12,11 @@ namespace mnrl::envs {
 struct Batch {
   std::size_t num_envs = 0;
   std::size_t observation_size = 0;
-  float* observations = nullptr;        // [num_envs, observation_size], after auto-reset
-  float* final_observations = nullptr;  // row i meaningful only where env i's episode ended
-  float* rewards = nullptr;             // [num_envs]
+  // [num_envs, observation_size] of the observation space's dtype, after auto-reset, and the
+  // final observations (row i meaningful only where env i's episode ended).
+  core::TypedPtr observations;
+  core::TypedPtr final_observations;
+  float* rewards = nullptr;  // [num_envs]
   const std::uint8_t* terminated = nullptr;
   const std::uint8_t* truncated = nullptr;
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "envs/action_check.h"
+#include "envs/classic_control_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -45,12 +46,17 @@ const EnvSpec& CartPole::spec() const {
   return spec;
 }
 
-void CartPole::reset(float* observation, std::optional<std::uint64_t> seed) {
+void CartPole::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   for (double& value : state_) value = rng_.uniform(-0.05, 0.05);
   set_theta_trig();
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
+}
+
+bool CartPole::render(RgbImage& image) const {
+  render_cartpole(state_, image);
+  return true;
 }
 
 void CartPole::save_state(core::StateWriter& out) const {
@@ -68,7 +74,7 @@ void CartPole::set_state(const std::array<double, 4>& state) {
   phase_.start();
 }
 
-StepResult CartPole::step(const ActionRef& action, float* observation) {
+StepResult CartPole::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 1) check_action(spec(), action);  // throws
 
@@ -94,7 +100,7 @@ StepResult CartPole::step(const ActionRef& action, float* observation) {
   const bool terminated = (x < -kXThreshold) | (x > kXThreshold) | (theta < -kThetaThreshold) |
                           (theta > kThetaThreshold);
   phase_.finish_step(terminated);
-  write_observation(observation);
+  write_observation(observation.floats());
   return {1.0, terminated, false};
 }
 

@@ -22,10 +22,13 @@ class CartPole final : public Env, public StatefulEnv {
   const EnvSpec& spec() const override;
   // Initial state uniform in [-0.05, 0.05) per component. The RNG starts from seed 0 until a
   // seed is given.
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
   // Throws std::invalid_argument for an action other than 0 (push left) or 1 (push right), and
   // std::logic_error before reset() or after the episode terminated.
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
+
+  // Gymnasium's rgb_array frame (envs/classic_control_render.h).
+  bool render(RgbImage& image) const override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;

@@ -17,7 +17,7 @@ ClipAction::ClipAction(std::unique_ptr<Env> env) : Wrapper(std::move(env), "Clip
                            std::vector<float>(low_.size(), kInfinity)};
 }
 
-StepResult ClipAction::step(const ActionRef& action, float* observation) {
+StepResult ClipAction::step(const ActionRef& action, core::TypedPtr observation) {
   check_action(spec_, action);
   for (std::size_t i = 0; i < clipped_.size(); ++i) {
     clipped_[i] = std::clamp(action.values[i], low_[i], high_[i]);

@@ -15,7 +15,7 @@ class ClipAction final : public Wrapper {
   explicit ClipAction(std::unique_ptr<Env> env);
 
   // Throws std::invalid_argument for a wrong number of values or a NaN (check_action).
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
  private:
   std::vector<float> low_, high_, clipped_;

@@ -19,7 +19,7 @@ namespace mnrl::envs::env_check_detail {
 
 namespace names = env_checks;
 
-// Floats after the end of every observation buffer, so one written past the end is caught.
+// Elements after the end of every observation buffer, so one written past the end is caught.
 inline constexpr std::size_t kGuardFloats = 16;
 // Quiet NaNs with payloads no env writes: "not written yet" and "guard".
 inline constexpr std::uint32_t kUnwrittenBits = 0x7fc0dea1;
@@ -89,33 +89,66 @@ struct Built {
 // With `expected`, the env's spaces must be those of the first env the factory built.
 Built build(const EnvMaker& make_env, const EnvSpec* expected = nullptr);
 
-// `size` floats followed by guard floats. arm() fills it with sentinels before each call.
+// One observation of `space` followed by guard elements. arm() fills it with sentinels before
+// each call. Floats are armed with NaNs no env writes, so an element left unwritten is found;
+// every byte value is a valid uint8, so for those only the guard and the space's bounds catch
+// a bad write (the sentinel byte, 165, lies outside a [0, 1] grid but inside a [0, 255] image).
 class ObservationBuffer {
  public:
-  explicit ObservationBuffer(std::int64_t size)
-      : size_(static_cast<std::size_t>(size)), data_(size_ + kGuardFloats) {}
+  explicit ObservationBuffer(const Space& space)
+      : size_(static_cast<std::size_t>(flat_size(space))), dtype_(element_dtype(space)) {
+    if (dtype_ == core::Dtype::uint8) {
+      bytes_.resize(size_ + kGuardFloats);
+    } else {
+      floats_.resize(size_ + kGuardFloats);
+    }
+  }
 
-  float* data() { return data_.data(); }
-  const float* values() const { return data_.data(); }
+  core::TypedPtr data() {
+    if (dtype_ == core::Dtype::uint8) return bytes_.data();
+    return floats_.data();
+  }
+  core::ConstTypedPtr values() const {
+    if (dtype_ == core::Dtype::uint8) return bytes_.data();
+    return floats_.data();
+  }
+  // The observation as floats (bytes converted exactly).
+  std::vector<float> copy() const {
+    if (dtype_ == core::Dtype::float32) return {floats_.begin(), floats_.begin() + size_};
+    return {bytes_.begin(), bytes_.begin() + size_};
+  }
   std::size_t size() const { return size_; }
 
   void arm() {
-    for (std::size_t i = 0; i < data_.size(); ++i) {
-      std::memcpy(&data_[i], i < size_ ? &kUnwrittenBits : &kGuardBits, sizeof(float));
+    for (std::size_t i = 0; i < floats_.size(); ++i) {
+      std::memcpy(&floats_[i], i < size_ ? &kUnwrittenBits : &kGuardBits, sizeof(float));
+    }
+    for (std::size_t i = 0; i < bytes_.size(); ++i) {
+      bytes_[i] = i < size_ ? kUnwrittenByte : kGuardByte;
     }
   }
-  bool written(std::size_t i) const { return bits_of(data_[i]) != kUnwrittenBits; }
-  // Index of the first guard float that was overwritten, or -1.
+  bool written(std::size_t i) const {
+    return dtype_ == core::Dtype::uint8 || bits_of(floats_[i]) != kUnwrittenBits;
+  }
+  // Index of the first guard element that was overwritten, or -1.
   std::int64_t first_overwritten_guard() const {
     for (std::size_t i = 0; i < kGuardFloats; ++i) {
-      if (bits_of(data_[size_ + i]) != kGuardBits) return static_cast<std::int64_t>(i);
+      const bool overwritten = dtype_ == core::Dtype::uint8
+                                   ? bytes_[size_ + i] != kGuardByte
+                                   : bits_of(floats_[size_ + i]) != kGuardBits;
+      if (overwritten) return static_cast<std::int64_t>(i);
     }
     return -1;
   }
 
  private:
+  static constexpr std::uint8_t kUnwrittenByte = 0xa5;
+  static constexpr std::uint8_t kGuardByte = 0x5a;
+
   std::size_t size_;
-  std::vector<float> data_;
+  core::Dtype dtype_;
+  std::vector<float> floats_;        // float32 spaces
+  std::vector<std::uint8_t> bytes_;  // uint8 spaces
 };
 
 // Where in a rollout a call happened: episode 1.., step 0 = reset(), 1.. = step().

@@ -63,12 +63,10 @@ EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
   const Built second = build(make_env, &spec);
   if (!second.env) return failed(check, "second env: " + second.error);
   Env* envs[2] = {first.env.get(), second.env.get()};
-  const std::int64_t size = flat_size(spec.observation_space);
-  ObservationBuffer buffers[2] = {ObservationBuffer(size), ObservationBuffer(size)};
+  ObservationBuffer buffers[2] = {ObservationBuffer(spec.observation_space),
+                                  ObservationBuffer(spec.observation_space)};
   const auto capture = [&](int k, Thrown thrown, StepResult result) {
-    const float* v = buffers[k].values();
-    return Outcome{std::move(thrown), result,
-                   std::vector<float>(v, v + static_cast<std::size_t>(size))};
+    return Outcome{std::move(thrown), result, buffers[k].copy()};
   };
   const auto reset = [&](int k, std::optional<std::uint64_t> seed) {
     buffers[k].arm();

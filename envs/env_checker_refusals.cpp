@@ -11,7 +11,7 @@ EnvCheckResult check_step_before_reset(const EnvMaker& make_env, const EnvSpec& 
                                        const EnvCheckOptions& options) {
   const Built built = build(make_env, &spec);
   if (!built.env) return failed(names::kStepBeforeReset, built.error);
-  ObservationBuffer observation(flat_size(spec.observation_space));
+  ObservationBuffer observation(spec.observation_space);
   observation.arm();
   ActionSampler sampler(spec.action_space);
   core::Rng rng = action_rng(options);
@@ -34,7 +34,7 @@ EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& sp
   const char* check = names::kInvalidActions;
   const Built built = build(make_env, &spec);
   if (!built.env) return failed(check, built.error);
-  ObservationBuffer observation(flat_size(spec.observation_space));
+  ObservationBuffer observation(spec.observation_space);
 
   // Each invalid action with its description; Box values live in `storage`.
   std::vector<std::pair<std::string, ActionRef>> invalid;

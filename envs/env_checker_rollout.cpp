@@ -31,7 +31,7 @@ std::vector<EnvCheckResult> check_rollout(const EnvMaker& make_env, const EnvSpe
     errors.add(built.error);
     stopped = true;
   }
-  ObservationBuffer observation(flat_size(spec.observation_space));
+  ObservationBuffer observation(spec.observation_space);
   ActionSampler sampler(spec.action_space);
   core::Rng rng = action_rng(options);
   Position pos;
@@ -47,12 +47,12 @@ std::vector<EnvCheckResult> check_rollout(const EnvMaker& make_env, const EnvSpe
     }
     if (unwritten > 0) {
       writes.add(where + ": " + std::to_string(unwritten) + " of " + std::to_string(n) +
-                 " observation floats not written (first: element " +
+                 " observation elements not written (first: element " +
                  std::to_string(first_unwritten) + ")");
     }
     if (const std::int64_t guard = observation.first_overwritten_guard(); guard >= 0) {
       writes.add(where + ": wrote past the end of the observation (" + std::to_string(n) +
-                 " floats): element " + std::to_string(n + static_cast<std::size_t>(guard)) +
+                 " elements): element " + std::to_string(n + static_cast<std::size_t>(guard)) +
                  " was overwritten");
     }
 
@@ -63,8 +63,7 @@ std::vector<EnvCheckResult> check_rollout(const EnvMaker& make_env, const EnvSpe
       in_space.add(where + ": " + outside.first +
                    (outside.count > 1
                         ? " (and " +
-                              plural(static_cast<std::int64_t>(outside.count) - 1,
-                                     "more element") +
+                              plural(static_cast<std::int64_t>(outside.count) - 1, "more element") +
                               ")"
                         : ""));
     }
@@ -171,7 +170,7 @@ EnvCheckResult check_step_after_end(const EnvMaker& make_env, const EnvSpec& spe
   // Long enough for an env that respects its time limit to end an episode (within reason).
   const std::int64_t steps = std::max<std::int64_t>(
       options.steps, std::min<std::int64_t>(spec.max_episode_steps, kMaxStepsToAnEnd));
-  ObservationBuffer observation(flat_size(spec.observation_space));
+  ObservationBuffer observation(spec.observation_space);
   ActionSampler sampler(spec.action_space);
   core::Rng rng = action_rng(options);
   Violations violations;

@@ -58,9 +58,9 @@ std::vector<std::unique_ptr<BatchTransform>> make_transforms(
       }
     } else if (wrapper.type == "normalize_reward") {
       if (!evaluation_source) {
-        transforms.push_back(std::make_unique<NormalizeReward>(
-            std::make_shared<RunningMeanStd>(1), num_envs, wrapper.gamma, wrapper.clip,
-            wrapper.epsilon, true));
+        transforms.push_back(
+            std::make_unique<NormalizeReward>(std::make_shared<RunningMeanStd>(1), num_envs,
+                                              wrapper.gamma, wrapper.clip, wrapper.epsilon, true));
       }
     }
   }
@@ -76,13 +76,26 @@ std::unique_ptr<VectorEnv> build(const EnvOptions& options, int num_envs, int nu
   std::vector<std::unique_ptr<Env>> envs;
   envs.reserve(static_cast<std::size_t>(num_envs));
   for (int i = 0; i < num_envs; ++i) envs.push_back(make_env(options));
-  const auto observation_size =
-      static_cast<std::size_t>(flat_size(envs.front()->spec().observation_space));
+  const Space& observation_space = envs.front()->spec().observation_space;
+  const auto observation_size = static_cast<std::size_t>(flat_size(observation_space));
+  check_batch_wrappers_fit(options, observation_space);
   auto transforms = make_transforms(options, envs.size(), observation_size, evaluation_source);
   return std::make_unique<VectorEnv>(std::move(envs), seed, num_threads, std::move(transforms));
 }
 
 }  // namespace
+
+void check_batch_wrappers_fit(const EnvOptions& options, const Space& observation_space) {
+  if (element_dtype(observation_space) == Dtype::float32) return;
+  for (const WrapperOptions& wrapper : options.wrappers) {
+    if (wrapper.type == "normalize_observation") {
+      throw std::invalid_argument(
+          "env.wrappers: normalize_observation needs float32 observations, and " + options.id +
+          " observes " + describe(observation_space) +
+          " (remove it: uint8 observations reach the network scaled, 1/255 for images)");
+    }
+  }
+}
 
 std::unique_ptr<Env> make_env(const EnvOptions& options) {
   const Registry& registry = Registry::global();

@@ -14,12 +14,12 @@ namespace mnrl::envs {
 
 // The `env:` section of an experiment config.
 struct EnvOptions {
-  std::string id = "CartPole-v1";  // registered env id
-  std::string plugin;  // shared library to load first (envs/plugin_loader.h)
+  std::string id = "CartPole-v1";         // registered env id
+  std::string plugin;                     // shared library to load first (envs/plugin_loader.h)
   core::Kwargs kwargs{"env.kwargs", ""};  // arguments of the env's constructor
-  int num_envs = 1;                // envs stepped together in one vector env
-  int num_threads = 1;             // threads stepping them (the caller's included)
-  int max_episode_steps = 0;       // time limit; 0 = the limit the env registers
+  int num_envs = 1;                       // envs stepped together in one vector env
+  int num_threads = 1;                    // threads stepping them (the caller's included)
+  int max_episode_steps = 0;              // time limit; 0 = the limit the env registers
   std::vector<WrapperOptions> wrappers;
 
   void visit(core::ConfigVisitor& v) {
@@ -45,6 +45,10 @@ struct EnvOptions {
 // wrapper that does not fit the env (naming both), core::KwargError for unusable kwargs.
 // options.plugin must have been loaded already (load_plugin).
 std::unique_ptr<Env> make_env(const EnvOptions& options);
+
+// Throws std::invalid_argument when a batch wrapper of `options` cannot take observations of
+// `observation_space` (normalize_observation on uint8 ones).
+void check_batch_wrappers_fit(const EnvOptions& options, const Space& observation_space);
 
 // options.num_envs envs from make_env() in one VectorEnv seeded with `seed`, stepped by
 // options.num_threads threads, with the batch wrappers of options.wrappers.

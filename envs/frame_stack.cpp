@@ -1,10 +1,16 @@
 #include "envs/frame_stack.h"
 
-#include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 namespace mnrl::envs {
+namespace {
+
+// Floats that hold `bytes` bytes.
+std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) / sizeof(float); }
+
+}  // namespace
 
 FrameStack::FrameStack(std::unique_ptr<Env> env, int num_frames)
     : Wrapper(std::move(env), "FrameStack") {
@@ -14,35 +20,49 @@ FrameStack::FrameStack(std::unique_ptr<Env> env, int num_frames)
     throw std::invalid_argument(name + ": num_frames is " + std::to_string(num_frames) +
                                 ", must be >= 1");
   }
-  frame_size_ = box.low.size();
-  Box stacked{{num_frames}, {}, {}};
-  stacked.shape.insert(stacked.shape.end(), box.shape.begin(), box.shape.end());
+  dtype_ = box.dtype;
+  frame_bytes_ = box.low.size() * core::element_bytes(dtype_);
+  Box stacked{{}, {}, {}, box.dtype};
+  if (box.shape.size() == 3) {  // [C, H, W]: frames stack on the channel axis
+    stacked.shape = box.shape;
+    stacked.shape[0] *= num_frames;
+  } else {
+    stacked.shape = {num_frames};
+    stacked.shape.insert(stacked.shape.end(), box.shape.begin(), box.shape.end());
+  }
   for (int k = 0; k < num_frames; ++k) {
     stacked.low.insert(stacked.low.end(), box.low.begin(), box.low.end());
     stacked.high.insert(stacked.high.end(), box.high.begin(), box.high.end());
   }
-  frames_.assign(stacked.low.size(), 0.0f);
-  scratch_.assign(frame_size_, 0.0f);
+  stack_bytes_ = frame_bytes_ * static_cast<std::size_t>(num_frames);
+  frames_.assign(floats_for(stack_bytes_), 0.0f);
+  scratch_.assign(floats_for(frame_bytes_), 0.0f);
   spec_.observation_space = std::move(stacked);
 }
 
-void FrameStack::reset(float* observation, std::optional<std::uint64_t> seed) {
-  float* newest = frames_.data() + frames_.size() - frame_size_;
-  inner_env().reset(newest, seed);
-  for (float* frame = frames_.data(); frame != newest; frame += frame_size_) {
-    std::copy(newest, newest + frame_size_, frame);
-  }
-  std::copy(frames_.begin(), frames_.end(), observation);
+core::TypedPtr FrameStack::frame(std::vector<float>& storage, std::size_t offset_bytes) const {
+  auto* bytes = reinterpret_cast<std::uint8_t*>(storage.data()) + offset_bytes;
+  if (dtype_ == core::Dtype::uint8) return bytes;
+  return reinterpret_cast<float*>(bytes);
 }
 
-StepResult FrameStack::step(const ActionRef& action, float* observation) {
+void FrameStack::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
+  auto* stack = reinterpret_cast<std::uint8_t*>(frames_.data());
+  std::uint8_t* newest = stack + stack_bytes_ - frame_bytes_;
+  inner_env().reset(frame(frames_, stack_bytes_ - frame_bytes_), seed);
+  for (std::uint8_t* older = stack; older != newest; older += frame_bytes_) {
+    std::memcpy(older, newest, frame_bytes_);
+  }
+  std::memcpy(observation.data(), stack, stack_bytes_);
+}
+
+StepResult FrameStack::step(const ActionRef& action, core::TypedPtr observation) {
   // The inner env writes into a scratch frame first: if it throws, the stack is unchanged.
-  float* newest = frames_.data() + frames_.size() - frame_size_;
-  const StepResult result = inner_env().step(action, scratch_.data());
-  std::copy(frames_.begin() + static_cast<std::ptrdiff_t>(frame_size_), frames_.end(),
-            frames_.begin());
-  std::copy(scratch_.begin(), scratch_.end(), newest);
-  std::copy(frames_.begin(), frames_.end(), observation);
+  const StepResult result = inner_env().step(action, frame(scratch_, 0));
+  auto* stack = reinterpret_cast<std::uint8_t*>(frames_.data());
+  std::memmove(stack, stack + frame_bytes_, stack_bytes_ - frame_bytes_);
+  std::memcpy(stack + stack_bytes_ - frame_bytes_, scratch_.data(), frame_bytes_);
+  std::memcpy(observation.data(), stack, stack_bytes_);
   return result;
 }
 

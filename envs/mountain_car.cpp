@@ -6,6 +6,7 @@
 #include <string>
 
 #include "envs/action_check.h"
+#include "envs/classic_control_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -40,11 +41,16 @@ const EnvSpec& MountainCar::spec() const {
   return spec;
 }
 
-void MountainCar::reset(float* observation, std::optional<std::uint64_t> seed) {
+void MountainCar::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   state_ = {rng_.uniform(-0.6, -0.4), 0.0};
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
+}
+
+bool MountainCar::render(RgbImage& image) const {
+  render_mountain_car(state_[0], image);
+  return true;
 }
 
 void MountainCar::save_state(core::StateWriter& out) const {
@@ -60,7 +66,7 @@ void MountainCar::set_state(const std::array<double, 2>& state) {
   phase_.start();
 }
 
-StepResult MountainCar::step(const ActionRef& action, float* observation) {
+StepResult MountainCar::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 2) check_action(spec(), action);  // throws
 
@@ -76,7 +82,7 @@ StepResult MountainCar::step(const ActionRef& action, float* observation) {
 
   const bool terminated = position >= kGoalPosition && velocity >= kGoalVelocity;
   phase_.finish_step(terminated);
-  write_observation(observation);
+  write_observation(observation.floats());
   return {-1.0, terminated, false};
 }
 

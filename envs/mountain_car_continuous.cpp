@@ -5,6 +5,7 @@
 #include <string>
 
 #include "envs/action_check.h"
+#include "envs/classic_control_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -40,11 +41,16 @@ const EnvSpec& MountainCarContinuous::spec() const {
   return spec;
 }
 
-void MountainCarContinuous::reset(float* observation, std::optional<std::uint64_t> seed) {
+void MountainCarContinuous::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   state_ = {rng_.uniform(-0.6, -0.4), 0.0};
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
+}
+
+bool MountainCarContinuous::render(RgbImage& image) const {
+  render_mountain_car(state_[0], image, kGoalPosition);
+  return true;
 }
 
 void MountainCarContinuous::save_state(core::StateWriter& out) const {
@@ -60,7 +66,7 @@ void MountainCarContinuous::set_state(const std::array<double, 2>& state) {
   phase_.start();
 }
 
-StepResult MountainCarContinuous::step(const ActionRef& action, float* observation) {
+StepResult MountainCarContinuous::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {
     check_action(spec(), action);  // throws
@@ -92,7 +98,7 @@ StepResult MountainCarContinuous::step(const ActionRef& action, float* observati
 
   state_ = {static_cast<float>(position), static_cast<float>(velocity)};
   phase_.finish_step(terminated);
-  write_observation(observation);
+  write_observation(observation.floats());
   return {reward, terminated, false};
 }
 

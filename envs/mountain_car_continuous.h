@@ -28,10 +28,13 @@ class MountainCarContinuous final : public Env, public StatefulEnv {
   const EnvSpec& spec() const override;
   // Position uniform in [-0.6, -0.4) (kept as float64, as Gymnasium does), velocity 0. The RNG
   // starts from seed 0 until a seed is given.
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
   // Throws std::invalid_argument unless the action is one non-NaN value, and std::logic_error
   // before reset() or after the episode terminated.
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
+
+  // Gymnasium's rgb_array frame (envs/classic_control_render.h).
+  bool render(RgbImage& image) const override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;

@@ -6,8 +6,8 @@
 
 namespace mnrl::envs {
 
-NormalizeObservation::NormalizeObservation(std::shared_ptr<RunningMeanStd> statistics,
-                                           double clip, double epsilon, bool update)
+NormalizeObservation::NormalizeObservation(std::shared_ptr<RunningMeanStd> statistics, double clip,
+                                           double epsilon, bool update)
     : statistics_(std::move(statistics)), clip_(clip), epsilon_(epsilon), update_(update) {
   if (!statistics_) throw std::invalid_argument("NormalizeObservation: statistics are null");
   if (!(clip_ > 0) || !(epsilon_ > 0)) {
@@ -17,21 +17,21 @@ NormalizeObservation::NormalizeObservation(std::shared_ptr<RunningMeanStd> stati
 }
 
 void NormalizeObservation::on_reset(const Batch& batch) {
-  if (update_) statistics_->update(batch.observations, batch.num_envs);
+  if (update_) statistics_->update(batch.observations.floats(), batch.num_envs);
   refresh_scale();
   for (std::size_t i = 0; i < batch.num_envs; ++i) {
-    normalize(batch.observations + i * batch.observation_size);
+    normalize(batch.observations.floats() + i * batch.observation_size);
   }
 }
 
 void NormalizeObservation::on_step(const Batch& batch) {
   // As SB3: statistics take in the returned observations (first ones of new episodes
   // included), not the final observations of ended episodes.
-  if (update_) statistics_->update(batch.observations, batch.num_envs);
+  if (update_) statistics_->update(batch.observations.floats(), batch.num_envs);
   refresh_scale();
   for (std::size_t i = 0; i < batch.num_envs; ++i) {
-    normalize(batch.observations + i * batch.observation_size);
-    if (batch.ended(i)) normalize(batch.final_observations + i * batch.observation_size);
+    normalize(batch.observations.floats() + i * batch.observation_size);
+    if (batch.ended(i)) normalize(batch.final_observations.floats() + i * batch.observation_size);
   }
 }
 

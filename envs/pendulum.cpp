@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "envs/action_check.h"
+#include "envs/classic_control_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -62,30 +63,34 @@ const EnvSpec& Pendulum::spec() const {
   return spec;
 }
 
-void Pendulum::reset(float* observation, std::optional<std::uint64_t> seed) {
+void Pendulum::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   // np_random.uniform(low=-high, high=high) with high = [pi, 1.0], drawn in that order.
   const double theta = rng_.uniform(-kPi, kPi);
   const double theta_dot = rng_.uniform(-1.0, 1.0);
   state_ = {theta, theta_dot};
+  last_torque_ = 0.0;
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
+}
+
+bool Pendulum::render(RgbImage& image) const {
+  render_pendulum(state_[0], last_torque_, image);
+  return true;
 }
 
 void Pendulum::save_state(core::StateWriter& out) const {
   save_physics_state(out, rng_, state_, phase_);
 }
 
-void Pendulum::load_state(core::StateReader& in) {
-  load_physics_state(in, rng_, state_, phase_);
-}
+void Pendulum::load_state(core::StateReader& in) { load_physics_state(in, rng_, state_, phase_); }
 
 void Pendulum::set_state(const std::array<double, 2>& state) {
   state_ = state;
   phase_.start();
 }
 
-StepResult Pendulum::step(const ActionRef& action, float* observation) {
+StepResult Pendulum::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {
     check_action(spec(), action);  // throws
@@ -102,8 +107,9 @@ StepResult Pendulum::step(const ActionRef& action, float* observation) {
   newthdot = std::clamp(newthdot, -kMaxSpeed, kMaxSpeed);
   const double newth = th + newthdot * kDt;
   state_ = {newth, newthdot};
+  last_torque_ = u;
 
-  write_observation(observation);
+  write_observation(observation.floats());
   return {-costs, false, false};
 }
 

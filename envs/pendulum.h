@@ -24,10 +24,13 @@ class Pendulum final : public Env, public StatefulEnv {
   const EnvSpec& spec() const override;
   // theta uniform in [-pi, pi), theta_dot uniform in [-1, 1). The RNG starts from seed 0 until a
   // seed is given.
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
   // Throws std::invalid_argument unless the action is one non-NaN value, and std::logic_error
   // before reset().
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
+
+  // Gymnasium's rgb_array frame (envs/classic_control_render.h).
+  bool render(RgbImage& image) const override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
@@ -41,6 +44,9 @@ class Pendulum final : public Env, public StatefulEnv {
 
   core::Rng rng_;
   std::array<double, 2> state_{};
+  // The clipped torque of the last step, for render() only (so not in the saved state: a
+  // resumed episode draws no torque arrow until its next step).
+  double last_torque_ = 0.0;
   EpisodePhase phase_;
 };
 

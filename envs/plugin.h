@@ -27,11 +27,12 @@
 #include "envs/registry.h"
 
 // Major: changes that break plugins (the Env interface, core::Kwargs or Registry as a plugin
-// sees them inline, this struct after its first three fields). Minor: additions a plugin built against an older minor can ignore. A plugin loads
-// when its major equals mnrl's and its minor is not newer.
-// 1.1: envs::StatefulEnv (envs/saved_state.h), optional, for exact resume from checkpoints.
-#define MNRL_ENV_SDK_VERSION_MAJOR 1
-#define MNRL_ENV_SDK_VERSION_MINOR 1
+// sees them inline, this struct after its first three fields). Minor: additions a plugin built
+// against an older minor can ignore. A plugin loads when its major equals mnrl's and its minor is
+// not newer. 1.1: envs::StatefulEnv (envs/saved_state.h), optional, for exact resume from
+// checkpoints. 2.0: observations through core::TypedPtr (uint8 Box spaces), Env::render().
+#define MNRL_ENV_SDK_VERSION_MAJOR 2
+#define MNRL_ENV_SDK_VERSION_MINOR 0
 
 // "mnrl" in ASCII: tells an mnrl entry point from an unrelated symbol of the same name.
 #define MNRL_ENV_PLUGIN_MAGIC 0x6d6e726cu
@@ -41,7 +42,7 @@ struct MnrlEnvPluginInfo {
   std::uint32_t magic;      // MNRL_ENV_PLUGIN_MAGIC
   std::uint32_t sdk_major;  // MNRL_ENV_SDK_VERSION_MAJOR of the SDK the plugin was built with
   std::uint32_t sdk_minor;  // MNRL_ENV_SDK_VERSION_MINOR
-  // -- SDK 1.x --
+  // -- SDK 1.x and 2.x --
   const char* mnrl_version;  // version of the mnrl whose headers built the plugin
   std::uint32_t cxx11_abi;   // _GLIBCXX_USE_CXX11_ABI (std::string layout), 0 or 1
   void (*register_envs)(mnrl::envs::Registry& registry);
@@ -56,13 +57,13 @@ struct MnrlEnvPluginInfo {
 
 // MNRL_PLUGIN(registry) { registry.add<MyEnv>("MyEnv-v0"); }: the body registers the plugin's
 // envs. Use it once per plugin, in a .cpp file.
-#define MNRL_PLUGIN(registry_name)                                                           \
-  static void mnrl_env_plugin_register(::mnrl::envs::Registry& registry_name);             \
-  extern "C" __attribute__((visibility("default"))) const MnrlEnvPluginInfo*               \
-  mnrl_env_plugin_entry() {                                                                \
+#define MNRL_PLUGIN(registry_name)                                                              \
+  static void mnrl_env_plugin_register(::mnrl::envs::Registry& registry_name);                  \
+  extern "C" __attribute__((visibility("default"))) const MnrlEnvPluginInfo*                    \
+  mnrl_env_plugin_entry() {                                                                     \
     static const MnrlEnvPluginInfo info{MNRL_ENV_PLUGIN_MAGIC,      MNRL_ENV_SDK_VERSION_MAJOR, \
                                         MNRL_ENV_SDK_VERSION_MINOR, MNRL_VERSION_STRING,        \
                                         MNRL_ENV_PLUGIN_CXX11_ABI,  &mnrl_env_plugin_register}; \
-    return &info;                                                                          \
-  }                                                                                        \
+    return &info;                                                                               \
+  }                                                                                             \
   static void mnrl_env_plugin_register(::mnrl::envs::Registry& registry_name)

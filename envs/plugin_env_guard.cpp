@@ -15,7 +15,7 @@ PluginEnvGuard::PluginEnvGuard(std::unique_ptr<Env> env, std::string plugin_path
       plugin_path_(std::move(plugin_path)),
       description_("environment '" + spec_.id + "' from plugin '" + plugin_path_ + "'") {}
 
-void PluginEnvGuard::reset(float* observation, std::optional<std::uint64_t> seed) {
+void PluginEnvGuard::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   ++episode_;
   step_ = 0;
   try {
@@ -29,7 +29,7 @@ void PluginEnvGuard::reset(float* observation, std::optional<std::uint64_t> seed
   check_observation(observation, "reset()");
 }
 
-StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
+StepResult PluginEnvGuard::step(const ActionRef& action, core::TypedPtr observation) {
   ++step_;
   StepResult result;
   try {
@@ -48,12 +48,14 @@ StepResult PluginEnvGuard::step(const ActionRef& action, float* observation) {
   return result;
 }
 
-void PluginEnvGuard::check_observation(const float* observation, const char* call) const {
-  // Fast path for a Box (the common case): two comparisons per float, false for NaN.
-  if (const auto* box = std::get_if<Box>(&spec_.observation_space)) {
+void PluginEnvGuard::check_observation(core::ConstTypedPtr observation, const char* call) const {
+  // Fast path for a float Box (the common case): two comparisons per float, false for NaN.
+  const auto* box = std::get_if<Box>(&spec_.observation_space);
+  if (box && box->dtype == Dtype::float32) {
+    const float* values = observation.floats();
     bool inside = true;
     for (std::size_t i = 0; i < box->low.size(); ++i) {
-      inside &= observation[i] >= box->low[i] && observation[i] <= box->high[i];
+      inside &= values[i] >= box->low[i] && values[i] <= box->high[i];
     }
     if (inside) return;
   }
@@ -64,8 +66,8 @@ void PluginEnvGuard::check_observation(const float* observation, const char* cal
 }
 
 void PluginEnvGuard::fail(const std::string& what) const {
-  throw EnvContractError(description_ + ": " + what + " (episode " + std::to_string(episode_) + ", step " +
-                         std::to_string(step_) + ")");
+  throw EnvContractError(description_ + ": " + what + " (episode " + std::to_string(episode_) +
+                         ", step " + std::to_string(step_) + ")");
 }
 
 }  // namespace mnrl::envs

@@ -26,8 +26,8 @@ class PluginEnvGuard final : public Wrapper {
  public:
   PluginEnvGuard(std::unique_ptr<Env> env, std::string plugin_path);
 
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
-  StepResult step(const ActionRef& action, float* observation) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
  private:
   void save_own_state(core::StateWriter& out) const override {
@@ -41,7 +41,7 @@ class PluginEnvGuard final : public Wrapper {
 
   // "environment 'X' from plugin 'P': <what> (episode E, step S)"
   [[noreturn]] void fail(const std::string& what) const;
-  void check_observation(const float* observation, const char* call) const;
+  void check_observation(core::ConstTypedPtr observation, const char* call) const;
 
   std::string plugin_path_;
   std::string description_;   // "environment 'X' from plugin 'P'", for PluginCall

@@ -32,7 +32,7 @@ RescaleAction::RescaleAction(std::unique_ptr<Env> env, double min_action, double
                            std::vector<float>(n, static_cast<float>(max_action))};
 }
 
-StepResult RescaleAction::step(const ActionRef& action, float* observation) {
+StepResult RescaleAction::step(const ActionRef& action, core::TypedPtr observation) {
   check_action(spec_, action);
   for (std::size_t i = 0; i < rescaled_.size(); ++i) {
     // Gymnasium's formula: low + (high - low) * ((a - min) / (max - min)), then clipped.

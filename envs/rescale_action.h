@@ -18,7 +18,7 @@ class RescaleAction final : public Wrapper {
   RescaleAction(std::unique_ptr<Env> env, double min_action, double max_action);
 
   // Throws std::invalid_argument for a wrong number of values or a NaN (check_action).
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
  private:
   double min_action_, max_action_;

@@ -45,6 +45,8 @@ std::string format_bounds(const std::vector<float>& values) {
   return out + "]";
 }
 
+bool is_byte_value(float v) { return v >= 0 && v <= 255 && std::floor(v) == v; }
+
 // Returns "" if the space is well formed, else what is wrong with it.
 std::string space_problem(const Space& space) {
   if (const auto* discrete = std::get_if<Discrete>(&space)) {
@@ -67,9 +69,14 @@ std::string space_problem(const Space& space) {
            " low and high bounds, got " + std::to_string(box.low.size()) + " and " +
            std::to_string(box.high.size());
   }
+  const bool bytes = box.dtype == Dtype::uint8;
   for (std::size_t i = 0; i < expected; ++i) {
     if (std::isnan(box.low[i]) || std::isnan(box.high[i])) {
       return "Box bound " + std::to_string(i) + " is NaN";
+    }
+    if (bytes && !(is_byte_value(box.low[i]) && is_byte_value(box.high[i]))) {
+      return "uint8 Box bound " + std::to_string(i) + " is [" + format_float(box.low[i]) + ", " +
+             format_float(box.high[i]) + "], needs integers in [0, 255]";
     }
     if (box.low[i] > box.high[i]) {
       return "Box bound " + std::to_string(i) + " has low " + format_float(box.low[i]) +
@@ -84,6 +91,20 @@ std::string space_problem(const Space& space) {
 std::int64_t flat_size(const Space& space) {
   if (const auto* box = std::get_if<Box>(&space)) return element_count(box->shape);
   return 1;
+}
+
+Dtype element_dtype(const Space& space) {
+  if (const auto* box = std::get_if<Box>(&space)) return box->dtype;
+  return Dtype::float32;
+}
+
+float byte_scale(const Space& space) {
+  const auto* box = std::get_if<Box>(&space);
+  if (!box || box->dtype != Dtype::uint8) return 1.0f;
+  const auto is = [](float value) { return [value](float v) { return v == value; }; };
+  const bool image = std::all_of(box->low.begin(), box->low.end(), is(0.0f)) &&
+                     std::all_of(box->high.begin(), box->high.end(), is(255.0f));
+  return image ? 1.0f / 255.0f : 1.0f;
 }
 
 bool is_discrete(const Space& space) { return std::holds_alternative<Discrete>(space); }
@@ -104,7 +125,8 @@ std::string describe(const Space& space) {
     return "Discrete(" + std::to_string(discrete->n) + ")";
   }
   const auto& box = std::get<Box>(space);
-  return "Box(" + format_shape(box.shape) + ") low=" + format_bounds(box.low) +
+  const std::string dtype = box.dtype == Dtype::uint8 ? " uint8" : "";
+  return "Box(" + format_shape(box.shape) + ")" + dtype + " low=" + format_bounds(box.low) +
          " high=" + format_bounds(box.high);
 }
 
@@ -120,6 +142,9 @@ void EnvSpec::validate() const {
   if (auto problem = space_problem(action_space); !problem.empty()) {
     fail("action space: " + problem);
   }
+  if (element_dtype(action_space) != Dtype::float32) {
+    fail("action space: a uint8 Box; actions are float32 or Discrete");
+  }
   if (max_episode_steps < 0) {
     fail("max_episode_steps is " + std::to_string(max_episode_steps) + ", must be >= 0");
   }
@@ -128,14 +153,15 @@ void EnvSpec::validate() const {
   }
 }
 
-OutsideSpace find_outside(const Space& space, const float* values,
+OutsideSpace find_outside(const Space& space, core::ConstTypedPtr values,
                           const std::function<bool(std::size_t)>& skip) {
   OutsideSpace outside;
   const auto n = static_cast<std::size_t>(flat_size(space));
   const auto* discrete = std::get_if<Discrete>(&space);
+  const bool bytes = values.dtype() == Dtype::uint8;
   for (std::size_t i = 0; i < n; ++i) {
     if (skip && skip(i)) continue;
-    const float v = values[i];
+    const float v = bytes ? static_cast<float>(values.bytes()[i]) : values.floats()[i];
     std::string problem;
     if (discrete) {
       if (!(v >= 0 && v < static_cast<float>(discrete->n) && std::floor(v) == v)) {
@@ -147,9 +173,8 @@ OutsideSpace find_outside(const Space& space, const float* values,
       if (std::isnan(v)) {
         problem = "observation[" + std::to_string(i) + "] is NaN";
       } else if (v < box.low[i] || v > box.high[i]) {
-        problem = "observation[" + std::to_string(i) + "] = " + format_float(v) +
-                  " is outside [" + format_float(box.low[i]) + ", " + format_float(box.high[i]) +
-                  "]";
+        problem = "observation[" + std::to_string(i) + "] = " + format_float(v) + " is outside [" +
+                  format_float(box.low[i]) + ", " + format_float(box.high[i]) + "]";
       }
     }
     if (!problem.empty() && outside.count++ == 0) outside.first = std::move(problem);

@@ -14,9 +14,9 @@ class TimeLimit final : public Wrapper {
   // Throws std::invalid_argument for a null env or a limit < 1.
   TimeLimit(std::unique_ptr<Env> env, int max_episode_steps);
 
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
   // Throws std::logic_error before the first reset() and after a truncation until reset().
-  StepResult step(const ActionRef& action, float* observation) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
   int elapsed_steps() const { return elapsed_steps_; }
 

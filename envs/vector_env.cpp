@@ -5,10 +5,10 @@
 #include <string>
 
 #include "core/rng.h"
-#include "envs/saved_state.h"
 #include "core/thread_pool.h"
 #include "envs/action_check.h"
 #include "envs/episode_statistics.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs {
 namespace {
@@ -26,12 +26,11 @@ const EnvSpec& check_envs(const std::vector<std::unique_ptr<Env>>& envs) {
     const EnvSpec& spec = envs[i]->spec();
     if (spec.id != first.id || spec.observation_space != first.observation_space ||
         spec.action_space != first.action_space) {
-      throw std::invalid_argument("VectorEnv: env " + std::to_string(i) + " ('" + spec.id +
-                                  "', observation " + describe(spec.observation_space) +
-                                  ", action " + describe(spec.action_space) +
-                                  ") differs from env 0 ('" + first.id + "', observation " +
-                                  describe(first.observation_space) + ", action " +
-                                  describe(first.action_space) + ")");
+      throw std::invalid_argument(
+          "VectorEnv: env " + std::to_string(i) + " ('" + spec.id + "', observation " +
+          describe(spec.observation_space) + ", action " + describe(spec.action_space) +
+          ") differs from env 0 ('" + first.id + "', observation " +
+          describe(first.observation_space) + ", action " + describe(first.action_space) + ")");
     }
   }
   return first;
@@ -50,9 +49,9 @@ VectorEnv::VectorEnv(std::vector<std::unique_ptr<Env>> envs, std::uint64_t seed,
   observation_size_ = flat_size(spec.observation_space);
   action_size_ = is_discrete(spec.action_space) ? 0 : flat_size(spec.action_space);
   const auto n = envs_.size();
-  const auto rows = n * static_cast<std::size_t>(observation_size_);
-  observations_.assign(rows, 0.0f);
-  final_observations_.assign(rows, 0.0f);
+  const auto row_size = static_cast<std::size_t>(observation_size_);
+  observations_ = core::TypedRows(element_dtype(spec.observation_space), n, row_size);
+  final_observations_ = core::TypedRows(element_dtype(spec.observation_space), n, row_size);
   rewards_.assign(n, 0.0f);
   terminated_.assign(n, 0);
   truncated_.assign(n, 0);
@@ -80,7 +79,7 @@ void VectorEnv::reset() {
     for (std::size_t i = begin; i < end; ++i) {
       std::optional<std::uint64_t> seed;
       if (!seeded_) seed = core::derive_seed(seed_, i);
-      envs_[i]->reset(observations_.data() + i * observation_size_, seed);
+      envs_[i]->reset(observations_.row(i), seed);
     }
   };
   needs_reset_ = true;
@@ -96,9 +95,9 @@ void VectorEnv::reset() {
 
 void VectorEnv::step(const ActionBatch& actions) {
   if (needs_reset_) {
-    throw std::logic_error("VectorEnv(" + spec().id + "): step() " +
-                           (seeded_ ? "after an env failed; call reset() first"
-                                    : "before reset()"));
+    throw std::logic_error(
+        "VectorEnv(" + spec().id + "): step() " +
+        (seeded_ ? "after an env failed; call reset() first" : "before reset()"));
   }
   check_actions(actions);
   needs_reset_ = true;  // until every env has stepped
@@ -111,11 +110,13 @@ void VectorEnv::step(const ActionBatch& actions) {
 }
 
 bool VectorEnv::saves_state() const {
-  return std::all_of(envs_.begin(), envs_.end(), [](const auto& env) { return envs::saves_state(*env); });
+  return std::all_of(envs_.begin(), envs_.end(),
+                     [](const auto& env) { return envs::saves_state(*env); });
 }
 
 void VectorEnv::save_state(core::StateWriter& out) const {
-  if (needs_reset_) throw std::logic_error("VectorEnv(" + spec().id + "): save_state() before reset()");
+  if (needs_reset_)
+    throw std::logic_error("VectorEnv(" + spec().id + "): save_state() before reset()");
   out.tag("vector_env");
   out.text(spec().id);
   out.value(static_cast<std::int64_t>(envs_.size()));
@@ -123,8 +124,8 @@ void VectorEnv::save_state(core::StateWriter& out) const {
   out.value(envs_saved);
   if (envs_saved) {
     for (const auto& env : envs_) save_env_state(*env, out);
-    out.values(observations_);
-    out.values(final_observations_);
+    observations_.save_rows(out, envs_.size());
+    final_observations_.save_rows(out, envs_.size());
     out.values(rewards_);
     out.values(terminated_);
     out.values(truncated_);
@@ -145,8 +146,8 @@ bool VectorEnv::load_state(core::StateReader& in) {
   needs_reset_ = true;  // until everything is back
   if (envs_saved) {
     for (const auto& env : envs_) load_env_state(*env, in);
-    in.values(observations_);
-    in.values(final_observations_);
+    observations_.load_rows(in, envs_.size());
+    final_observations_.load_rows(in, envs_.size());
     in.values(rewards_);
     in.values(terminated_);
     in.values(truncated_);
@@ -165,24 +166,23 @@ void VectorEnv::reseed(std::uint64_t seed) {
 // Runs on a pool thread: touches only envs [begin, end) and their rows.
 void VectorEnv::step_envs(const ActionBatch& actions, std::size_t begin, std::size_t end) {
   for (std::size_t i = begin; i < end; ++i) {
-    float* observation = observations_.data() + i * observation_size_;
+    const core::TypedPtr observation = observations_.row(i);
     const StepResult result = envs_[i]->step(action_for(actions, i), observation);
     rewards_[i] = static_cast<float>(result.reward);
     terminated_[i] = result.terminated;
     truncated_[i] = result.truncated;
     if (result.terminated || result.truncated) {
       // Same-step auto-reset: keep the last observation, then start the next episode in place.
-      std::copy(observation, observation + observation_size_,
-                final_observations_.data() + i * observation_size_);
+      final_observations_.copy_row(i, observation);
       envs_[i]->reset(observation, std::nullopt);
     }
   }
 }
 
 Batch VectorEnv::batch() {
-  return {envs_.size(),           static_cast<std::size_t>(observation_size_),
-          observations_.data(),   final_observations_.data(),
-          rewards_.data(),        terminated_.data(),
+  return {envs_.size(),         static_cast<std::size_t>(observation_size_),
+          observations_.data(), final_observations_.data(),
+          rewards_.data(),      terminated_.data(),
           truncated_.data()};
 }
 
@@ -202,15 +202,14 @@ void VectorEnv::check_actions(const ActionBatch& actions) const {
         (discrete ? " action indices" : " action values") + " (" + std::to_string(envs_.size()) +
         " envs, action space " + describe(spec().action_space) + "), got " +
         std::to_string(actions.size) +
-        ((discrete ? actions.indices : static_cast<const void*>(actions.values)) ? ""
-                                                                                  : " (null)"));
+        ((discrete ? actions.indices : static_cast<const void*>(actions.values)) ? "" : " (null)"));
   }
   if (const auto* space = std::get_if<Discrete>(&spec().action_space)) {
     // The common case in one tight loop; check_action() words the error.
     bool valid = true;
     for (std::size_t i = 0; i < envs_.size(); ++i) {
-      valid &= static_cast<std::uint64_t>(actions.indices[i]) <
-               static_cast<std::uint64_t>(space->n);
+      valid &=
+          static_cast<std::uint64_t>(actions.indices[i]) < static_cast<std::uint64_t>(space->n);
     }
     if (valid) return;
   }

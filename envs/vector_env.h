@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/state_stream.h"
+#include "core/typed_rows.h"
 #include "envs/batch_transform.h"
 #include "envs/env.h"
 
@@ -56,14 +57,15 @@ class VectorEnv {
   // env itself throws, the exception is passed on and the vector env needs reset() again.
   void step(const ActionBatch& actions);
 
-  // [num_envs, observation_size] row-major, after auto-reset.
-  const float* observations() const { return observations_.data(); }
+  // [num_envs, observation_size] row-major, of the observation space's dtype, after
+  // auto-reset.
+  core::ConstTypedPtr observations() const { return observations_.data(); }
   // Per env, for the last step: reward, and whether the episode ended and how.
   const float* rewards() const { return rewards_.data(); }
   const std::uint8_t* terminated() const { return terminated_.data(); }
   const std::uint8_t* truncated() const { return truncated_.data(); }
   // [num_envs, observation_size]; row i is meaningful only where env i's episode just ended.
-  const float* final_observations() const { return final_observations_.data(); }
+  core::ConstTypedPtr final_observations() const { return final_observations_.data(); }
   // Undiscounted return and length of the episode that ended at the last step in env i
   // (meaningful only where it ended), as the EpisodeStatistics transform counts them.
   const double* episode_returns() const;
@@ -82,6 +84,9 @@ class VectorEnv {
   bool load_state(core::StateReader& in);
   // The seed of the next reset(), which reseeds every env as the first reset() does.
   void reseed(std::uint64_t seed);
+
+  // Env i's picture of its current state (Env::render); false if it draws none.
+  bool render(std::size_t env, RgbImage& image) const { return envs_.at(env)->render(image); }
 
   // The first transform of type T, or null.
   template <class T>
@@ -104,7 +109,8 @@ class VectorEnv {
   bool needs_reset_ = true;
   std::int64_t observation_size_ = 0;
   std::int64_t action_size_ = 0;  // floats per env for Box actions
-  std::vector<float> observations_, final_observations_, rewards_;
+  core::TypedRows observations_, final_observations_;
+  std::vector<float> rewards_;
   std::vector<std::uint8_t> terminated_, truncated_;
   std::unique_ptr<core::ThreadPool> pool_;
   std::vector<std::unique_ptr<BatchTransform>> transforms_;

@@ -22,12 +22,13 @@ class Wrapper : public Env, public StatefulEnv {
       : spec_(checked(env, name).spec()), env_(std::move(env)) {}
 
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override {
     env_->reset(observation, seed);
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override {
     return env_->step(action, observation);
   }
+  bool render(RgbImage& image) const override { return env_->render(image); }
 
   const Env& inner() const { return *env_; }
 

@@ -1,9 +1,9 @@
 #include "nn/actor_critic.h"
 
-#include <cmath>
-
 #include <ATen/ops/full.h>
 #include <c10/util/Exception.h>
+
+#include <cmath>
 
 #include "nn/categorical.h"
 #include "nn/diag_gaussian.h"
@@ -12,8 +12,13 @@
 namespace mnrl::nn {
 
 ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::move(options_)) {
-  const MlpOptions trunk_options = MlpOptions(options.observation_size(), options.hidden_sizes())
-                                       .activation(options.activation());
+  std::int64_t trunk_inputs = options.observation_size();
+  if (options.encoder()) {
+    encoder_ = register_module("encoder", ConvEncoder(*options.encoder()));
+    trunk_inputs = encoder_->out_features();
+  }
+  const MlpOptions trunk_options =
+      MlpOptions(trunk_inputs, options.hidden_sizes()).activation(options.activation());
   policy_trunk_ = register_module("policy_trunk", Mlp(trunk_options));
   if (!options.shared_trunk()) value_trunk_ = register_module("value_trunk", Mlp(trunk_options));
   const std::int64_t features = policy_trunk_->out_features();
@@ -22,6 +27,7 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
 
   if (options.orthogonal_init()) {
     const double hidden_gain = std::sqrt(2.0);
+    if (!encoder_.is_empty()) encoder_->orthogonal_init(hidden_gain);
     for (auto* trunk : {&policy_trunk_, &value_trunk_}) {
       if (trunk->is_empty()) continue;
       for (auto layer : (*trunk)->layers()) orthogonal_init(layer, hidden_gain);
@@ -40,8 +46,7 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
   }
 }
 
-std::unique_ptr<ActionDistribution> ActorCriticImpl::distribution(
-    const PolicyValue& output) const {
+std::unique_ptr<ActionDistribution> ActorCriticImpl::distribution(const PolicyValue& output) const {
   if (!options.continuous()) return std::make_unique<Categorical>(output.policy);
   if (sde_) return sde_->distribution(output.policy, log_std_, output.features, false);
   if (options.squash()) return std::make_unique<SquashedDiagGaussian>(output.policy, log_std_);
@@ -58,18 +63,23 @@ void ActorCriticImpl::reset_noise(std::int64_t count) {
   if (sde_) sde_->resample(count);
 }
 
+at::Tensor ActorCriticImpl::trunk_input(const at::Tensor& observations) {
+  return encoder_.is_empty() ? observations : encoder_->forward(observations);
+}
+
 PolicyValue ActorCriticImpl::forward(const at::Tensor& observations) {
-  const at::Tensor policy_features = policy_trunk_->forward(observations);
+  const at::Tensor inputs = trunk_input(observations);
+  const at::Tensor policy_features = policy_trunk_->forward(inputs);
   const at::Tensor value_features =
-      value_trunk_.is_empty() ? policy_features : value_trunk_->forward(observations);
+      value_trunk_.is_empty() ? policy_features : value_trunk_->forward(inputs);
   return {policy_head_->forward(policy_features), value_head_->forward(value_features).squeeze(-1),
           policy_features};
 }
 
 at::Tensor ActorCriticImpl::value(const at::Tensor& observations) {
+  const at::Tensor inputs = trunk_input(observations);
   const at::Tensor features =
-      value_trunk_.is_empty() ? policy_trunk_->forward(observations)
-                              : value_trunk_->forward(observations);
+      value_trunk_.is_empty() ? policy_trunk_->forward(inputs) : value_trunk_->forward(inputs);
   return value_head_->forward(features).squeeze(-1);
 }
 

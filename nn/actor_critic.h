@@ -1,16 +1,17 @@
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <optional>
-#include <vector>
-
 #include <torch/arg.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
 #include "nn/action_distribution.h"
+#include "nn/conv_encoder.h"
 #include "nn/mlp.h"
 #include "nn/state_dependent_noise.h"
 
@@ -24,6 +25,13 @@ struct ActorCriticOptions {
 
   TORCH_ARG(std::int64_t, observation_size);
   TORCH_ARG(std::int64_t, action_size);
+  // What uint8 observations are multiplied by as they become the network's floats
+  // (envs::byte_scale: 1/255 for images).
+  TORCH_ARG(float, byte_scale) = 1.0f;
+  // Images: a convolutional encoder, shared by the policy and the value (SB3's default for
+  // on-policy CNN policies), whose features feed the trunks; without, the trunks take the
+  // observation.
+  TORCH_ARG(std::optional<ConvEncoderOptions>, encoder) = std::nullopt;
   TORCH_ARG(std::vector<std::int64_t>, hidden_sizes) = std::vector<std::int64_t>{64, 64};
   TORCH_ARG(Activation, activation) = Activation::tanh;
   // One trunk feeding both heads, or separate policy and value trunks (SB3's default).
@@ -70,7 +78,9 @@ class ActorCriticImpl : public torch::nn::Module {
   StateDependentNoise* state_dependent_noise() { return sde_ ? &*sde_ : nullptr; }
   const StateDependentNoise* state_dependent_noise() const { return sde_ ? &*sde_ : nullptr; }
 
-  // The layers from observation to the policy head's output (the Gaussian's mean, or logits).
+  // The encoder (null without one), then the layers to the policy head's output (the Gaussian's
+  // mean, or logits).
+  const ConvEncoder& encoder() const { return encoder_; }
   const Mlp& policy_trunk() const { return policy_trunk_; }
   const torch::nn::Linear& policy_head() const { return policy_head_; }
   // The value side; value_trunk() is null when the trunk is shared.
@@ -83,6 +93,10 @@ class ActorCriticImpl : public torch::nn::Module {
   ActorCriticOptions options;
 
  private:
+  // The trunks' input: the encoder's features, or the observations themselves.
+  at::Tensor trunk_input(const at::Tensor& observations);
+
+  ConvEncoder encoder_{nullptr};  // null without an encoder
   Mlp policy_trunk_{nullptr};
   Mlp value_trunk_{nullptr};  // null when the trunk is shared
   torch::nn::Linear policy_head_{nullptr};

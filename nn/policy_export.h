@@ -1,15 +1,21 @@
 #pragma once
 
+#include <torch/nn/modules/linear.h>
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <torch/nn/modules/linear.h>
 
 #include "nn/activation.h"
 #include "nn/observation_scale.h"
 
 namespace mnrl::nn {
+
+// What an agent whose network has a convolutional encoder says when asked to export: the
+// exported module is built from MLP layers only.
+inline constexpr const char* kNoEncoderExport =
+    "this policy has a convolutional encoder (network.encoder), which mnrl export cannot write "
+    "yet; evaluate it with mnrl eval";
 
 // A greedy policy laid out for export: observations, optionally scaled, through a trunk of
 // linear layers each followed by `activation`, then a head whose output becomes the action.
@@ -27,7 +33,7 @@ struct GreedyPolicy {
   torch::nn::Linear value_head{nullptr};  // dueling_argmax only
   Output output = Output::argmax;
   std::optional<double> head_clip;  // the head's output clamped to +-this first (gSDE's mean)
-  std::vector<float> low, high;  // Box outputs
+  std::vector<float> low, high;     // Box outputs
 };
 
 // The policy as a serialized TorchScript module (what torch::jit::Module::save writes), which

@@ -5,17 +5,24 @@
 namespace mnrl::nn {
 
 QNetworkImpl::QNetworkImpl(QNetworkOptions options_) : options(std::move(options_)) {
+  std::int64_t trunk_inputs = options.observation_size();
+  if (options.encoder()) {
+    encoder_ = register_module("encoder", ConvEncoder(*options.encoder()));
+    trunk_inputs = encoder_->out_features();
+  }
   trunk_ = register_module(
-      "trunk", Mlp(MlpOptions(options.observation_size(), options.hidden_sizes())
-                       .activation(options.activation())));
+      "trunk",
+      Mlp(MlpOptions(trunk_inputs, options.hidden_sizes()).activation(options.activation())));
   const std::int64_t features = trunk_->out_features();
   advantage_head_ =
       register_module("advantage_head", torch::nn::Linear(features, options.num_actions()));
-  if (options.dueling()) value_head_ = register_module("value_head", torch::nn::Linear(features, 1));
+  if (options.dueling())
+    value_head_ = register_module("value_head", torch::nn::Linear(features, 1));
 }
 
 at::Tensor QNetworkImpl::forward(const at::Tensor& observations) {
-  const at::Tensor features = trunk_->forward(observations);
+  const at::Tensor features =
+      trunk_->forward(encoder_.is_empty() ? observations : encoder_->forward(observations));
   const at::Tensor advantages = advantage_head_->forward(features);
   if (!options.dueling()) return advantages;
   // Subtracting the mean advantage makes V and A identifiable (Wang et al., eq. 9).

@@ -7,7 +7,8 @@
 namespace mnrl::replay {
 
 NStepAccumulator::NStepAccumulator(std::int64_t num_envs, int n, float gamma,
-                                   std::int64_t observation_size, std::int64_t action_size)
+                                   std::int64_t observation_size, std::int64_t action_size,
+                                   core::Dtype observation_dtype)
     : num_envs_(num_envs),
       n_(n),
       gamma_(gamma),
@@ -24,7 +25,8 @@ NStepAccumulator::NStepAccumulator(std::int64_t num_envs, int n, float gamma,
                                 " is not in [0, 1]");
   }
   const auto steps = static_cast<std::size_t>(num_envs) * static_cast<std::size_t>(n);
-  observations_.resize(steps * static_cast<std::size_t>(observation_size));
+  observations_ =
+      core::TypedRows(observation_dtype, steps, static_cast<std::size_t>(observation_size));
   actions_.resize(steps * static_cast<std::size_t>(action_size));
   rewards_.resize(steps);
   starts_.assign(static_cast<std::size_t>(num_envs), 0);
@@ -35,7 +37,8 @@ std::size_t NStepAccumulator::ring_index(std::size_t env, int age) const {
   return env * static_cast<std::size_t>(n_) + static_cast<std::size_t>((starts_[env] + age) % n_);
 }
 
-void NStepAccumulator::emit_oldest(std::size_t env, const float* next_observation, bool terminated,
+void NStepAccumulator::emit_oldest(std::size_t env, core::ConstTypedPtr next_observation,
+                                   bool terminated,
                                    const std::function<void(const Transition&)>& emit) {
   const int count = counts_[env];
   float reward = 0.0f;
@@ -46,7 +49,7 @@ void NStepAccumulator::emit_oldest(std::size_t env, const float* next_observatio
   }
   const std::size_t oldest = ring_index(env, 0);
   Transition transition;
-  transition.observation = &observations_[oldest * static_cast<std::size_t>(observation_size_)];
+  transition.observation = observations_.row(oldest);
   transition.action = &actions_[oldest * static_cast<std::size_t>(action_size_)];
   transition.reward = reward;
   transition.next_observation = next_observation;
@@ -57,16 +60,17 @@ void NStepAccumulator::emit_oldest(std::size_t env, const float* next_observatio
   counts_[env] = count - 1;
 }
 
-void NStepAccumulator::add(const float* observations, const float* actions, const float* rewards,
-                           const float* next_observations, const std::uint8_t* terminated,
-                           const std::uint8_t* truncated, const float* final_observations,
+void NStepAccumulator::add(core::ConstTypedPtr observations, const float* actions,
+                           const float* rewards, core::ConstTypedPtr next_observations,
+                           const std::uint8_t* terminated, const std::uint8_t* truncated,
+                           core::ConstTypedPtr final_observations,
                            const std::function<void(const Transition&)>& emit) {
   const auto obs = static_cast<std::size_t>(observation_size_);
   const auto act = static_cast<std::size_t>(action_size_);
   for (std::size_t env = 0; env < static_cast<std::size_t>(num_envs_); ++env) {
     // Pending steps stay below n between calls, so there is room for this one.
     const std::size_t slot = ring_index(env, counts_[env]);
-    std::copy_n(&observations[env * obs], obs, &observations_[slot * obs]);
+    observations_.copy_row(slot, observations + env * obs);
     std::copy_n(&actions[env * act], act, &actions_[slot * act]);
     rewards_[slot] = rewards[env];
     ++counts_[env];
@@ -74,13 +78,13 @@ void NStepAccumulator::add(const float* observations, const float* actions, cons
     if (terminated[env] != 0 || truncated[env] != 0) {
       // next_observations[env] already starts the next episode: every pending step ends at
       // the final observation, bootstrapping from it unless the episode terminated.
-      const float* final_observation = &final_observations[env * obs];
+      const core::ConstTypedPtr final_observation = final_observations + env * obs;
       while (counts_[env] > 0) {
         emit_oldest(env, final_observation, terminated[env] != 0, emit);
       }
       starts_[env] = 0;
     } else if (counts_[env] == n_) {
-      emit_oldest(env, &next_observations[env * obs], false, emit);
+      emit_oldest(env, next_observations + env * obs, false, emit);
     }
   }
 }
@@ -92,7 +96,7 @@ void NStepAccumulator::clear() {
 
 void NStepAccumulator::save_state(core::StateWriter& out) const {
   out.tag("n_step");
-  out.values(observations_);
+  observations_.save_rows(out, static_cast<std::size_t>(num_envs_ * n_));
   out.values(actions_);
   out.values(rewards_);
   out.values(starts_);
@@ -101,7 +105,7 @@ void NStepAccumulator::save_state(core::StateWriter& out) const {
 
 void NStepAccumulator::load_state(core::StateReader& in) {
   in.expect_tag("n_step");
-  in.values(observations_);
+  observations_.load_rows(in, static_cast<std::size_t>(num_envs_ * n_));
   in.values(actions_);
   in.values(rewards_);
   std::vector<int> starts(starts_.size()), counts(counts_.size());

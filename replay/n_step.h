@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/state_stream.h"
-
+#include "core/typed_rows.h"
 #include "replay/replay_buffer.h"
 
 namespace mnrl::replay {
@@ -25,7 +25,7 @@ class NStepAccumulator {
   // Throws std::invalid_argument for num_envs, n, observation_size or action_size < 1, or a
   // gamma outside [0, 1].
   NStepAccumulator(std::int64_t num_envs, int n, float gamma, std::int64_t observation_size,
-                   std::int64_t action_size);
+                   std::int64_t action_size, core::Dtype observation_dtype = core::Dtype::float32);
 
   std::int64_t num_envs() const { return num_envs_; }
   int n() const { return n_; }
@@ -38,9 +38,9 @@ class NStepAccumulator {
   // `final_observations` read only where an episode ended). Calls emit(transition) for each
   // transition that became complete, in env order and oldest first within an env; the
   // transition's pointers are valid only during the call.
-  void add(const float* observations, const float* actions, const float* rewards,
-           const float* next_observations, const std::uint8_t* terminated,
-           const std::uint8_t* truncated, const float* final_observations,
+  void add(core::ConstTypedPtr observations, const float* actions, const float* rewards,
+           core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
+           const std::uint8_t* truncated, core::ConstTypedPtr final_observations,
            const std::function<void(const Transition&)>& emit);
 
   // Drops every pending step (e.g. after the envs were reset by hand).
@@ -54,7 +54,7 @@ class NStepAccumulator {
   // Position in env's ring of its pending step `age` (0 = oldest).
   std::size_t ring_index(std::size_t env, int age) const;
   // Emits env's oldest pending step, summing the rewards of all its pending steps, and drops it.
-  void emit_oldest(std::size_t env, const float* next_observation, bool terminated,
+  void emit_oldest(std::size_t env, core::ConstTypedPtr next_observation, bool terminated,
                    const std::function<void(const Transition&)>& emit);
 
   std::int64_t num_envs_;
@@ -62,7 +62,8 @@ class NStepAccumulator {
   float gamma_;
   std::int64_t observation_size_, action_size_;
   // Per env, a ring of n steps: [env][n][observation_size], [env][n][action_size], [env][n].
-  std::vector<float> observations_, actions_, rewards_;
+  core::TypedRows observations_;
+  std::vector<float> actions_, rewards_;
   std::vector<int> starts_, counts_;  // [env] oldest pending step's ring position, how many
 };
 

@@ -49,10 +49,11 @@ double annealed_beta(double beta0, double progress) {
 PrioritizedReplayBuffer::PrioritizedReplayBuffer(std::int64_t capacity,
                                                  std::int64_t observation_size,
                                                  std::int64_t action_size,
-                                                 const PrioritizedReplayOptions& options)
+                                                 const PrioritizedReplayOptions& options,
+                                                 core::Dtype observation_dtype, float byte_scale)
     // Options are checked before the (possibly large) buffer is allocated.
     : options_((validate(options), options)),
-      buffer_(capacity, observation_size, action_size),
+      buffer_(capacity, observation_size, action_size, observation_dtype, byte_scale),
       sums_(capacity),
       mins_(capacity) {}
 

@@ -41,7 +41,9 @@ class PrioritizedReplayBuffer {
  public:
   // Throws std::invalid_argument for invalid options (see validate) or sizes (see ReplayBuffer).
   PrioritizedReplayBuffer(std::int64_t capacity, std::int64_t observation_size,
-                          std::int64_t action_size, const PrioritizedReplayOptions& options = {});
+                          std::int64_t action_size, const PrioritizedReplayOptions& options = {},
+                          core::Dtype observation_dtype = core::Dtype::float32,
+                          float byte_scale = 1.0f);
 
   const PrioritizedReplayOptions& options() const { return options_; }
   const ReplayBuffer& buffer() const { return buffer_; }

@@ -24,12 +24,11 @@ namespace {
 class UniformStore final : public TransitionStore {
  public:
   explicit UniformStore(const ReplayOptions& o)
-      : buffer_(o.capacity, o.observation_size, o.action_size) {}
+      : buffer_(o.capacity, o.observation_size, o.action_size, o.observation_dtype, o.byte_scale) {}
 
   std::int64_t size() const override { return buffer_.size(); }
   void add(const Transition& transition) override { buffer_.add(transition); }
-  void sample(core::Rng& rng, std::int64_t batch_size, double,
-              TransitionBatch& out) override {
+  void sample(core::Rng& rng, std::int64_t batch_size, double, TransitionBatch& out) override {
     buffer_.sample(rng, batch_size, out);
   }
   void update_priorities(const std::int64_t*, const float*, std::int64_t) override {}
@@ -43,7 +42,9 @@ class UniformStore final : public TransitionStore {
 class PrioritizedStore final : public TransitionStore {
  public:
   explicit PrioritizedStore(const ReplayOptions& o)
-      : options_(o), buffer_(o.capacity, o.observation_size, o.action_size, o.per) {}
+      : options_(o),
+        buffer_(o.capacity, o.observation_size, o.action_size, o.per, o.observation_dtype,
+                o.byte_scale) {}
 
   std::int64_t size() const override { return buffer_.size(); }
   void add(const Transition& transition) override { buffer_.add(transition); }
@@ -73,7 +74,7 @@ std::unique_ptr<TransitionStore> make_store(const ReplayOptions& options) {
 Replay::Replay(const ReplayOptions& options)
     : options_(options),
       n_step_(options.num_envs, options.n_step, options.gamma, options.observation_size,
-              options.action_size),
+              options.action_size, options.observation_dtype),
       store_(make_store(options)) {}
 
 Replay::~Replay() = default;
@@ -94,9 +95,9 @@ void Replay::save_transitions(core::StateWriter& out) const { store_->save_state
 
 void Replay::load_transitions(core::StateReader& in) { store_->load_state(in); }
 
-void Replay::add_step(const float* observations, const float* actions, const float* rewards,
-                      const float* next_observations, const std::uint8_t* terminated,
-                      const std::uint8_t* truncated, const float* final_observations) {
+void Replay::add_step(core::ConstTypedPtr observations, const float* actions, const float* rewards,
+                      core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
+                      const std::uint8_t* truncated, core::ConstTypedPtr final_observations) {
   n_step_.add(observations, actions, rewards, next_observations, terminated, truncated,
               final_observations, [this](const Transition& t) { store_->add(t); });
 }

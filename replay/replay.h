@@ -17,14 +17,16 @@ namespace mnrl::replay {
 
 // What an off-policy agent's experience replay is made of.
 struct ReplayOptions {
-  std::int64_t capacity = 1;          // transitions held
-  std::int64_t observation_size = 1;  // floats per observation
-  std::int64_t action_size = 1;       // floats per action (1 for a Discrete index)
-  std::int64_t num_envs = 1;          // envs whose steps come in together
-  int n_step = 1;                     // steps summed into one transition's reward
-  float gamma = 0.99f;                // discount of those sums
-  bool prioritized = false;           // proportional prioritized replay, else uniform
-  PrioritizedReplayOptions per;       // with `prioritized`
+  std::int64_t capacity = 1;                             // transitions held
+  std::int64_t observation_size = 1;                     // elements per observation
+  core::Dtype observation_dtype = core::Dtype::float32;  // how observations are stored
+  float byte_scale = 1.0f;       // uint8 observations times this in sampled batches
+  std::int64_t action_size = 1;  // floats per action (1 for a Discrete index)
+  std::int64_t num_envs = 1;     // envs whose steps come in together
+  int n_step = 1;                // steps summed into one transition's reward
+  float gamma = 0.99f;           // discount of those sums
+  bool prioritized = false;      // proportional prioritized replay, else uniform
+  PrioritizedReplayOptions per;  // with `prioritized`
 };
 
 class TransitionStore;  // uniform or prioritized (replay.cpp)
@@ -42,9 +44,9 @@ class Replay {
   std::int64_t size() const;
 
   // One vector-env step, laid out [env][...] (see NStepAccumulator::add).
-  void add_step(const float* observations, const float* actions, const float* rewards,
-                const float* next_observations, const std::uint8_t* terminated,
-                const std::uint8_t* truncated, const float* final_observations);
+  void add_step(core::ConstTypedPtr observations, const float* actions, const float* rewards,
+                core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
+                const std::uint8_t* truncated, core::ConstTypedPtr final_observations);
   // `batch_size` transitions into `out` (with importance weights; 1 for uniform replay).
   void sample(core::Rng& rng, std::int64_t batch_size, double progress, TransitionBatch& out);
   // The TD errors of the last sample()'s rows, which prioritized replay learns priorities

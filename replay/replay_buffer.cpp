@@ -17,8 +17,8 @@ constexpr const char* kTag = "replay buffer";  // its section in a state stream
 std::size_t to_size(std::int64_t n) { return static_cast<std::size_t>(n); }
 
 // Throws naming the first slot of `values` ([slots, width]) holding a non-finite float.
-void check_finite(const std::vector<float>& values, std::int64_t slots, std::int64_t width,
-                  const char* what, const core::StateReader& in) {
+void check_finite(const float* values, std::int64_t slots, std::int64_t width, const char* what,
+                  const core::StateReader& in) {
   const std::size_t n = to_size(slots * width);
   for (std::size_t i = 0; i < n; ++i) {
     if (!std::isfinite(values[i])) {
@@ -30,8 +30,12 @@ void check_finite(const std::vector<float>& values, std::int64_t slots, std::int
 }  // namespace
 
 ReplayBuffer::ReplayBuffer(std::int64_t capacity, std::int64_t observation_size,
-                           std::int64_t action_size)
-    : capacity_(capacity), observation_size_(observation_size), action_size_(action_size) {
+                           std::int64_t action_size, core::Dtype observation_dtype,
+                           float byte_scale)
+    : capacity_(capacity),
+      observation_size_(observation_size),
+      action_size_(action_size),
+      byte_scale_(byte_scale) {
   if (capacity < 1 || observation_size < 1 || action_size < 1) {
     throw std::invalid_argument("ReplayBuffer: capacity (" + std::to_string(capacity) +
                                 "), observation_size (" + std::to_string(observation_size) +
@@ -39,8 +43,8 @@ ReplayBuffer::ReplayBuffer(std::int64_t capacity, std::int64_t observation_size,
                                 ") must be positive");
   }
   const std::size_t n = to_size(capacity);
-  observations_.resize(n * to_size(observation_size));
-  next_observations_.resize(n * to_size(observation_size));
+  observations_ = core::TypedRows(observation_dtype, n, to_size(observation_size));
+  next_observations_ = core::TypedRows(observation_dtype, n, to_size(observation_size));
   actions_.resize(n * to_size(action_size));
   rewards_.resize(n);
   discounts_.resize(n);
@@ -50,11 +54,10 @@ ReplayBuffer::ReplayBuffer(std::int64_t capacity, std::int64_t observation_size,
 std::int64_t ReplayBuffer::add(const Transition& transition) {
   const std::int64_t slot = next_slot_;
   const std::size_t s = to_size(slot);
-  const std::size_t obs = to_size(observation_size_);
   const std::size_t act = to_size(action_size_);
-  std::copy_n(transition.observation, obs, &observations_[s * obs]);
+  observations_.copy_row(s, transition.observation);
   std::copy_n(transition.action, act, &actions_[s * act]);
-  std::copy_n(transition.next_observation, obs, &next_observations_[s * obs]);
+  next_observations_.copy_row(s, transition.next_observation);
   rewards_[s] = transition.reward;
   terminated_[s] = transition.terminated ? 1 : 0;
   discounts_[s] = transition.discount;
@@ -105,9 +108,9 @@ void ReplayBuffer::gather_rows(std::int64_t count, TransitionBatch& out) const {
                               " is outside the " + std::to_string(size_) + " stored transitions");
     }
     const std::size_t s = to_size(slot);
-    std::copy_n(&observations_[s * obs], obs, &out.observations[row * obs]);
+    observations_.row_as_floats(s, &out.observations[row * obs], byte_scale_);
     std::copy_n(&actions_[s * act], act, &out.actions[row * act]);
-    std::copy_n(&next_observations_[s * obs], obs, &out.next_observations[row * obs]);
+    next_observations_.row_as_floats(s, &out.next_observations[row * obs], byte_scale_);
     out.rewards[row] = rewards_[s];
     out.terminated[row] = terminated_[s];
     out.discounts[row] = discounts_[s];
@@ -118,22 +121,26 @@ void ReplayBuffer::gather_rows(std::int64_t count, TransitionBatch& out) const {
 void ReplayBuffer::save_state(core::StateWriter& out) const {
   const std::size_t n = to_size(size_);
   out.tag(kTag);
-  for (const std::int64_t v : {capacity_, observation_size_, action_size_, size_, next_slot_}) {
+  const auto dtype = static_cast<std::int64_t>(observations_.dtype());
+  for (const std::int64_t v :
+       {capacity_, observation_size_, action_size_, dtype, size_, next_slot_}) {
     out.value(v);
   }
-  out.values(observations_.data(), n * to_size(observation_size_));
+  observations_.save_rows(out, n);
   out.values(actions_.data(), n * to_size(action_size_));
   out.values(rewards_.data(), n);
-  out.values(next_observations_.data(), n * to_size(observation_size_));
+  next_observations_.save_rows(out, n);
   out.values(terminated_.data(), n);
   out.values(discounts_.data(), n);
 }
 
 void ReplayBuffer::load_state(core::StateReader& in) {
   in.expect_tag(kTag);
-  const char* names[3] = {"capacity", "observation_size", "action_size"};
-  const std::int64_t expected[3] = {capacity_, observation_size_, action_size_};
-  for (int i = 0; i < 3; ++i) {
+  const char* names[4] = {"capacity", "observation_size", "action_size",
+                          "observation dtype (0 float32, 1 uint8)"};
+  const std::int64_t expected[4] = {capacity_, observation_size_, action_size_,
+                                    static_cast<std::int64_t>(observations_.dtype())};
+  for (int i = 0; i < 4; ++i) {
     const auto found = in.value<std::int64_t>();
     if (found != expected[i]) {
       in.fail(std::string(names[i]) + " is " + std::to_string(found) + ", expected " +
@@ -151,17 +158,20 @@ void ReplayBuffer::load_state(core::StateReader& in) {
   }
 
   const std::size_t n = to_size(size);
-  in.values(observations_.data(), n * to_size(observation_size_));
+  observations_.load_rows(in, n);
   in.values(actions_.data(), n * to_size(action_size_));
   in.values(rewards_.data(), n);
-  in.values(next_observations_.data(), n * to_size(observation_size_));
+  next_observations_.load_rows(in, n);
   in.values(terminated_.data(), n);
   in.values(discounts_.data(), n);
 
-  check_finite(observations_, size, observation_size_, "observation", in);
-  check_finite(actions_, size, action_size_, "action", in);
-  check_finite(rewards_, size, 1, "reward", in);
-  check_finite(next_observations_, size, observation_size_, "next observation", in);
+  if (observations_.dtype() == core::Dtype::float32) {
+    check_finite(observations_.data().floats(), size, observation_size_, "observation", in);
+    check_finite(next_observations_.data().floats(), size, observation_size_, "next observation",
+                 in);
+  }
+  check_finite(actions_.data(), size, action_size_, "action", in);
+  check_finite(rewards_.data(), size, 1, "reward", in);
   for (std::size_t s = 0; s < n; ++s) {
     if (terminated_[s] > 1) {
       in.fail("slot " + std::to_string(s) + ": terminated flag is " +

@@ -10,6 +10,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libprotobuf-dev protobuf-compiler gnuplot-nox
+  libgif-dev  # `mnrl eval --video`: evaluation episodes as an animated GIF
   libopenmpi-dev openmpi-bin
   procps iproute2  # the failure and multi-node tests: pgrep, ip netns
   python3-torch  # the export test loads an exported policy in Python, as a user would

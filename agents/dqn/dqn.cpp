@@ -1,13 +1,15 @@
 #include "agents/dqn/dqn.h"
 
+#include <torch/utils.h>
+
 #include <algorithm>
 #include <cstring>
-
-#include <torch/utils.h>
+#include <stdexcept>
 
 #include "agents/dqn/q_learning.h"
 #include "nn/compute_threads.h"
 #include "nn/gradient_clipping.h"
+#include "nn/memory_views.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
@@ -29,15 +31,19 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       exploration_rng_(exploration_seed),
       replay_rng_(core::derive_seed(exploration_seed, 1)),
       replay_(std::move(replay)),
-      train_pass_(online_, options_.batch_size),
-      target_pass_(target_, options_.batch_size),
+      by_hand_(!online_->options.encoder()),
       targets_(static_cast<std::size_t>(options_.batch_size)),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
-      last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
+      last_observations_(replay_->options().observation_dtype, static_cast<std::size_t>(num_envs_),
+                         static_cast<std::size_t>(observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_)),
       min_replay_size_(options_.batch_size) {
-  if (options_.double_q) chooser_pass_.emplace(online_, options_.batch_size);
+  if (by_hand_) {
+    train_pass_.emplace(online_, options_.batch_size);
+    target_pass_.emplace(target_, options_.batch_size);
+    if (options_.double_q) chooser_pass_.emplace(online_, options_.batch_size);
+  }
   torch::NoGradGuard no_grad;
   target_parameters_->values().copy_(parameters_->values());
 }
@@ -53,8 +59,9 @@ double Dqn::epsilon() const {
              options_.exploration_fraction;
 }
 
-void Dqn::act(const float* observations, const ActionsOut& out) {
-  std::memcpy(last_observations_.data(), observations, last_observations_.size() * sizeof(float));
+void Dqn::act(core::ConstTypedPtr observations, const ActionsOut& out) {
+  core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
+                      last_observations_.data());
   act_greedy(observations, num_envs_, out);
   const double eps = epsilon();
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
@@ -85,30 +92,63 @@ bool Dqn::update_ready() const {
 }
 
 void Dqn::compute_targets() {
-  const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
-  const float* next_q = target_pass_.forward(batch_.next_observations.data());
+  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
+  const float* next_q = target_pass_->forward(batch_.next_observations.data());
   const float* chooser =
       chooser_pass_ ? chooser_pass_->forward(batch_.next_observations.data()) : next_q;
   bootstrapped_targets(batch_, next_q, chooser, b, n, targets_.data());
 }
 
+std::pair<double, double> Dqn::td_loss_of(const float* q) {
+  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
+  const double loss = td_loss(batch_, q, targets_.data(), b, n,
+                              options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
+                              q_gradients_.data(), td_errors_.data());
+  double q_sum = 0.0;
+  for (std::int64_t i = 0; i < b; ++i) {
+    q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
+  }
+  return {loss, q_sum};
+}
+
+std::pair<double, double> Dqn::write_gradients_by_hand() {
+  // The targets and the online values are independent pieces (nn/compute_threads.h).
+  const float* q = nullptr;
+  nn::run_both(
+      train_pass_->multiply_adds(), [&] { q = train_pass_->forward(batch_.observations.data()); },
+      [&] { compute_targets(); });
+  const auto loss_and_q = td_loss_of(q);
+  train_pass_->backward(q_gradients_.data());
+  return loss_and_q;
+}
+
+std::pair<double, double> Dqn::write_gradients_by_autograd() {
+  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
+  {
+    c10::InferenceMode inference;
+    const at::Tensor next = nn::view_floats(batch_.next_observations.data(), b, observation_size_);
+    const at::Tensor next_q = target_->forward(next).contiguous();
+    const at::Tensor chooser = options_.double_q ? online_->forward(next).contiguous() : next_q;
+    bootstrapped_targets(batch_, next_q.data_ptr<float>(), chooser.data_ptr<float>(), b, n,
+                         targets_.data());
+  }
+  parameters_->zero_grad();
+  const at::Tensor q =
+      online_->forward(nn::view_floats(batch_.observations.data(), b, observation_size_));
+  const at::Tensor q_values = q.detach().contiguous();
+  const auto loss_and_q = td_loss_of(q_values.data_ptr<float>());
+  q.backward(nn::view_floats(q_gradients_.data(), b, n));
+  return loss_and_q;
+}
+
 Statistics Dqn::update(const TrainingProgress& progress) {
   double loss_sum = 0.0, q_sum = 0.0;
-  const std::int64_t b = options_.batch_size, n = train_pass_.num_actions();
+  const std::int64_t b = options_.batch_size;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
-    // The targets and the online values are independent pieces (nn/compute_threads.h).
-    const float* q = nullptr;
-    nn::run_both(train_pass_.multiply_adds(),
-                 [&] { q = train_pass_.forward(batch_.observations.data()); },
-                 [&] { compute_targets(); });
-    loss_sum += td_loss(batch_, q, targets_.data(), b, n,
-                        options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
-                        q_gradients_.data(), td_errors_.data());
-    for (std::int64_t i = 0; i < b; ++i) {
-      q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
-    }
-    train_pass_.backward(q_gradients_.data());
+    const auto [loss, q] = by_hand_ ? write_gradients_by_hand() : write_gradients_by_autograd();
+    loss_sum += loss;
+    q_sum += q;
     if (after_backward_) after_backward_();
     nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
@@ -122,6 +162,7 @@ Statistics Dqn::update(const TrainingProgress& progress) {
 }
 
 std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
+  if (!by_hand_) throw std::runtime_error(nn::kNoEncoderExport);
   nn::GreedyPolicy policy;
   policy.observation_scale = scale;
   policy.trunk = online_->trunk()->layers();
@@ -133,7 +174,19 @@ std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>&
   return nn::torchscript_policy(policy);
 }
 
-void Dqn::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {
+void Dqn::act_greedy(core::ConstTypedPtr typed_observations, std::int64_t batch,
+                     const ActionsOut& out) {
+  const float* observations =
+      core::as_floats(typed_observations, static_cast<std::size_t>(batch * observation_size_),
+                      input_floats_, replay_->options().byte_scale);
+  if (!by_hand_) {
+    c10::InferenceMode inference;
+    const at::Tensor q = online_->forward(nn::view_floats(observations, batch, observation_size_))
+                             .argmax(1)
+                             .contiguous();
+    std::copy_n(q.data_ptr<std::int64_t>(), batch, out.indices);
+    return;
+  }
   if (!greedy_pass_ || greedy_pass_->batch_size() != batch) {
     greedy_pass_ = std::make_unique<nn::QNetworkPass>(online_, batch);
   }
@@ -142,7 +195,8 @@ void Dqn::act_greedy(const float* observations, std::int64_t batch, const Action
   for (std::int64_t i = 0; i < batch; ++i) out.indices[i] = argmax(q + i * n, n);
 }
 
-void Dqn::act_stochastic(const float* observations, std::int64_t batch, const ActionsOut& out) {
+void Dqn::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
+                         const ActionsOut& out) {
   act_greedy(observations, batch, out);
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   for (std::int64_t i = 0; i < batch; ++i) {

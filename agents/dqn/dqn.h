@@ -1,11 +1,11 @@
 #pragma once
 
+#include <torch/optim/optimizer.h>
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <vector>
-
-#include <torch/optim/optimizer.h>
 
 #include "agents/agent.h"
 #include "agents/dqn/dqn_options.h"
@@ -31,12 +31,13 @@ class Dqn final : public Agent {
       std::unique_ptr<torch::optim::Optimizer> optimizer, std::unique_ptr<replay::Replay> replay,
       std::int64_t total_steps, std::uint64_t exploration_seed);
 
-  void act(const float* observations, const ActionsOut& out) override;
+  void act(core::ConstTypedPtr observations, const ActionsOut& out) override;
   void observe(const StepOutcome& outcome) override;
   bool update_ready() const override;
   Statistics update(const TrainingProgress& progress) override;
-  void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) override;
-  void act_stochastic(const float* observations, std::int64_t batch,
+  void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
+                  const ActionsOut& out) override;
+  void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                       const ActionsOut& out) override;
   // Both networks, the optimizer, pending n-step transitions, counters and RNGs. Loaded without
   // a replay buffer, updates wait until it again holds min(learning_starts, buffer_size)
@@ -48,15 +49,22 @@ class Dqn final : public Agent {
   void save_replay(core::StateWriter& out) const override;
   void load_replay(core::StateReader& in) override;
   // The online network's argmax.
-  std::string export_greedy_policy(
-      const std::optional<nn::ObservationScale>& scale) const override;
+  std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
   double epsilon() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
  private:
+  // One gradient step's loss on batch_ (gradients written, not applied), and the sum of the
+  // Q-values of its actions: through the hand-written passes (an MLP), or through LibTorch's
+  // autograd (a network with a convolutional encoder). Both write td_errors_.
+  std::pair<double, double> write_gradients_by_hand();
+  std::pair<double, double> write_gradients_by_autograd();
   // Fills targets_ for batch_ (see bootstrapped_targets), from target_pass_ (and chooser_pass_).
   void compute_targets();
+  // The loss of Q-values `q` [batch, actions] against targets_, into q_gradients_ and
+  // td_errors_; also the sum of the Q-values of the batch's actions.
+  std::pair<double, double> td_loss_of(const float* q);
   void update_target();
 
   DqnOptions options_;
@@ -70,13 +78,17 @@ class Dqn final : public Agent {
   std::unique_ptr<replay::Replay> replay_;
   // Hand-written passes over online_ (training batches), target_ (next observations) and, for
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
-  // can run at once on the compute threads).
-  nn::QNetworkPass train_pass_, target_pass_;
-  std::optional<nn::QNetworkPass> chooser_pass_;
+  // can run at once on the compute threads). None for a network with an encoder.
+  bool by_hand_;
+  std::optional<nn::QNetworkPass> train_pass_, target_pass_, chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
   std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q
-  std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
+  // Of the last act(), for observe(): the observations as the envs gave them (uint8 ones go
+  // to the replay as bytes).
+  core::TypedRows last_observations_;
+  std::vector<float> last_actions_;
+  std::vector<float> input_floats_;  // a uint8 batch converted for the network
   std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
   GradientHook after_backward_;

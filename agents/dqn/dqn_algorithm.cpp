@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "agents/dqn/dqn.h"
+#include "agents/encoder_setup.h"
 #include "agents/registry.h"
 #include "core/rng.h"
 #include "core/seed_streams.h"
@@ -17,15 +18,14 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
  protected:
   void check_options(const DqnOptions& dqn, const AgentCheck& check) const override {
     if (!envs::is_discrete(check.spec.action_space)) {
-      throw check.document.error_at("algo", "algo: dqn needs Discrete actions; '" +
-                                                check.env.id + "' has " +
-                                                envs::describe(check.spec.action_space));
+      throw check.document.error_at("algo", "algo: dqn needs Discrete actions; '" + check.env.id +
+                                                "' has " + envs::describe(check.spec.action_space));
     }
     if (dqn.batch_size > dqn.buffer_size) {
-      throw check.document.error_at("dqn.batch_size",
-                                    "dqn.batch_size = " + std::to_string(dqn.batch_size) +
-                                        " is larger than dqn.buffer_size = " +
-                                        std::to_string(dqn.buffer_size));
+      throw check.document.error_at(
+          "dqn.batch_size",
+          "dqn.batch_size = " + std::to_string(dqn.batch_size) +
+              " is larger than dqn.buffer_size = " + std::to_string(dqn.buffer_size));
     }
   }
 
@@ -33,6 +33,7 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
     const auto q_options =
         nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
                             std::get<envs::Discrete>(setup.spec.action_space).n)
+            .encoder(encoder_options(setup.network, setup.spec.observation_space))
             .hidden_sizes(setup.network.hidden_sizes)
             .activation(nn::activation_from_name(setup.network.activation))
             .dueling(setup.network.dueling);
@@ -45,6 +46,8 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
     replay::ReplayOptions replay;
     replay.capacity = dqn.buffer_size;
     replay.observation_size = q_options.observation_size();
+    replay.observation_dtype = envs::element_dtype(setup.spec.observation_space);
+    replay.byte_scale = envs::byte_scale(setup.spec.observation_space);
     replay.num_envs = setup.num_envs;
     replay.n_step = dqn.n_step;
     replay.gamma = static_cast<float>(dqn.gamma);

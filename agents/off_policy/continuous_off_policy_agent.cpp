@@ -22,10 +22,17 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPol
       action_size_(actor_->options.action_size()),
       exploration_rng_(seed),
       replay_rng_(core::derive_seed(seed, 1)),
-      last_observations_(static_cast<std::size_t>(num_envs_ * observation_size_)),
+      last_observations_(replay_->options().observation_dtype, static_cast<std::size_t>(num_envs_),
+                         static_cast<std::size_t>(observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_ * action_size_)),
       min_replay_size_(options_.batch_size),
       explore_at_warmup_(explore_at_warmup) {}
+
+const float* ContinuousOffPolicyAgent::network_input(core::ConstTypedPtr observations,
+                                                     std::int64_t batch) {
+  return core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
+                         input_floats_, replay_->options().byte_scale);
+}
 
 nn::ContinuousActorPass& ContinuousOffPolicyAgent::actor_pass_for(std::int64_t batch) {
   if (!actor_pass_ || actor_pass_->batch_size() != batch) {
@@ -51,12 +58,14 @@ void ContinuousOffPolicyAgent::to_bounds(const float* actions, std::int64_t rows
   }
 }
 
-void ContinuousOffPolicyAgent::act(const float* observations, const ActionsOut& out) {
-  std::memcpy(last_observations_.data(), observations, last_observations_.size() * sizeof(float));
+void ContinuousOffPolicyAgent::act(core::ConstTypedPtr observations, const ActionsOut& out) {
+  const auto count = static_cast<std::size_t>(num_envs_ * observation_size_);
+  core::copy_elements(observations, count, last_observations_.data());
   if (env_steps_ < options_.learning_starts && !explore_at_warmup_) {
     for (float& a : last_actions_) a = static_cast<float>(exploration_rng_.uniform(-1.0, 1.0));
   } else {
-    explore(observations, last_actions_.data());
+    explore(core::as_floats(observations, count, input_floats_, replay_->options().byte_scale),
+            last_actions_.data());
   }
   to_bounds(last_actions_.data(), num_envs_, out);
 }
@@ -87,7 +96,8 @@ Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, options_.batch_size, 1.0 - progress.remaining(), batch_);
     for (const auto& [name, value] : gradient_step(batch_)) {
-      auto it = std::find_if(means.begin(), means.end(), [&](const Mean& m) { return m.name == name; });
+      auto it =
+          std::find_if(means.begin(), means.end(), [&](const Mean& m) { return m.name == name; });
       if (it == means.end()) it = means.insert(means.end(), Mean{name});
       it->sum += value;
       ++it->count;
@@ -102,15 +112,15 @@ Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
   return statistics;
 }
 
-void ContinuousOffPolicyAgent::act_greedy(const float* observations, std::int64_t batch,
+void ContinuousOffPolicyAgent::act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
                                           const ActionsOut& out) {
-  to_bounds(deterministic_actions(observations, batch), batch, out);
+  to_bounds(deterministic_actions(network_input(observations, batch), batch), batch, out);
 }
 
-void ContinuousOffPolicyAgent::act_stochastic(const float* observations, std::int64_t batch,
+void ContinuousOffPolicyAgent::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                                               const ActionsOut& out) {
   scratch_actions_.resize(static_cast<std::size_t>(batch * action_size_));
-  sample_actions(observations, batch, scratch_actions_.data());
+  sample_actions(network_input(observations, batch), batch, scratch_actions_.data());
   to_bounds(scratch_actions_.data(), batch, out);
 }
 

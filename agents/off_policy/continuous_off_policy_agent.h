@@ -24,7 +24,7 @@ namespace mnrl::agents {
 // exploration policy and the gradient step.
 class ContinuousOffPolicyAgent : public Agent {
  public:
-  void act(const float* observations, const ActionsOut& out) final;
+  void act(core::ConstTypedPtr observations, const ActionsOut& out) final;
   void observe(const StepOutcome& outcome) final;
   bool update_ready() const final;
   // The mean of each statistic over the update's gradient steps that reported it, from the
@@ -32,8 +32,10 @@ class ContinuousOffPolicyAgent : public Agent {
   // CleanRL's cadence, which keeps an update per env step from writing 10 metrics per step.
   Statistics update(const TrainingProgress& progress) final;
   static constexpr std::int64_t kStatisticsInterval = 100;
-  void act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) final;
-  void act_stochastic(const float* observations, std::int64_t batch, const ActionsOut& out) final;
+  void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
+                  const ActionsOut& out) final;
+  void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
+                      const ActionsOut& out) final;
   // The subclass's learner state, the replay's pending n-step returns, counters and RNGs.
   // Loaded without a replay, updates wait until it again holds min(learning_starts,
   // buffer_size) transitions, as at the start of a run.
@@ -43,8 +45,7 @@ class ContinuousOffPolicyAgent : public Agent {
   void save_replay(core::StateWriter& out) const final;
   void load_replay(core::StateReader& in) final;
   // The deterministic policy, mapped onto the bounds.
-  std::string export_greedy_policy(
-      const std::optional<nn::ObservationScale>& scale) const final;
+  std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const final;
 
   void set_gradient_hook(GradientRangeHook hook) { average_gradients_ = std::move(hook); }
 
@@ -70,6 +71,8 @@ class ContinuousOffPolicyAgent : public Agent {
   const float* deterministic_actions(const float* observations, std::int64_t batch);
   // A pass over the actor for `batch` rows, kept while the batch size stays the same.
   nn::ContinuousActorPass& actor_pass_for(std::int64_t batch);
+  // `batch` observations as the networks' floats (uint8 ones converted into input_floats_).
+  const float* network_input(core::ConstTypedPtr observations, std::int64_t batch);
   // Averages the gradients of `range` of the flat buffer over a data-parallel job's ranks.
   void average_gradients(std::int64_t offset, std::int64_t count) {
     if (average_gradients_) average_gradients_(offset, count);
@@ -97,7 +100,10 @@ class ContinuousOffPolicyAgent : public Agent {
   core::Rng exploration_rng_, replay_rng_;
   std::unique_ptr<nn::ContinuousActorPass> actor_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
-  std::vector<float> last_observations_, last_actions_;  // of the last act(), for observe()
+  // Of the last act(), for observe(): the observations as the envs gave them.
+  core::TypedRows last_observations_;
+  std::vector<float> last_actions_;
+  std::vector<float> input_floats_;  // a uint8 batch converted for the networks
   std::vector<float> scratch_actions_;
   std::int64_t env_steps_ = 0, vector_steps_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored

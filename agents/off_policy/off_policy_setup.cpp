@@ -11,25 +11,32 @@ void check_off_policy(const std::string& algo, const OffPolicyOptions& options,
                       const AgentCheck& check) {
   const auto* box = std::get_if<envs::Box>(&check.spec.action_space);
   if (!box) {
-    throw check.document.error_at("algo", "algo: " + algo + " needs Box (continuous) actions; '" +
-                                              check.env.id + "' has " +
-                                              envs::describe(check.spec.action_space) +
-                                              " (use dqn, ppo or a2c)");
+    throw check.document.error_at(
+        "algo", "algo: " + algo + " needs Box (continuous) actions; '" + check.env.id + "' has " +
+                    envs::describe(check.spec.action_space) + " (use dqn, ppo or a2c)");
   }
   for (std::size_t j = 0; j < box->low.size(); ++j) {
     if (!std::isfinite(box->low[j]) || !std::isfinite(box->high[j])) {
       throw check.document.error_at(
           "algo", "algo: " + algo + " maps its actions onto the action space's bounds; '" +
-                      check.env.id + "' has an unbounded " + envs::describe(check.spec.action_space) +
+                      check.env.id + "' has an unbounded " +
+                      envs::describe(check.spec.action_space) +
                       " (an env needs finite bounds for it; a clip_action wrapper hides them: "
                       "leave it out)");
     }
   }
+  if (check.network.encoder != "mlp") {
+    throw check.document.error_at("network.encoder", "network.encoder: " + algo +
+                                                         " takes flat observations through MLPs; "
+                                                         "a convolutional encoder (" +
+                                                         check.network.encoder +
+                                                         ") works with dqn, ppo, a2c and a3c");
+  }
   if (options.batch_size > options.buffer_size) {
     throw check.document.error_at(algo + ".batch_size",
                                   algo + ".batch_size = " + std::to_string(options.batch_size) +
-                                      " is larger than " + algo + ".buffer_size = " +
-                                      std::to_string(options.buffer_size));
+                                      " is larger than " + algo +
+                                      ".buffer_size = " + std::to_string(options.buffer_size));
   }
 }
 
@@ -38,6 +45,8 @@ std::unique_ptr<replay::Replay> make_off_policy_replay(const OffPolicyOptions& o
   replay::ReplayOptions replay;
   replay.capacity = options.buffer_size;
   replay.observation_size = envs::flat_size(setup.spec.observation_space);
+  replay.observation_dtype = envs::element_dtype(setup.spec.observation_space);
+  replay.byte_scale = envs::byte_scale(setup.spec.observation_space);
   replay.action_size = envs::flat_size(setup.spec.action_space);
   replay.num_envs = setup.num_envs;
   replay.n_step = options.n_step;

@@ -374,10 +374,10 @@ const EnvSpec& BipedalWalker::spec() const {
   return hardcore_ ? hardcore : normal;
 }
 
-void BipedalWalker::reset(float* observation, std::optional<std::uint64_t> seed) {
+void BipedalWalker::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   replay_.start(rng_.state());
-  start_episode(observation);
+  start_episode(observation.floats());
 }
 
 void BipedalWalker::start_episode(float* observation) {
@@ -389,11 +389,11 @@ void BipedalWalker::start_episode(float* observation) {
   advance(still.data(), observation);
 }
 
-StepResult BipedalWalker::step(const ActionRef& action, float* observation) {
+StepResult BipedalWalker::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   check_action(spec(), action);
   replay_.record(action.values);
-  const StepResult result = advance(action.values, observation);
+  const StepResult result = advance(action.values, observation.floats());
   phase_.finish_step(result.terminated);
   return result;
 }

@@ -43,8 +43,8 @@ class BipedalWalker final : public Env, public StatefulEnv {
   ~BipedalWalker() override;
 
   const EnvSpec& spec() const override;
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
-  StepResult step(const ActionRef& action, float* observation) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;

@@ -290,10 +290,10 @@ const EnvSpec& LunarLander::spec() const {
   return options_.continuous ? continuous : discrete;
 }
 
-void LunarLander::reset(float* observation, std::optional<std::uint64_t> seed) {
+void LunarLander::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   replay_.start(rng_.state());
-  start_episode(observation);
+  start_episode(observation.floats());
 }
 
 void LunarLander::start_episode(float* observation) {
@@ -305,7 +305,7 @@ void LunarLander::start_episode(float* observation) {
   advance(nothing.data(), observation);
 }
 
-StepResult LunarLander::step(const ActionRef& action, float* observation) {
+StepResult LunarLander::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   check_action(spec(), action);
   std::array<float, 2> recorded = {0.0f, 0.0f};
@@ -315,7 +315,7 @@ StepResult LunarLander::step(const ActionRef& action, float* observation) {
     recorded[0] = static_cast<float>(action.index);
   }
   replay_.record(recorded.data());
-  const StepResult result = advance(recorded.data(), observation);
+  const StepResult result = advance(recorded.data(), observation.floats());
   phase_.finish_step(result.terminated);
   return result;
 }

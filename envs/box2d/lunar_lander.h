@@ -50,8 +50,8 @@ class LunarLander final : public Env, public StatefulEnv {
   ~LunarLander() override;
 
   const EnvSpec& spec() const override;
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
-  StepResult step(const ActionRef& action, float* observation) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;

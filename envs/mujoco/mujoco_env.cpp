@@ -70,16 +70,16 @@ void MujocoEnv::reset_model(core::Rng& rng) {
   for (int i = 0; i < model_->nv; ++i) data_->qvel[i] = rng.uniform(-scale, scale);
 }
 
-void MujocoEnv::reset(float* observation, std::optional<std::uint64_t> seed) {
+void MujocoEnv::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   mj_resetData(model_.get(), data_.get());
   reset_model(rng_);
   mj_forward(model_.get(), data_.get());
   phase_.start();
-  write_observation(observation);
+  write_observation(observation.floats());
 }
 
-StepResult MujocoEnv::step(const ActionRef& action, float* observation) {
+StepResult MujocoEnv::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   check_action(spec_, action);
   for (int i = 0; i < model_->nu; ++i) {
@@ -95,7 +95,7 @@ StepResult MujocoEnv::step(const ActionRef& action, float* observation) {
   if (settings_.contact_forces) mj_rnePostConstraint(model_.get(), data_.get());
   const StepResult result = evaluate({controls_.data(), qpos_before_.data()});
   phase_.finish_step(result.terminated);
-  write_observation(observation);
+  write_observation(observation.floats());
   return result;
 }
 

@@ -55,8 +55,8 @@ class MujocoEnv : public Env, public StatefulEnv {
   ~MujocoEnv() override;
 
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t> seed) override;
-  StepResult step(const ActionRef& action, float* observation) override;
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
 
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;

@@ -1,11 +1,11 @@
 #include "reinforce.h"
 
-#include <algorithm>
-#include <variant>
-
 #include <torch/nn/modules/activation.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/torch.h>
+
+#include <algorithm>
+#include <variant>
 
 #include "agents/registry.h"
 #include "envs/space.h"
@@ -54,17 +54,18 @@ Reinforce::Reinforce(const ReinforceOptions& options, const mnrl::agents::AgentS
   policy_->push_back(
       torch::nn::Linear(inputs, std::get<mnrl::envs::Discrete>(setup.spec.action_space).n));
   parameters_ = std::make_unique<mnrl::nn::FlatParameters>(*policy_);
-  optimizer_ = std::make_unique<torch::optim::Adam>(
-      std::vector<at::Tensor>{parameters_->values()},
-      torch::optim::AdamOptions(options.learning_rate));
+  optimizer_ =
+      std::make_unique<torch::optim::Adam>(std::vector<at::Tensor>{parameters_->values()},
+                                           torch::optim::AdamOptions(options.learning_rate));
 }
 
 at::Tensor Reinforce::logits(const float* observations, std::int64_t batch) {
   return policy_->forward(from_floats(observations, batch, observation_size_));
 }
 
-void Reinforce::act(const float* observations, const ActionsOut& out) {
+void Reinforce::act(mnrl::core::ConstTypedPtr typed_observations, const ActionsOut& out) {
   torch::NoGradGuard no_grad;
+  const float* observations = typed_observations.floats();  // setup refused uint8 spaces
   const auto envs = static_cast<std::int64_t>(running_.size());
   const at::Tensor actions =
       torch::multinomial(torch::softmax(logits(observations, envs), 1), 1).squeeze(1);
@@ -108,8 +109,7 @@ mnrl::agents::Statistics Reinforce::update(const mnrl::agents::TrainingProgress&
   const at::Tensor returns = from_floats(finished_.rewards.data(), steps, 1);
   const at::Tensor advantages = (returns - returns.mean()) / (returns.std() + 1e-8);
   const at::Tensor policy_loss = -(log_probabilities.gather(1, actions) * advantages).mean();
-  const at::Tensor entropy =
-      -(log_probabilities.exp() * log_probabilities).sum(1).mean().detach();
+  const at::Tensor entropy = -(log_probabilities.exp() * log_probabilities).sum(1).mean().detach();
   parameters_->zero_grad();
   policy_loss.backward();
   optimizer_->step();
@@ -119,16 +119,18 @@ mnrl::agents::Statistics Reinforce::update(const mnrl::agents::TrainingProgress&
           {"losses/entropy", entropy.item<double>()}};
 }
 
-void Reinforce::act_greedy(const float* observations, std::int64_t batch, const ActionsOut& out) {
+void Reinforce::act_greedy(mnrl::core::ConstTypedPtr observations, std::int64_t batch,
+                           const ActionsOut& out) {
   torch::NoGradGuard no_grad;
-  write_actions(logits(observations, batch).argmax(1), out);
+  write_actions(logits(observations.floats(), batch).argmax(1), out);
 }
 
-void Reinforce::act_stochastic(const float* observations, std::int64_t batch,
+void Reinforce::act_stochastic(mnrl::core::ConstTypedPtr observations, std::int64_t batch,
                                const ActionsOut& out) {
   torch::NoGradGuard no_grad;
-  write_actions(torch::multinomial(torch::softmax(logits(observations, batch), 1), 1).squeeze(1),
-                out);
+  write_actions(
+      torch::multinomial(torch::softmax(logits(observations.floats(), batch), 1), 1).squeeze(1),
+      out);
 }
 
 void Reinforce::save_state(mnrl::core::StateWriter& out) const {
@@ -172,11 +174,17 @@ class ReinforceAlgorithm final : public mnrl::agents::AlgorithmOf<ReinforceOptio
   std::string summary() const override { return "REINFORCE hyperparameters (algo: reinforce)"; }
 
  protected:
-  void check_options(const ReinforceOptions&, const mnrl::agents::AgentCheck& check) const override {
+  void check_options(const ReinforceOptions&,
+                     const mnrl::agents::AgentCheck& check) const override {
     if (!mnrl::envs::is_discrete(check.spec.action_space)) {
       throw check.document.error_at("algo", "algo: reinforce needs Discrete actions; '" +
                                                 check.env.id + "' has " +
                                                 mnrl::envs::describe(check.spec.action_space));
+    }
+    if (mnrl::envs::element_dtype(check.spec.observation_space) != mnrl::core::Dtype::float32) {
+      throw check.document.error_at("algo", "algo: reinforce takes float32 observations; '" +
+                                                check.env.id + "' has " +
+                                                mnrl::envs::describe(check.spec.observation_space));
     }
   }
   std::unique_ptr<mnrl::agents::Agent> make(const ReinforceOptions& options,

@@ -4,12 +4,12 @@
 // episode ends, which data-parallel ranks would not reach together.
 #pragma once
 
+#include <torch/nn/modules/container/sequential.h>
+#include <torch/optim/adam.h>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include <torch/nn/modules/container/sequential.h>
-#include <torch/optim/adam.h>
 
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
@@ -38,13 +38,13 @@ class Reinforce final : public mnrl::agents::Agent {
  public:
   Reinforce(const ReinforceOptions& options, const mnrl::agents::AgentSetup& setup);
 
-  void act(const float* observations, const mnrl::agents::ActionsOut& out) override;
+  void act(mnrl::core::ConstTypedPtr observations, const mnrl::agents::ActionsOut& out) override;
   void observe(const mnrl::agents::StepOutcome& outcome) override;
   bool update_ready() const override;
   mnrl::agents::Statistics update(const mnrl::agents::TrainingProgress& progress) override;
-  void act_greedy(const float* observations, std::int64_t batch,
+  void act_greedy(mnrl::core::ConstTypedPtr observations, std::int64_t batch,
                   const mnrl::agents::ActionsOut& out) override;
-  void act_stochastic(const float* observations, std::int64_t batch,
+  void act_stochastic(mnrl::core::ConstTypedPtr observations, std::int64_t batch,
                       const mnrl::agents::ActionsOut& out) override;
   void save_state(mnrl::core::StateWriter& out) const override;
   void load_state(mnrl::core::StateReader& in) override;

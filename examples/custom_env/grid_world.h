@@ -26,26 +26,28 @@ class GridWorld final : public mnrl::envs::Env {
 
   const mnrl::envs::EnvSpec& spec() const override { return spec_; }
 
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(mnrl::core::TypedPtr observation, std::optional<std::uint64_t> seed) override {
     if (seed) rng_.seed(*seed);
     do {
       x_ = std::uniform_int_distribution<int>(0, size_ - 1)(rng_);
       y_ = std::uniform_int_distribution<int>(0, size_ - 1)(rng_);
     } while (at_goal());
     running_ = true;
-    observe(observation);
+    observe(observation.floats());
   }
 
-  mnrl::envs::StepResult step(const mnrl::envs::ActionRef& action, float* observation) override {
+  mnrl::envs::StepResult step(const mnrl::envs::ActionRef& action,
+                              mnrl::core::TypedPtr observation) override {
     if (!running_) throw std::logic_error("GridWorld: step() before reset() or after the goal");
     if (action.index < 0 || action.index > 3) throw std::invalid_argument("GridWorld: action");
     int move = static_cast<int>(action.index);
-    if (std::uniform_real_distribution<double>(0, 1)(rng_) < slip_) move = static_cast<int>(rng_() % 4);
+    if (std::uniform_real_distribution<double>(0, 1)(rng_) < slip_)
+      move = static_cast<int>(rng_() % 4);
     const int dx[] = {1, 0, -1, 0};
     const int dy[] = {0, 1, 0, -1};
     x_ = std::clamp(x_ + dx[move], 0, size_ - 1);
     y_ = std::clamp(y_ + dy[move], 0, size_ - 1);
-    observe(observation);
+    observe(observation.floats());
     running_ = !at_goal();
     return {at_goal() ? 1.0 : -0.01, at_goal(), false};  // terminated at the goal
   }

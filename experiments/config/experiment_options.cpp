@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
+#include "agents/encoder_setup.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
@@ -73,16 +75,21 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   // Adam moments: 4 floats per parameter.
   const double parameters = 2 * mlp_parameters(observation, hidden, std::max(action, 1.0) + 1);
   if (parameters > kMaxNetworkParameters) {
-    throw document.error_at("network.hidden_sizes",
-                            "network.hidden_sizes makes networks of about " +
-                                std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
-                                "M parameters; mnrl's MLPs are limited to " +
-                                std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) +
-                                "M");
+    throw document.error_at(
+        "network.hidden_sizes",
+        "network.hidden_sizes makes networks of about " +
+            std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
+            "M parameters; mnrl's MLPs are limited to " +
+            std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) + "M");
   }
   std::string key = "network.hidden_sizes";
   double bytes = parameters * 4 * 4;
-  const double transition = (2 * observation + action + 4) * 4;  // replay or rollout floats
+  // A replay transition: two observations in their dtype (uint8 ones are a quarter of float32),
+  // the action, reward, discount and flags.
+  const double observation_bytes =
+      observation *
+      static_cast<double>(core::element_bytes(envs::element_dtype(spec.observation_space)));
+  const double transition = 2 * observation_bytes + (action + 4) * 4;
   const agents::StoredTransitions stored =
       options.algorithm().stored_transitions(options.algorithm_section(), options.env.num_envs);
   if (stored.count > 0) {
@@ -93,7 +100,34 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   if (memory > 0 && bytes > memory) {
     throw document.error_at(key, key + ": this run would need about " + gigabytes(bytes) +
                                      " of memory (networks, rollout or replay buffer); this "
-                                     "machine has " + gigabytes(memory));
+                                     "machine has " +
+                                     gigabytes(memory));
+  }
+}
+
+// network.encoder against the observations, and the cnn_* keys only with an encoder.
+void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                   const core::ConfigDocument& document) {
+  const agents::NetworkOptions& network = options.network;
+  if (network.encoder == "mlp") {
+    const std::pair<const char*, bool> set[] = {
+        {"cnn_channels", !network.cnn_channels.empty()},
+        {"cnn_kernel_sizes", !network.cnn_kernel_sizes.empty()},
+        {"cnn_strides", !network.cnn_strides.empty()},
+        {"cnn_features", network.cnn_features >= 0}};
+    for (const auto& [key, is_set] : set) {
+      if (!is_set) continue;
+      const std::string path = std::string("network.") + key;
+      throw document.error_at(path, path +
+                                        " shapes a convolutional encoder; set network.encoder "
+                                        "(minatar_cnn or nature_cnn) to use one");
+    }
+    return;
+  }
+  try {
+    agents::encoder_options(network, spec.observation_space);
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("network.encoder", std::string("network.encoder: ") + e.what());
   }
 }
 
@@ -115,14 +149,16 @@ bool uses_sde(const ExperimentOptions& options) {
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
   // The name becomes a directory under runs/: one path component, never "/x" or "../x".
-  const bool safe_name =
-      !options.name.empty() && options.name.size() <= 100 && options.name[0] != '.' &&
-      options.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                     "0123456789._-") == std::string::npos;
+  const bool safe_name = !options.name.empty() && options.name.size() <= 100 &&
+                         options.name[0] != '.' &&
+                         options.name.find_first_not_of(
+                             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                             "0123456789._-") == std::string::npos;
   if (!safe_name) {
-    throw document.error_at("name", "name: '" + options.name + "' cannot name a run directory: "
-                                    "use 1 to 100 letters, digits, '.', '_' or '-', not "
-                                    "starting with '.'");
+    throw document.error_at("name", "name: '" + options.name +
+                                        "' cannot name a run directory: "
+                                        "use 1 to 100 letters, digits, '.', '_' or '-', not "
+                                        "starting with '.'");
   }
   // An env already registered (by --plugin) is taken from there: --plugin overrides env.plugin,
   // for a run whose plugin has moved.
@@ -159,8 +195,15 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
+  try {
+    envs::check_batch_wrappers_fit(options.env, env->spec().observation_space);
+  } catch (const std::invalid_argument& e) {
+    throw document.error_at("env.wrappers", e.what());
+  }
+  // The algorithm first: one without encoders says so rather than what an encoder needs.
   options.algorithm().validate(options.algorithm_section(),
                                {document, options.env, env->spec(), options.network});
+  check_encoder(options, env->spec(), document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

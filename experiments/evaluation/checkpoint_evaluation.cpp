@@ -1,13 +1,15 @@
 #include "experiments/evaluation/checkpoint_evaluation.h"
 
-#include <cmath>
-
 #include <torch/utils.h>
+
+#include <cmath>
+#include <stdexcept>
 
 #include "agents/a3c/a3c_workers.h"
 #include "envs/normalize_observation.h"
-#include "experiments/training/agent_factory.h"
 #include "experiments/checkpoints/training_checkpoint.h"
+#include "experiments/evaluation/episode_video.h"
+#include "experiments/training/agent_factory.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -58,21 +60,27 @@ CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
   for (auto& agent : agents_) parts.agents.push_back(agent.get());
   restore_policy(checkpoint_, parts);
   if (shared_) {
-    player_ = agents::make_a3c_player(options_.hyperparameters<agents::A3cOptions>(), setup,
-                                      *shared_);
+    player_ =
+        agents::make_a3c_player(options_.hyperparameters<agents::A3cOptions>(), setup, *shared_);
   }
 }
 
 CheckpointPolicy::~CheckpointPolicy() = default;
 
-CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes,
-                                         std::uint64_t seed, bool stochastic,
-                                         const std::function<void(const std::string&)>& skipped) {
+CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes, std::uint64_t seed,
+                                         bool stochastic,
+                                         const std::function<void(const std::string&)>& skipped,
+                                         const std::optional<VideoOptions>& video) {
   CheckpointPolicy policy(target, seed, skipped);
   torch::manual_seed(seed);  // sampling, with --stochastic
   Evaluator evaluator(policy.options().env, episodes, seed, policy.envs());
-  return {policy.checkpoint().directory(), policy.checkpoint().info(),
-          *evaluator.run(policy.player(), stochastic)};
+  std::optional<EpisodeVideo> recording;
+  if (video) recording.emplace(video->path.string(), video->frames_per_second);
+  const std::optional<EvaluationResult> result =
+      evaluator.run(policy.player(), stochastic, recording ? &*recording : nullptr);
+  if (!result) throw std::runtime_error("evaluation stopped by a signal; nothing written");
+  if (recording) recording->finish();
+  return {policy.checkpoint().directory(), policy.checkpoint().info(), *result};
 }
 
 std::optional<nn::ObservationScale> observation_scale(const envs::VectorEnv& envs) {

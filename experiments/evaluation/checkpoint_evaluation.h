@@ -11,8 +11,8 @@
 #include "agents/agent.h"
 #include "envs/vector_env.h"
 #include "experiments/checkpoints/checkpoint.h"
-#include "experiments/evaluation/evaluator.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/evaluator.h"
 
 namespace mnrl::agents {
 struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
@@ -55,12 +55,19 @@ struct CheckpointEvaluation {
   EvaluationResult result;
 };
 
+// Where `mnrl eval --video` writes its GIF, and how fast it plays.
+struct VideoOptions {
+  std::filesystem::path path;
+  int frames_per_second = 25;
+};
+
 // `mnrl eval`: plays `episodes` episodes of the policy of `target` (see CheckpointPolicy) on
 // envs seeded from `seed`, with the training envs' observation statistics. Greedy actions
-// unless `stochastic`.
+// unless `stochastic`. With `video`, records the episodes as a GIF (EpisodeVideo).
 CheckpointEvaluation evaluate_checkpoint(const std::filesystem::path& target, int episodes,
                                          std::uint64_t seed, bool stochastic,
-                                         const std::function<void(const std::string&)>& skipped);
+                                         const std::function<void(const std::string&)>& skipped,
+                                         const std::optional<VideoOptions>& video = std::nullopt);
 
 struct PolicyExport {
   std::filesystem::path checkpoint;  // the directory exported

@@ -6,6 +6,7 @@
 
 #include "core/liveness.h"
 #include "core/stop_signal.h"
+#include "experiments/evaluation/episode_video.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -20,7 +21,8 @@ Evaluator::Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t se
     : envs_(envs::make_evaluation_vector_env(env, episodes, seed, training)),
       actions_(envs_->spec().action_space, episodes) {}
 
-std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stochastic) {
+std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stochastic,
+                                               EpisodeVideo* video) {
   const int n = envs_->num_envs();
   std::vector<double> returns(static_cast<std::size_t>(n));
   std::vector<std::int64_t> lengths(static_cast<std::size_t>(n));
@@ -29,12 +31,13 @@ std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stocha
 
   envs_->reset();
   started_ = true;
+  if (video) video->capture(*envs_, done);
   for (std::int64_t step = 0; remaining > 0; ++step) {
     if (core::stop_requested()) return std::nullopt;
     core::report_alive();  // rank 0 evaluates alone while the other ranks wait
     if (step == kMaxEvaluationSteps) {
-      throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id +
-                               "' ran past " + std::to_string(kMaxEvaluationSteps) +
+      throw std::runtime_error("evaluation: an episode of '" + envs_->spec().id + "' ran past " +
+                               std::to_string(kMaxEvaluationSteps) +
                                " steps; set env.max_episode_steps");
     }
     // Finished envs keep stepping (their next episodes are ignored): one batch, one forward.
@@ -51,6 +54,8 @@ std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stocha
       lengths[i] = envs_->episode_lengths()[i];
       --remaining;
     }
+    // Ended episodes have already restarted: their tiles keep the frame before the last step.
+    if (video) video->capture(*envs_, done);
   }
 
   EvaluationResult result;

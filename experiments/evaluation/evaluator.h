@@ -8,10 +8,12 @@
 #include "agents/agent.h"
 #include "envs/env_options.h"
 #include "envs/vector_env.h"
-#include "experiments/training/action_buffers.h"
 #include "experiments/metrics/metrics.h"
+#include "experiments/training/action_buffers.h"
 
 namespace mnrl::experiments {
+
+class EpisodeVideo;
 
 struct EvaluationResult {
   double mean_return = 0.0;
@@ -29,10 +31,12 @@ class Evaluator {
   Evaluator(const envs::EnvOptions& env, int episodes, std::uint64_t seed,
             const envs::VectorEnv& training);
 
-  // With `stochastic`, actions come from Agent::act_stochastic instead of act_greedy.
+  // With `stochastic`, actions come from Agent::act_stochastic instead of act_greedy; with a
+  // `video`, every step is captured into it (the caller finishes it).
   // Returns nullopt when a stop was requested (core::stop_requested) before it finished: a
   // long evaluation never delays Ctrl-C or SIGTERM by more than one batch step.
-  std::optional<EvaluationResult> run(agents::Agent& agent, bool stochastic = false);
+  std::optional<EvaluationResult> run(agents::Agent& agent, bool stochastic = false,
+                                      EpisodeVideo* video = nullptr);
 
   // For checkpoints: the evaluation envs' RNG streams (and statistics), so that evaluations
   // after a resume see the starts they would have seen.

@@ -7,6 +7,7 @@
 #include <torch/utils.h>
 
 #include "agents/a3c/a3c_workers.h"
+#include "core/memory_reuse.h"
 #include "core/openblas.h"
 #include "core/rng.h"
 #include "core/seed_streams.h"
@@ -71,6 +72,7 @@ void set_compute_threads(int threads) {
   if (cpus > 0) threads = std::min(threads, cpus);
   at::set_num_threads(1);
   core::set_openblas_threads(1);
+  core::keep_freed_memory_for_reuse();
   nn::set_compute_threads(std::min(threads, 2));
 }
 

@@ -53,7 +53,7 @@ std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptio
 // step splits into. LibTorch and OpenBLAS (which Debian's LibTorch calls for matrix products
 // and which otherwise starts one thread per core on its own) keep one thread each: their
 // threads made DQN CartPole 3.2x slower (small products) and PPO Pendulum's autograd path no
-// faster (docs/BENCHMARKS.md).
+// faster (docs/BENCHMARKS.md). Also keeps freed memory for reuse (core/memory_reuse.h).
 void set_compute_threads(int threads);
 
 }  // namespace mnrl::experiments

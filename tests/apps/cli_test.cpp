@@ -1,13 +1,11 @@
 // Runs the real `mnrl` program as a user would and checks exit codes, messages and files.
 #include <gtest/gtest.h>
-
-#include <cstdlib>
-
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -31,8 +29,9 @@ std::string first_difference(const std::string& actual, const std::string& expec
     const bool more_expected = static_cast<bool>(std::getline(expected_lines, expected_line));
     if (!more_actual && !more_expected) return "";
     if (more_actual != more_expected || actual_line != expected_line) {
-      return "line " + std::to_string(line) + ": generated '" + (more_actual ? actual_line : "<end>") +
-             "', file '" + (more_expected ? expected_line : "<end>") + "'";
+      return "line " + std::to_string(line) + ": generated '" +
+             (more_actual ? actual_line : "<end>") + "', file '" +
+             (more_expected ? expected_line : "<end>") + "'";
     }
   }
 }
@@ -110,45 +109,86 @@ TEST_P(ConfigErrorTest, ExitsTwoNamingKeyAndLineAndWritesNothing) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, ConfigErrorTest,
     ::testing::Values(
-        ConfigErrorCase{"UnknownKey", "env:\n  id: CartPole-v1\nppo:\n  gama: 0.9\n", "",
+        ConfigErrorCase{"UnknownKey",
+                        "env:\n  id: CartPole-v1\nppo:\n  gama: 0.9\n",
+                        "",
                         {"ppo.gama", "x.yaml:4", "did you mean 'gamma'"}},
-        ConfigErrorCase{"WrongType", "ppo:\n  n_epochs: many\n", "",
-                        {"ppo.n_epochs", "x.yaml:2", "many"}},
-        ConfigErrorCase{"OutOfRange", "seed: 1\nppo:\n  gamma: 1.5\n", "",
-                        {"ppo.gamma", "x.yaml:3", "[0, 1]"}},
-        ConfigErrorCase{"NotAChoice", "network:\n  activation: tahn\n", "",
+        ConfigErrorCase{
+            "WrongType", "ppo:\n  n_epochs: many\n", "", {"ppo.n_epochs", "x.yaml:2", "many"}},
+        ConfigErrorCase{
+            "OutOfRange", "seed: 1\nppo:\n  gamma: 1.5\n", "", {"ppo.gamma", "x.yaml:3", "[0, 1]"}},
+        ConfigErrorCase{"NotAChoice",
+                        "network:\n  activation: tahn\n",
+                        "",
                         {"network.activation", "x.yaml:2", "did you mean 'tanh'"}},
-        ConfigErrorCase{"MalformedYaml", "env:\n  id: [CartPole-v1\nppo: {}\n", "",
+        ConfigErrorCase{"MalformedYaml",
+                        "env:\n  id: [CartPole-v1\nppo: {}\n",
+                        "",
                         {"x.yaml:", "malformed YAML"}},
-        ConfigErrorCase{"UnknownEnv", "env:\n  id: CartPol-v1\n", "",
+        ConfigErrorCase{"UnknownEnv",
+                        "env:\n  id: CartPol-v1\n",
+                        "",
                         {"env.id", "x.yaml:2", "did you mean 'CartPole-v1'"}},
         ConfigErrorCase{"BatchLargerThanRollout",
-                        "env:\n  num_envs: 2\nppo:\n  n_steps: 4\n  batch_size: 64\n", "",
+                        "env:\n  num_envs: 2\nppo:\n  n_steps: 4\n  batch_size: 64\n",
+                        "",
                         {"ppo.batch_size", "x.yaml:5"}},
         ConfigErrorCase{"DqnPerAlphaOutOfRange",
-                        "algo: dqn\ndqn:\n  prioritized: true\n  per_alpha: 1.5\n", "",
+                        "algo: dqn\ndqn:\n  prioritized: true\n  per_alpha: 1.5\n",
+                        "",
                         {"dqn.per_alpha", "x.yaml:4", "[0, 1]"}},
         ConfigErrorCase{"DqnBatchLargerThanBuffer",
-                        "algo: dqn\ndqn:\n  buffer_size: 100\n  batch_size: 128\n", "",
+                        "algo: dqn\ndqn:\n  buffer_size: 100\n  batch_size: 128\n",
+                        "",
                         {"dqn.batch_size", "x.yaml:4", "larger than dqn.buffer_size = 100"}},
-        ConfigErrorCase{"SacOnDiscreteActions", "algo: sac\nenv:\n  id: CartPole-v1\n", "",
+        ConfigErrorCase{"SacOnDiscreteActions",
+                        "algo: sac\nenv:\n  id: CartPole-v1\n",
+                        "",
                         {"x.yaml:1", "algo: sac needs Box (continuous) actions", "Discrete(2)"}},
         ConfigErrorCase{"SacEntropyCoefficient",
-                        "algo: sac\nenv:\n  id: Pendulum-v1\nsac:\n  ent_coef: fast\n", "",
+                        "algo: sac\nenv:\n  id: Pendulum-v1\nsac:\n  ent_coef: fast\n",
+                        "",
                         {"sac.ent_coef", "x.yaml:5", "auto_<initial value>"}},
         ConfigErrorCase{"Td3NoiseKind",
-                        "algo: td3\nenv:\n  id: Pendulum-v1\ntd3:\n  action_noise: gaussian\n", "",
+                        "algo: td3\nenv:\n  id: Pendulum-v1\ntd3:\n  action_noise: gaussian\n",
+                        "",
                         {"td3.action_noise", "x.yaml:5", "ornstein_uhlenbeck"}},
         ConfigErrorCase{"DdpgBatchLargerThanBuffer",
                         "algo: ddpg\nenv:\n  id: Pendulum-v1\nddpg:\n  buffer_size: 100\n"
-                        "  batch_size: 128\n", "",
+                        "  batch_size: 128\n",
+                        "",
                         {"ddpg.batch_size", "x.yaml:6", "larger than ddpg.buffer_size = 100"}},
-        ConfigErrorCase{"BadSetValue", "seed: 1\n", "--set ppo.n_epochs=0",
+        ConfigErrorCase{
+            "ConvEncoderOnFlatObservations",
+            "env:\n  id: CartPole-v1\nnetwork:\n  encoder: minatar_cnn\n",
+            "",
+            {"network.encoder", "x.yaml:4", "needs images, a Box of shape [C, H, W]", "Box(4)"}},
+        ConfigErrorCase{"ConvKernelLargerThanTheImage",
+                        "env:\n  id: MinAtar/Breakout-v1\nnetwork:\n  encoder: nature_cnn\n",
+                        "",
+                        {"network.encoder", "x.yaml:4", "kernel 4 does not fit a 1x1 input"}},
+        ConfigErrorCase{"CnnKeysWithoutAnEncoder",
+                        "env:\n  id: MinAtar/Breakout-v1\nnetwork:\n  cnn_channels: [8]\n",
+                        "",
+                        {"network.cnn_channels", "x.yaml:4", "set network.encoder"}},
+        ConfigErrorCase{"SacWithAConvEncoder",
+                        "algo: sac\nenv:\n  id: Pendulum-v1\nnetwork:\n  encoder: nature_cnn\n",
+                        "",
+                        {"network.encoder", "x.yaml:5", "works with dqn, ppo, a2c and a3c"}},
+        ConfigErrorCase{"NormalizingUint8Observations",
+                        "env:\n  id: MinAtar/Breakout-v1\n  wrappers:\n"
+                        "    - normalize_observation\n",
+                        "",
+                        {"env.wrappers", "x.yaml:4", "normalize_observation needs float32"}},
+        ConfigErrorCase{"BadSetValue",
+                        "seed: 1\n",
+                        "--set ppo.n_epochs=0",
                         {"ppo.n_epochs", "--set ppo.n_epochs=0"}},
-        ConfigErrorCase{"UnknownSetKey", "seed: 1\n", "--set ppo.clip_rnage=0.1",
+        ConfigErrorCase{"UnknownSetKey",
+                        "seed: 1\n",
+                        "--set ppo.clip_rnage=0.1",
                         {"ppo.clip_rnage", "did you mean 'clip_range'"}},
-        ConfigErrorCase{"MalformedSet", "seed: 1\n", "--set ppo.gamma",
-                        {"--set", "ppo.gamma"}}),
+        ConfigErrorCase{"MalformedSet", "seed: 1\n", "--set ppo.gamma", {"--set", "ppo.gamma"}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 TEST_F(CliTest, EnvsListsCartPoleWithItsSpaces) {
@@ -161,11 +201,12 @@ TEST_F(CliTest, EnvsListsCartPoleWithItsSpaces) {
 TEST_F(CliTest, CheckEnvPassesCartPole) {
   const auto r = run("check-env CartPole-v1 --steps 300 --seed 7");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  for (const char* line : {"PASS  spec is valid\n", "PASS  observations inside the space\n",
-                           "PASS  episodes respect the time limit\n",
-                           "PASS  same seed, same trajectory\n",
-                           "PASS  invalid actions are refused\n"}) {
-    EXPECT_NE(r.output.find(line), std::string::npos) << "missing '" << line << "' in: " << r.output;
+  for (const char* line :
+       {"PASS  spec is valid\n", "PASS  observations inside the space\n",
+        "PASS  episodes respect the time limit\n", "PASS  same seed, same trajectory\n",
+        "PASS  invalid actions are refused\n"}) {
+    EXPECT_NE(r.output.find(line), std::string::npos)
+        << "missing '" << line << "' in: " << r.output;
   }
   EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("CartPole-v1: 10 of 10 checks passed."), std::string::npos) << r.output;
@@ -181,9 +222,9 @@ TEST_F(CliTest, CheckEnvUnknownIdSuggestsAndExitsTwo) {
 }
 
 TEST_F(CliTest, CheckEnvRejectsBadArguments) {
-  for (const char* arguments : {"CartPole-v1 --steps 0", "CartPole-v1 --steps -5",
-                                "CartPole-v1 --steps=-5", "CartPole-v1 --steps many",
-                                "CartPole-v1 --seed -1", ""}) {
+  for (const char* arguments :
+       {"CartPole-v1 --steps 0", "CartPole-v1 --steps -5", "CartPole-v1 --steps=-5",
+        "CartPole-v1 --steps many", "CartPole-v1 --seed -1", ""}) {
     const auto r = run(std::string("check-env ") + arguments);
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.output;
     EXPECT_NE(r.output.find("mnrl check-env"), std::string::npos) << arguments << ": " << r.output;
@@ -193,7 +234,6 @@ TEST_F(CliTest, CheckEnvRejectsBadArguments) {
   EXPECT_NE(zero.output.find("--steps: must be at least 1, got 0"), std::string::npos)
       << zero.output;
 }
-
 
 // A short real training run: the run directory holds what it should.
 TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
@@ -231,8 +271,9 @@ TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
 // `mnrl export` writes the best policy as a TorchScript archive (a zip: "PK"); what is not a
 // checkpoint, or an output that is not a regular file, is refused with exit 2.
 TEST_F(CliTest, ExportWritesATorchScriptModuleAndRefusesBadTargets) {
-  const auto trained = run("train " + kConfig +
-                           " --set train.total_steps=512 --set train.eval_episodes=2 --run-dir out");
+  const auto trained =
+      run("train " + kConfig +
+          " --set train.total_steps=512 --set train.eval_episodes=2 --run-dir out");
   ASSERT_EQ(trained.exit_code, 0) << trained.output;
   const auto exported = run("export out/checkpoints/best -o policy.pt");
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
@@ -242,8 +283,7 @@ TEST_F(CliTest, ExportWritesATorchScriptModuleAndRefusesBadTargets) {
 
   const auto not_a_run = run("export . -o other.pt");
   EXPECT_EQ(not_a_run.exit_code, 2) << not_a_run.output;
-  EXPECT_NE(not_a_run.output.find("mnrl export: '.' is neither a run directory"),
-            std::string::npos)
+  EXPECT_NE(not_a_run.output.find("mnrl export: '.' is neither a run directory"), std::string::npos)
       << not_a_run.output;
   EXPECT_FALSE(fs::exists(dir_ / "other.pt"));
   fs::create_directory(dir_ / "a_directory");

@@ -73,8 +73,8 @@ TEST_F(CliTest, PluginWithoutEntryPoint) {
 }
 
 TEST_F(CliTest, PluginOfAnotherSdkVersion) {
-  expect_refused(run("check-env --plugin " + path("future_sdk") + " Walk-v0"),
-                 path("future_sdk"), "it was built against mnrl env SDK 2.0, but this mnrl (");
+  expect_refused(run("check-env --plugin " + path("future_sdk") + " Walk-v0"), path("future_sdk"),
+                 "it was built against mnrl env SDK 3.0, but this mnrl (");
 }
 
 TEST_F(CliTest, PluginWithUnresolvedSymbols) {
@@ -85,7 +85,8 @@ TEST_F(CliTest, PluginWithUnresolvedSymbols) {
 
 TEST_F(CliTest, PluginThatRegistersATakenId) {
   expect_refused(run("check-env --plugin " + path("duplicate_id") + " CartPole-v1"),
-                 path("duplicate_id"), "environment 'CartPole-v1' is already registered (built in)");
+                 path("duplicate_id"),
+                 "environment 'CartPole-v1' is already registered (built in)");
 }
 
 TEST_F(CliTest, PluginInTheConfigIsReportedAtItsLineAndNothingIsWritten) {

@@ -1,6 +1,5 @@
 // Runs as a user handles them: stopping with a signal, resuming, evaluating, plotting.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -56,7 +55,6 @@ class RunsCliTest : public CliTest {
     waitpid(child, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
-
 };
 
 // Ctrl-C stops at the next step, writes a checkpoint, metrics and summary, and exits 130;
@@ -69,9 +67,9 @@ TEST_F(RunsCliTest, CtrlCSavesACheckpointAndLeavesNoPartialFile) {
   EXPECT_NE(summary.find("interrupted: true"), std::string::npos) << summary;
   EXPECT_NE(summary.find("checkpoint: \"out/checkpoints/step_"), std::string::npos) << summary;
   EXPECT_EQ(partial_files(dir_ / "out"), std::vector<fs::path>{});
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "out" / "checkpoints"),
-                          fs::directory_iterator()),
-            1);
+  EXPECT_EQ(
+      std::distance(fs::directory_iterator(dir_ / "out" / "checkpoints"), fs::directory_iterator()),
+      1);
 }
 
 // SIGTERM (a cluster's scheduler) leaves a checkpoint; --resume finishes the run from it.
@@ -165,6 +163,38 @@ TEST_F(RunsCliTest, EvalReportsMeanAndStdOfACheckpoint) {
   expect_outcome(run("eval ."), 2, "is neither a run directory with checkpoints nor a checkpoint");
 }
 
+TEST_F(RunsCliTest, EvalVideoRecordsTheEpisodesSideBySideAsAGif) {
+  train_short_run();
+  expect_outcome(run("eval out --episodes 3 --video play.gif --video-fps 50"), 0,
+                 "video: play.gif");
+  const std::string gif = read_file(dir_ / "play.gif");
+  ASSERT_EQ(gif.substr(0, 6), "GIF89a");
+  // The logical screen: three 600x400 CartPole frames in a row, halved to fit 1280 pixels,
+  // 2-pixel gaps between them.
+  const auto le16 = [&gif](std::size_t at) {
+    return static_cast<unsigned char>(gif[at]) | static_cast<unsigned char>(gif[at + 1]) << 8;
+  };
+  EXPECT_EQ(le16(6), 904);
+  EXPECT_EQ(le16(8), 200);
+  // Looping forever, then a frame per step of the longest episode, 2 centiseconds each (the
+  // first graphic control extension follows the loop extension; later frames are counted by
+  // theirs, which image data can only add to).
+  const std::size_t loop = gif.find("NETSCAPE2.0");
+  ASSERT_NE(loop, std::string::npos);
+  const std::size_t first = gif.find("\x21\xf9\x04", loop);
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(le16(first + 4), 2);
+  std::size_t frames = 0;
+  for (std::size_t at = first; at != std::string::npos; at = gif.find("\x21\xf9\x04", at + 1)) {
+    ++frames;
+  }
+  EXPECT_GT(frames, 10u);
+  EXPECT_FALSE(fs::exists(dir_ / "play.gif.tmp"));
+
+  // An unwritable path fails before any episode is played, naming it.
+  expect_outcome(run("eval out --video no/such/dir/play.gif"), 1, "no/such/dir/play.gif");
+}
+
 TEST_F(RunsCliTest, TensorBoardFileFollowsTheLoggingSetting) {
   const auto has_event_file = [](const fs::path& run) {
     for (const auto& entry : fs::directory_iterator(run)) {
@@ -184,7 +214,8 @@ TEST_F(RunsCliTest, TensorBoardFileFollowsTheLoggingSetting) {
 std::pair<int, int> png_size(const std::string& png) {
   const auto be32 = [&png](std::size_t at) {
     int value = 0;
-    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | static_cast<unsigned char>(png[at + i]);
+    for (std::size_t i = 0; i < 4; ++i)
+      value = (value << 8) | static_cast<unsigned char>(png[at + i]);
     return value;
   };
   return {be32(16), be32(20)};
@@ -209,8 +240,9 @@ TEST_F(RunsCliTest, PlotDrawsAPngOfTheRequestedSize) {
   expect_outcome(run("plot nowhere -o bad.png"), 2, "run 'nowhere': no metrics.csv");
   fs::create_directories(dir_ / "fresh");
   std::ofstream(dir_ / "fresh" / "metrics.csv") << "step,wall_time,name,value\n";
-  expect_outcome(run("plot fresh -o bad.png"), 2,
-                 "run 'fresh' has no 'charts/episodic_return' in metrics.csv (it has no metrics yet)");
+  expect_outcome(
+      run("plot fresh -o bad.png"), 2,
+      "run 'fresh' has no 'charts/episodic_return' in metrics.csv (it has no metrics yet)");
   EXPECT_FALSE(fs::exists(dir_ / "bad.png"));
 }
 

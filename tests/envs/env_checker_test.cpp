@@ -55,7 +55,8 @@ class TestEnv final : public Env {
 
   const EnvSpec& spec() const override { return spec_; }
 
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    float* observation = out.floats();
     if (seed && flaw_ != Flaw::kIgnoresSeed) rng().reseed(*seed);
     x_ = rng().uniform(-0.1, 0.1);
     steps_ = 0;
@@ -64,7 +65,8 @@ class TestEnv final : public Env {
     write(observation, 3);
   }
 
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr out) override {
+    float* observation = out.floats();
     if (phase_ == Phase::kNeedsReset && flaw_ != Flaw::kStepBeforeResetAccepted) {
       throw std::logic_error("Test-v0: step() before reset()");
     }
@@ -261,13 +263,14 @@ INSTANTIATE_TEST_SUITE_P(
                    Flaw::kWritesPastEnd,
                    false,
                    checks::kObservationWrites,
-                   {"episode 1, step 1: wrote past the end of the observation (3 floats)",
+                   {"episode 1, step 1: wrote past the end of the observation (3 elements)",
                     "element 3 was overwritten"}},
-        BrokenCase{"WritesTooLittle",
-                   Flaw::kWritesTooLittle,
-                   false,
-                   checks::kObservationWrites,
-                   {"episode 1, step 1: 1 of 3 observation floats not written (first: element 2)"}},
+        BrokenCase{
+            "WritesTooLittle",
+            Flaw::kWritesTooLittle,
+            false,
+            checks::kObservationWrites,
+            {"episode 1, step 1: 1 of 3 observation elements not written (first: element 2)"}},
         BrokenCase{"StepBeforeResetAccepted",
                    Flaw::kStepBeforeResetAccepted,
                    false,
@@ -332,10 +335,12 @@ TEST(EnvCheckerTest, ErrorInStepLeavesRolloutChecksUnfinishedNotFailed) {
 class TwoFlawsEnv final : public Env {
  public:
   const EnvSpec& spec() const override { return env_.spec(); }
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    float* observation = out.floats();
     env_.reset(observation, seed);
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr out) override {
+    float* observation = out.floats();
     StepResult r = env_.step(action, observation);
     r.reward = std::numeric_limits<double>::infinity();
     return r;
@@ -396,12 +401,14 @@ class CounterEnv final : public Env {
     spec_.action_space = Discrete{2};
   }
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t>) override {
+  void reset(core::TypedPtr out, std::optional<std::uint64_t>) override {
+    float* observation = out.floats();
     steps_ = 0;
     ended_ = false;
     observation[0] = 0;
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr out) override {
+    float* observation = out.floats();
     if (steps_ < 0 || ended_) throw std::logic_error("Counter-v0: call reset() first");
     check_action(spec_, action);
     ++steps_;
@@ -437,8 +444,8 @@ class BadSpecEnv final : public Env {
     spec_.action_space = Discrete{2};
   }
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float*, std::optional<std::uint64_t>) override {}
-  StepResult step(const ActionRef&, float*) override { return {}; }
+  void reset(core::TypedPtr, std::optional<std::uint64_t>) override {}
+  StepResult step(const ActionRef&, core::TypedPtr) override { return {}; }
 
  private:
   EnvSpec spec_;

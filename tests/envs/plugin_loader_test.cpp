@@ -2,7 +2,6 @@
 #include "envs/plugin_loader.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -15,8 +14,8 @@
 #include "envs/env_options.h"
 #include "envs/plugin_env_guard.h"
 #include "envs/registry.h"
-#include "tests/plugins/test_plugins.h"
 #include "tests/error_of.h"
+#include "tests/plugins/test_plugins.h"
 
 namespace mnrl::envs {
 namespace {
@@ -91,9 +90,10 @@ TEST_F(PluginLoaderTest, BadKwargsNameTheKeyAndTheEnv) {
 
   core::Kwargs for_cartpole;
   for_cartpole.set("length", 3);
-  EXPECT_EQ(error_of<core::KwargError>([&] { Registry::global().make("CartPole-v1", for_cartpole); }),
-            "kwargs.length: environment 'CartPole-v1' takes no argument 'length'; it takes no "
-            "kwargs");
+  EXPECT_EQ(
+      error_of<core::KwargError>([&] { Registry::global().make("CartPole-v1", for_cartpole); }),
+      "kwargs.length: environment 'CartPole-v1' takes no argument 'length'; it takes no "
+      "kwargs");
 }
 
 TEST_F(PluginLoaderTest, MissingFile) {
@@ -113,8 +113,7 @@ TEST_F(PluginLoaderTest, NotASharedLibrary) {
   EXPECT_EQ(load_error(text),
             "cannot load plugin '" + text + "': it is not a shared library (no ELF header)");
   EXPECT_NE(load_error(dir_.string()).find("it is a directory"), std::string::npos);
-  EXPECT_NE(load_error(MNRL_TEST_OBJECT_FILE).find("it is an object file (.o)"),
-            std::string::npos);
+  EXPECT_NE(load_error(MNRL_TEST_OBJECT_FILE).find("it is an object file (.o)"), std::string::npos);
 }
 
 TEST_F(PluginLoaderTest, WrongArchitecture) {
@@ -139,8 +138,8 @@ TEST_F(PluginLoaderTest, NoEntryPoint) {
 TEST_F(PluginLoaderTest, SdkVersionMismatchSaysBothVersions) {
   EXPECT_EQ(load_error(path("future_sdk")),
             "cannot load plugin '" + path("future_sdk") +
-                "': it was built against mnrl env SDK 2.0, but this mnrl (" MNRL_VERSION_STRING
-                ") provides SDK 1.1: rebuild the plugin against this mnrl");
+                "': it was built against mnrl env SDK 3.0, but this mnrl (" MNRL_VERSION_STRING
+                ") provides SDK 2.0: rebuild the plugin against this mnrl");
 }
 
 TEST_F(PluginLoaderTest, UnresolvedSymbolIsNamedReadably) {
@@ -157,7 +156,8 @@ TEST_F(PluginLoaderTest, PluginOfAnotherMnrlIsToldToRebuild) {
             "cannot load plugin '" + path("newer_mnrl") +
                 "': it needs the symbol "
                 "'mnrl::envs::function_from_a_newer_mnrl(mnrl::envs::Registry&)', which this mnrl "
-                "(" MNRL_VERSION_STRING ") does not define: it was built against another version "
+                "(" MNRL_VERSION_STRING
+                ") does not define: it was built against another version "
                 "of mnrl or with another _GLIBCXX_USE_CXX11_ABI; rebuild it against this mnrl");
 }
 
@@ -193,8 +193,9 @@ TEST_F(PluginLoaderTest, GuardNamesThePluginWhenItsEnvThrows) {
   options.kwargs = core::Kwargs();
   options.kwargs.set("in", "reset");
   const auto resetting = make_env(options);
-  EXPECT_NE(error_of<EnvContractError>([&] { resetting->reset(&observation, 1); })
-                .find("reset() threw std::runtime_error: sensor unplugged (episode 1, step 0)"),
+  EXPECT_NE(error_of<EnvContractError>([&] {
+              resetting->reset(&observation, 1);
+            }).find("reset() threw std::runtime_error: sensor unplugged (episode 1, step 0)"),
             std::string::npos);
 }
 

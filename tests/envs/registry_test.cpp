@@ -34,8 +34,8 @@ TEST(RegistryTest, IdsAreSorted) {
 }
 
 TEST(RegistryTest, UnknownIdSuggestsTheClosestAndListsRegistered) {
-  const std::string message = error_of<std::invalid_argument>(
-      [] { Registry::global().make("CartPol-v1"); });
+  const std::string message =
+      error_of<std::invalid_argument>([] { Registry::global().make("CartPol-v1"); });
   EXPECT_NE(message.find("unknown environment 'CartPol-v1' (did you mean 'CartPole-v1'?)"),
             std::string::npos)
       << message;
@@ -43,8 +43,8 @@ TEST(RegistryTest, UnknownIdSuggestsTheClosestAndListsRegistered) {
   EXPECT_NE(message.find("CartPole-v1", message.find("registered: ")), std::string::npos)
       << message;
 
-  const std::string far = error_of<std::invalid_argument>(
-      [] { Registry::global().make("Humanoid-v4"); });
+  const std::string far =
+      error_of<std::invalid_argument>([] { Registry::global().make("Humanoid-v4"); });
   EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
 }
 
@@ -68,16 +68,15 @@ TEST(RegistryTest, MakeValidatesTheSpec) {
       spec_.action_space = Discrete{2};
     }
     const EnvSpec& spec() const override { return spec_; }
-    void reset(float*, std::optional<std::uint64_t>) override {}
-    StepResult step(const ActionRef&, float*) override { return {}; }
+    void reset(core::TypedPtr, std::optional<std::uint64_t>) override {}
+    StepResult step(const ActionRef&, core::TypedPtr) override { return {}; }
 
    private:
     EnvSpec spec_;
   };
   Registry registry;
   registry.add("Bad-v0", [] { return std::make_unique<BadEnv>(); });
-  const std::string message =
-      error_of<std::invalid_argument>([&] { registry.make("Bad-v0"); });
+  const std::string message = error_of<std::invalid_argument>([&] { registry.make("Bad-v0"); });
   EXPECT_NE(message.find("'Bad-v0'"), std::string::npos) << message;
   EXPECT_NE(message.find("observation space"), std::string::npos) << message;
 }

@@ -1,5 +1,7 @@
 // Saving and loading env state: a vector env restored from a saved state continues exactly as
 // the original does, for every built-in env behind every stateful wrapper.
+#include "envs/saved_state.h"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -11,7 +13,6 @@
 #include "core/state_stream.h"
 #include "envs/env_options.h"
 #include "envs/normalize_reward.h"
-#include "envs/saved_state.h"
 #include "envs/space.h"
 #include "envs/vector_env.h"
 #include "scripted_env.h"
@@ -19,10 +20,10 @@
 namespace {
 
 using namespace mnrl::envs;
-using mnrl::envs::test_envs::ScriptedEnv;
 using mnrl::core::StateError;
 using mnrl::core::StateReader;
 using mnrl::core::StateWriter;
+using mnrl::envs::test_envs::ScriptedEnv;
 
 EnvOptions options_for(const std::string& id) {
   EnvOptions options;
@@ -71,7 +72,8 @@ std::vector<float> trajectory(VectorEnv& envs, mnrl::core::Rng rng, int steps) {
   const auto n = static_cast<std::size_t>(envs.num_envs());
   for (int t = 0; t < steps; ++t) {
     envs.step(actions.next(rng));
-    out.insert(out.end(), envs.observations(), envs.observations() + n * envs.observation_size());
+    out.insert(out.end(), envs.observations().floats(),
+               envs.observations().floats() + n * envs.observation_size());
     out.insert(out.end(), envs.rewards(), envs.rewards() + n);
     for (std::size_t i = 0; i < n; ++i) {
       out.push_back(envs.terminated()[i] + 2.0f * envs.truncated()[i]);
@@ -108,7 +110,8 @@ INSTANTIATE_TEST_SUITE_P(BuiltInEnvs, SavedStateTest,
                                            "MountainCarContinuous-v0", "Pendulum-v1"),
                          [](const auto& info) {
                            std::string name = info.param;
-                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           for (char& c : name)
+                             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
                            return name;
                          });
 
@@ -124,8 +127,9 @@ TEST(SavedStateTest, StateOfAnotherConfigurationIsRefused) {
     pendulum->load_state(in);
     FAIL() << "expected a refusal";
   } catch (const StateError& e) {
-    EXPECT_NE(std::string(e.what()).find("a vector env of 3 x CartPole-v1, expected 3 x Pendulum-v1"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("a vector env of 3 x CartPole-v1, expected 3 x Pendulum-v1"),
+        std::string::npos)
         << e.what();
   }
   EnvOptions fewer = options_for("CartPole-v1");

@@ -16,15 +16,14 @@ namespace mnrl::envs::test_envs {
 // `action_dims` floats when that is > 0; the last one is recorded.
 class ScriptedEnv final : public Env {
  public:
-  explicit ScriptedEnv(int terminate_after = 0, std::string id = "Scripted-v0",
-                       int action_dims = 0)
+  explicit ScriptedEnv(int terminate_after = 0, std::string id = "Scripted-v0", int action_dims = 0)
       : terminate_after_(terminate_after) {
     spec_.id = std::move(id);
     spec_.observation_space = Box{{3}, {-1e9f, -1e9f, -1e9f}, {1e9f, 1e9f, 1e9f}};
     if (action_dims > 0) {
       const auto n = static_cast<std::size_t>(action_dims);
-      spec_.action_space = Box{{action_dims}, std::vector<float>(n, -1.0f),
-                               std::vector<float>(n, 1.0f)};
+      spec_.action_space =
+          Box{{action_dims}, std::vector<float>(n, -1.0f), std::vector<float>(n, 1.0f)};
     } else {
       spec_.action_space = Discrete{3};
     }
@@ -32,14 +31,16 @@ class ScriptedEnv final : public Env {
 
   const EnvSpec& spec() const override { return spec_; }
 
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    float* observation = out.floats();
     ++episode_;
     steps_ = 0;
     last_seed_ = seed ? static_cast<float>(*seed % 1000) : -1.0f;
     write(observation);
   }
 
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr out) override {
+    float* observation = out.floats();
     ++steps_;
     last_action_ = action;
     write(observation);

@@ -1,10 +1,10 @@
+#include "envs/space.h"
+
 #include <gtest/gtest.h>
 
 #include <limits>
 #include <stdexcept>
 #include <string>
-
-#include "envs/space.h"
 
 namespace mnrl::envs {
 namespace {
@@ -60,6 +60,31 @@ TEST(SpaceTest, SpacesCompareByValue) {
   EXPECT_EQ(Space{Discrete{3}}, Space{Discrete{3}});
 }
 
+TEST(SpaceTest, Uint8BoxesAreDescribedComparedAndScaled) {
+  const Box grid{
+      {4, 10, 10}, std::vector<float>(400, 0.0f), std::vector<float>(400, 1.0f), Dtype::uint8};
+  EXPECT_EQ(describe(grid), "Box(4, 10, 10) uint8 low=0 high=1");
+  EXPECT_EQ(element_dtype(grid), Dtype::uint8);
+  EXPECT_EQ(element_dtype(Discrete{3}), Dtype::float32);
+  Box same_bounds_as_floats = grid;
+  same_bounds_as_floats.dtype = Dtype::float32;
+  EXPECT_NE(Space(grid), Space(same_bounds_as_floats));
+  // Only an image (every bound 0 and 255, SB3's rule) is divided by 255.
+  EXPECT_EQ(byte_scale(grid), 1.0f);
+  const Box image{
+      {1, 2, 2}, std::vector<float>(4, 0.0f), std::vector<float>(4, 255.0f), Dtype::uint8};
+  EXPECT_EQ(byte_scale(image), 1.0f / 255.0f);
+  Box floats = image;
+  floats.dtype = Dtype::float32;
+  EXPECT_EQ(byte_scale(floats), 1.0f);
+
+  const std::uint8_t cells[4] = {0, 1, 7, 1};
+  const OutsideSpace outside = find_outside(
+      Box{{4}, std::vector<float>(4, 0.0f), std::vector<float>(4, 1.0f), Dtype::uint8}, cells);
+  EXPECT_EQ(outside.count, 1u);
+  EXPECT_EQ(outside.first, "observation[2] = 7 is outside [0, 1]");
+}
+
 TEST(SpaceTest, ValidSpecPasses) { EXPECT_NO_THROW(valid_spec().validate()); }
 
 TEST(SpaceTest, SpecValidationNamesEnvAndProblem) {
@@ -81,8 +106,7 @@ TEST(SpaceTest, SpecValidationNamesEnvAndProblem) {
   spec = valid_spec();
   std::get<Box>(spec.observation_space).low.pop_back();
   message = validation_error(spec);
-  EXPECT_NE(message.find("needs 6 low and high bounds, got 5 and 6"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("needs 6 low and high bounds, got 5 and 6"), std::string::npos) << message;
 
   spec = valid_spec();
   std::get<Box>(spec.observation_space).low[3] = 2.0f;
@@ -94,10 +118,26 @@ TEST(SpaceTest, SpecValidationNamesEnvAndProblem) {
   EXPECT_NE(validation_error(spec).find("NaN"), std::string::npos);
 
   spec = valid_spec();
+  spec.observation_space =
+      Box{{2, 3}, std::vector<float>(6, 0.0f), std::vector<float>(6, 1.0f), Dtype::uint8};
+  EXPECT_EQ(validation_error(spec), "");
+  std::get<Box>(spec.observation_space).high[2] = 0.5f;
+  message = validation_error(spec);
+  EXPECT_NE(message.find("uint8 Box bound 2 is [0, 0.5], needs integers in [0, 255]"),
+            std::string::npos)
+      << message;
+
+  spec = valid_spec();
+  spec.action_space = Box{{1}, {0.0f}, {1.0f}, Dtype::uint8};
+  message = validation_error(spec);
+  EXPECT_NE(message.find("action space: a uint8 Box; actions are float32 or Discrete"),
+            std::string::npos)
+      << message;
+
+  spec = valid_spec();
   spec.action_space = Discrete{0};
   message = validation_error(spec);
-  EXPECT_NE(message.find("action space: Discrete(0) needs n >= 1"), std::string::npos)
-      << message;
+  EXPECT_NE(message.find("action space: Discrete(0) needs n >= 1"), std::string::npos) << message;
 
   spec = valid_spec();
   spec.max_episode_steps = -1;

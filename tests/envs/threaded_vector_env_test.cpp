@@ -50,6 +50,12 @@ bool same_bits(const T* a, const T* b, std::size_t count) {
   return std::memcmp(a, b, count * sizeof(T)) == 0;
 }
 
+// `count` observation elements at `a` and `b`, of either dtype, hold the same bits.
+bool same_observations(core::ConstTypedPtr a, core::ConstTypedPtr b, std::size_t count) {
+  return a.dtype() == b.dtype() &&
+         std::memcmp(a.data(), b.data(), count * core::element_bytes(a.dtype())) == 0;
+}
+
 // Steps a serial and a threaded vector env built from `options` side by side with the same
 // actions and expects every output to be bit-identical at every step.
 void expect_identical(EnvOptions options, int num_threads, int steps) {
@@ -63,13 +69,14 @@ void expect_identical(EnvOptions options, int num_threads, int steps) {
   RandomActions actions(serial->spec().action_space, n);
   serial->reset();
   threaded->reset();
-  ASSERT_TRUE(same_bits(serial->observations(), threaded->observations(), rows));
+  ASSERT_TRUE(same_observations(serial->observations(), threaded->observations(), rows));
   int episodes = 0;
   for (int t = 0; t < steps; ++t) {
     const ActionBatch batch = actions.draw(rng);
     serial->step(batch);
     threaded->step(batch);
-    ASSERT_TRUE(same_bits(serial->observations(), threaded->observations(), rows)) << "step " << t;
+    ASSERT_TRUE(same_observations(serial->observations(), threaded->observations(), rows))
+        << "step " << t;
     ASSERT_TRUE(same_bits(serial->rewards(), threaded->rewards(), n)) << "step " << t;
     ASSERT_TRUE(same_bits(serial->terminated(), threaded->terminated(), n)) << "step " << t;
     ASSERT_TRUE(same_bits(serial->truncated(), threaded->truncated(), n)) << "step " << t;
@@ -77,8 +84,8 @@ void expect_identical(EnvOptions options, int num_threads, int steps) {
       if (!serial->terminated()[i] && !serial->truncated()[i]) continue;
       ++episodes;
       const auto size = static_cast<std::size_t>(serial->observation_size());
-      ASSERT_TRUE(same_bits(serial->final_observations() + i * size,
-                            threaded->final_observations() + i * size, size));
+      ASSERT_TRUE(same_observations(serial->final_observations() + i * size,
+                                    threaded->final_observations() + i * size, size));
       ASSERT_EQ(serial->episode_returns()[i], threaded->episode_returns()[i]);
       ASSERT_EQ(serial->episode_lengths()[i], threaded->episode_lengths()[i]);
     }
@@ -132,10 +139,12 @@ class FailingEnv final : public Env {
  public:
   explicit FailingEnv(int fail_at) : fail_at_(fail_at) {}
   const EnvSpec& spec() const override { return inner_.spec(); }
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    float* observation = out.floats();
     inner_.reset(observation, seed);
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, core::TypedPtr out) override {
+    float* observation = out.floats();
     if (++steps_ == fail_at_)
       throw std::runtime_error("env broke at step " + std::to_string(steps_));
     return inner_.step(action, observation);
@@ -179,7 +188,7 @@ TEST(ThreadedVectorEnvTest, AnInvalidActionIsRejectedBeforeAnyEnvSteps) {
     envs.push_back(std::make_unique<test_envs::ScriptedEnv>(0, "Scripted-v0", 2));
   VectorEnv vec(std::move(envs), 0, 2);
   vec.reset();
-  const std::vector<float> before(vec.observations(), vec.observations() + 12);
+  const std::vector<float> before(vec.observations().floats(), vec.observations().floats() + 12);
   std::vector<float> values(8, 0.5f);
   values[5] = std::numeric_limits<float>::quiet_NaN();
   try {
@@ -191,7 +200,8 @@ TEST(ThreadedVectorEnvTest, AnInvalidActionIsRejectedBeforeAnyEnvSteps) {
         std::string::npos)
         << e.what();
   }
-  EXPECT_EQ(std::vector<float>(vec.observations(), vec.observations() + 12), before);
+  EXPECT_EQ(std::vector<float>(vec.observations().floats(), vec.observations().floats() + 12),
+            before);
   try {
     vec.step({nullptr, values.data(), 7});
     FAIL() << "expected std::invalid_argument";

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -45,7 +47,8 @@ void expect_matches_single_envs(int limit) {
   }
   vec->reset();
   for (int i = 0; i < n; ++i) {
-    EXPECT_EQ(row(vec->observations(), i, 4), std::vector<float>(obs[i].begin(), obs[i].end()));
+    EXPECT_EQ(row(vec->observations().floats(), i, 4),
+              std::vector<float>(obs[i].begin(), obs[i].end()));
   }
   int episodes_ended = 0;
   std::vector<std::int64_t> actions(n);
@@ -60,14 +63,16 @@ void expect_matches_single_envs(int limit) {
       const std::vector<float> expected(obs[i].begin(), obs[i].end());
       if (result.terminated || result.truncated) {
         ++episodes_ended;
-        EXPECT_EQ(row(vec->final_observations(), i, 4), expected) << "env " << i << " t " << t;
+        EXPECT_EQ(row(vec->final_observations().floats(), i, 4), expected)
+            << "env " << i << " t " << t;
         singles[i]->reset(obs[i].data(), std::nullopt);
-        for (const float v : row(vec->observations(), i, 4)) {
+        for (const float v : row(vec->observations().floats(), i, 4)) {
           EXPECT_GE(v, -0.05f);
           EXPECT_LE(v, 0.05f);
         }
       }
-      EXPECT_EQ(row(vec->observations(), i, 4), std::vector<float>(obs[i].begin(), obs[i].end()))
+      EXPECT_EQ(row(vec->observations().floats(), i, 4),
+                std::vector<float>(obs[i].begin(), obs[i].end()))
           << "env " << i << " t " << t;
     }
   }
@@ -92,9 +97,9 @@ TEST(VectorEnvTest, CountsEpisodeReturnsAndLengths) {
     if (t % 3 == 0) {
       EXPECT_EQ(vec.episode_returns()[0], 3.0);
       EXPECT_EQ(vec.episode_lengths()[0], 3);
-      EXPECT_EQ(vec.final_observations()[1], 3.0f);   // step count of the ended episode
-      EXPECT_EQ(vec.observations()[1], 0.0f);         // already reset
-      EXPECT_EQ(vec.observations()[0], t / 3 + 1.0f);  // episode number
+      EXPECT_EQ(vec.final_observations().floats()[1], 3.0f);    // step count of the ended episode
+      EXPECT_EQ(vec.observations().floats()[1], 0.0f);          // already reset
+      EXPECT_EQ(vec.observations().floats()[0], t / 3 + 1.0f);  // episode number
     }
     if (t % 4 == 0) {
       EXPECT_EQ(vec.episode_returns()[1], 5.0);
@@ -116,14 +121,14 @@ TEST(VectorEnvTest, FirstResetSeedsLaterResetsContinue) {
   VectorEnv vec(std::move(envs), 9);
   vec.reset();
   for (int i = 0; i < 2; ++i) {
-    EXPECT_EQ(vec.observations()[i * 3 + 2],
+    EXPECT_EQ(vec.observations().floats()[i * 3 + 2],
               static_cast<float>(core::derive_seed(9, static_cast<std::uint64_t>(i)) % 1000));
   }
   const std::vector<std::int64_t> actions = {0, 0};
   vec.step(ActionBatch{actions.data(), nullptr, actions.size()});  // auto-reset: unseeded
-  EXPECT_EQ(vec.observations()[2], -1.0f);
+  EXPECT_EQ(vec.observations().floats()[2], -1.0f);
   vec.reset();
-  EXPECT_EQ(vec.observations()[2], -1.0f);
+  EXPECT_EQ(vec.observations().floats()[2], -1.0f);
 }
 
 std::vector<std::vector<float>> trajectory(int num_envs, std::uint64_t seed, int keep_envs) {
@@ -135,7 +140,7 @@ std::vector<std::vector<float>> trajectory(int num_envs, std::uint64_t seed, int
     for (int i = 0; i < num_envs; ++i) actions[i] = scripted_action(i, t);
     vec->step(ActionBatch{actions.data(), nullptr, actions.size()});
     for (int i = 0; i < keep_envs; ++i) {
-      const auto r = row(vec->observations(), i, 4);
+      const auto r = row(vec->observations().floats(), i, 4);
       rows[i].insert(rows[i].end(), r.begin(), r.end());
       rows[i].push_back(vec->terminated()[i]);
     }
@@ -180,6 +185,45 @@ TEST(VectorEnvTest, DiscreteActionsNeedIndices) {
   }
   const std::vector<std::int64_t> bad = {0, 2};
   EXPECT_THROW(vec->step(ActionBatch{bad.data(), nullptr, bad.size()}), std::invalid_argument);
+}
+
+// uint8 observations stay bytes: the batch, the final observations and the saved state.
+TEST(VectorEnvTest, KeepsUint8ObservationsAsBytes) {
+  const auto make = [] {
+    std::vector<std::unique_ptr<Env>> envs;
+    for (int i = 0; i < 2; ++i) envs.push_back(Registry::global().make("MinAtar/Breakout-v1"));
+    return std::make_unique<VectorEnv>(std::move(envs), 5);
+  };
+  auto vec = make();
+  vec->reset();
+  ASSERT_EQ(vec->observations().dtype(), Dtype::uint8);
+  ASSERT_EQ(vec->observation_size(), 400);
+  const std::int64_t noop[2] = {0, 0};
+  bool ended = false;
+  std::vector<std::uint8_t> before(800);
+  for (int t = 0; t < 100 && !ended; ++t) {
+    std::copy_n(vec->observations().bytes(), 800, before.begin());
+    vec->step({noop, nullptr, 2});
+    ended = vec->terminated()[0];
+  }
+  ASSERT_TRUE(ended) << "a paddle left alone misses the ball";
+  // The final observation is the ball past the paddle, not the last one before it.
+  const std::uint8_t* final_observation = vec->final_observations().bytes();
+  EXPECT_NE(std::vector<std::uint8_t>(final_observation, final_observation + 400),
+            std::vector<std::uint8_t>(before.begin(), before.begin() + 400));
+
+  core::StateWriter out;
+  vec->save_state(out);
+  auto restored = make();
+  core::StateReader in(out.bytes(), "test");
+  ASSERT_TRUE(restored->load_state(in));
+  EXPECT_EQ(0, std::memcmp(restored->observations().bytes(), vec->observations().bytes(), 800));
+  for (int t = 0; t < 20; ++t) {
+    vec->step({noop, nullptr, 2});
+    restored->step({noop, nullptr, 2});
+    ASSERT_EQ(0, std::memcmp(restored->observations().bytes(), vec->observations().bytes(), 800))
+        << "step " << t;
+  }
 }
 
 TEST(VectorEnvTest, StepBeforeResetThrows) {

@@ -9,6 +9,7 @@
 #include "envs/cartpole.h"
 #include "envs/clip_action.h"
 #include "envs/frame_stack.h"
+#include "envs/registry.h"
 #include "envs/rescale_action.h"
 #include "scripted_env.h"
 
@@ -118,6 +119,30 @@ TEST(FrameStackTest, AFailedStepLeavesTheStackUnchanged) {
   // The oldest frame now is the newest before the failed step.
   EXPECT_EQ(std::vector<float>(obs.begin(), obs.begin() + 4),
             std::vector<float>(before.begin() + 4, before.end()));
+}
+
+TEST(FrameStackTest, StacksImagesAsBytesOnTheirChannelAxis) {
+  // MinAtar Breakout: a uint8 Box [4, 10, 10] of 0/1 cells.
+  FrameStack env(Registry::global().make("MinAtar/Breakout-v1"), 3);
+  const Box& space = std::get<Box>(env.spec().observation_space);
+  EXPECT_EQ(space.shape, (std::vector<std::int64_t>{12, 10, 10}));
+  EXPECT_EQ(space.dtype, Dtype::uint8);
+  EXPECT_EQ(space.high.size(), 1200u);
+  std::vector<std::uint8_t> stack(1200);
+  env.reset(stack.data(), 1);
+  std::vector<std::vector<std::uint8_t>> frames;  // the newest frame after each call
+  frames.emplace_back(stack.end() - 400, stack.end());
+  for (int k = 0; k < 3; ++k) {
+    env.step({k == 0 ? 1 : 2, nullptr, 0}, stack.data());  // left, then right twice
+    frames.emplace_back(stack.end() - 400, stack.end());
+  }
+  EXPECT_NE(frames[0], frames[1]) << "the game moved";
+  // Oldest first: frames 1, 2, 3 of the episode.
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(std::vector<std::uint8_t>(stack.begin() + 400 * k, stack.begin() + 400 * (k + 1)),
+              frames[static_cast<std::size_t>(k + 1)])
+        << "slot " << k;
+  }
 }
 
 TEST(FrameStackTest, RejectsZeroFrames) {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/state_stream.h"
-#include "experiments/training/agent_factory.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/training/agent_factory.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/training.h"
 #include "nn/compute_threads.h"
@@ -95,42 +95,72 @@ TEST_P(AgentUnitTest, UpdatesThenASavedStateGoesOnAsTheOriginal) {
 INSTANTIATE_TEST_SUITE_P(
     Agents, AgentUnitTest,
     ::testing::Values(
-        AgentCase{"ppo", "cartpole_ppo.yaml", {},
-                  {"losses/policy_loss", "losses/value_loss", "losses/entropy",
-                   "losses/approx_kl", "losses/clipfrac", "losses/explained_variance",
-                   "charts/learning_rate", "charts/clip_range"}},
-        AgentCase{"ppo_gsde_box", "pendulum_ppo.yaml", {"ppo.n_steps=32", "ppo.batch_size=64"},
+        AgentCase{"ppo",
+                  "cartpole_ppo.yaml",
+                  {},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl",
+                   "losses/clipfrac", "losses/explained_variance", "charts/learning_rate",
+                   "charts/clip_range"}},
+        AgentCase{"ppo_gsde_box",
+                  "pendulum_ppo.yaml",
+                  {"ppo.n_steps=32", "ppo.batch_size=64"},
                   {"losses/policy_loss", "losses/value_loss", "losses/entropy"}},
-        AgentCase{"a2c", "cartpole_a2c.yaml", {},
-                  {"losses/policy_loss", "losses/value_loss", "losses/entropy",
-                   "charts/learning_rate"}},
-        AgentCase{"dqn", "cartpole_dqn.yaml", {"dqn.learning_starts=64"},
+        AgentCase{
+            "a2c",
+            "cartpole_a2c.yaml",
+            {},
+            {"losses/policy_loss", "losses/value_loss", "losses/entropy", "charts/learning_rate"}},
+        AgentCase{"dqn",
+                  "cartpole_dqn.yaml",
+                  {"dqn.learning_starts=64"},
                   {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
-        AgentCase{"dqn_prioritized_n_step_dueling", "cartpole_rainbowlite.yaml",
-                  {"dqn.learning_starts=64"}, {"losses/td_loss", "losses/q_values"}},
+        AgentCase{"dqn_prioritized_n_step_dueling",
+                  "cartpole_rainbowlite.yaml",
+                  {"dqn.learning_starts=64"},
+                  {"losses/td_loss", "losses/q_values"}},
+        // Pixels: a convolutional encoder over uint8 observations (bytes in the replay buffer).
+        AgentCase{"dqn_minatar_cnn",
+                  "minatar_breakout_dqn.yaml",
+                  {"dqn.learning_starts=64", "dqn.double_q=true"},
+                  {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        AgentCase{
+            "ppo_minatar_cnn",
+            "minatar_breakout_ppo.yaml",
+            {"ppo.n_steps=16", "ppo.batch_size=64"},
+            {"losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl"}},
+        AgentCase{"a2c_minatar_cnn",
+                  "cartpole_a2c.yaml",
+                  {"env.id=MinAtar/Breakout-v1", "network.encoder=minatar_cnn",
+                   "network.hidden_sizes=[]", "network.activation=relu"},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy"}},
         // Updates every 100 env steps, which is when off-policy agents report statistics.
-        AgentCase{"sac", "pendulum_sac.yaml",
+        AgentCase{"sac",
+                  "pendulum_sac.yaml",
                   {"sac.learning_starts=99", "sac.train_freq=100", "sac.gradient_steps=3",
                    "sac.batch_size=32", "network.hidden_sizes=[32,32]"},
                   {"losses/qf1_values", "losses/qf2_values", "losses/qf1_loss", "losses/qf2_loss",
                    "losses/qf_loss", "losses/actor_loss", "losses/alpha", "losses/alpha_loss",
                    "charts/buffer_size"}},
-        AgentCase{"sac_fixed_alpha_n_step", "pendulum_sac.yaml",
+        AgentCase{"sac_fixed_alpha_n_step",
+                  "pendulum_sac.yaml",
                   {"sac.learning_starts=99", "sac.train_freq=100", "sac.gradient_steps=2",
                    "sac.batch_size=32", "sac.ent_coef=0.2", "sac.n_step=3", "env.num_envs=2",
                    "network.hidden_sizes=[32,32]"},
                   {"losses/qf1_loss", "losses/actor_loss", "losses/alpha"}},
-        AgentCase{"sac_gsde", "mountaincarcontinuous_sac.yaml",
+        AgentCase{"sac_gsde",
+                  "mountaincarcontinuous_sac.yaml",
                   {"sac.train_freq=100", "sac.gradient_steps=2", "sac.batch_size=32",
                    "sac.sde_sample_freq=7"},
                   {"losses/qf1_loss", "losses/actor_loss", "losses/alpha"}},
-        AgentCase{"td3_ornstein_uhlenbeck", "pendulum_td3.yaml",
+        AgentCase{"td3_ornstein_uhlenbeck",
+                  "pendulum_td3.yaml",
                   {"td3.learning_starts=99", "td3.train_freq=100", "td3.gradient_steps=4",
                    "td3.batch_size=32", "td3.action_noise=ornstein_uhlenbeck",
                    "network.hidden_sizes=[32,32]"},
                   {"losses/qf1_values", "losses/qf2_values", "losses/qf1_loss", "losses/qf2_loss",
                    "losses/qf_loss", "losses/actor_loss", "charts/buffer_size"}},
-        AgentCase{"ddpg", "pendulum_ddpg.yaml",
+        AgentCase{"ddpg",
+                  "pendulum_ddpg.yaml",
                   {"ddpg.learning_starts=99", "ddpg.train_freq=100", "ddpg.gradient_steps=2",
                    "ddpg.batch_size=32", "network.hidden_sizes=[32,32]"},
                   {"losses/qf1_values", "losses/qf1_loss", "losses/actor_loss"}}),
@@ -189,9 +219,8 @@ TEST(LearnerThreadsTest, TwoThreadsTrainExactlyAsOne) {
 TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
   const auto options = load_experiment(
       MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
-      {"train.total_steps=4096", "train.eval_episodes=2", "ppo.batch_size=64",
-       "ppo.ent_coef=0.01", "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant",
-       "ppo.clip_range_schedule=constant"});
+      {"train.total_steps=4096", "train.eval_episodes=2", "ppo.batch_size=64", "ppo.ent_coef=0.01",
+       "ppo.clip_range_vf=0.2", "ppo.lr_schedule=constant", "ppo.clip_range_schedule=constant"});
   RecordingMetrics metrics;
   const TrainingResult result = train(options, metrics);
   EXPECT_EQ(result.steps, 4096);
@@ -199,7 +228,8 @@ TEST(PpoOptionsTest, ShuffledMinibatchesWithEntropyAndValueClipTrain) {
   EXPECT_EQ(metrics.last["charts/learning_rate"], 1e-3);
   EXPECT_EQ(metrics.last["charts/clip_range"], 0.2);
   EXPECT_GT(metrics.last["losses/entropy"], 0.0);
-  EXPECT_GT(metrics.last["losses/clipfrac"], 0.0);  // several epochs of 4 minibatches move the policy
+  EXPECT_GT(metrics.last["losses/clipfrac"],
+            0.0);  // several epochs of 4 minibatches move the policy
   EXPECT_TRUE(std::isfinite(metrics.last["losses/value_loss"]));
 }
 

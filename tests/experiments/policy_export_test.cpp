@@ -1,7 +1,7 @@
 // `mnrl export`: the TorchScript module of a checkpoint's greedy policy gives, on raw
 // observations, the actions the agent gives on the normalized ones, for every output kind.
 #include <gtest/gtest.h>
-
+#include <torch/script.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,12 +14,10 @@
 #include <string>
 #include <vector>
 
-#include <torch/script.h>
-
 #include "envs/env_options.h"
 #include "envs/space.h"
-#include "experiments/training/action_buffers.h"
 #include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/training/action_buffers.h"
 #include "experiments/training/training.h"
 #include "recording_metrics.h"
 
@@ -87,10 +85,9 @@ Played train_export_and_play(const ExportCase& c, const fs::path& run_dir) {
   // Two copies of the same evaluation envs, stepped with the same actions: one normalizes
   // observations with the checkpoint's statistics (the agent's view), one does not.
   CheckpointPolicy policy(run_dir, 0, [](const std::string&) {});
-  auto normalized =
-      envs::make_evaluation_vector_env(policy.options().env, kEnvs, 5, policy.envs());
-  auto raw = envs::make_evaluation_vector_env(without_normalization(policy.options().env), kEnvs,
-                                              5, policy.envs());
+  auto normalized = envs::make_evaluation_vector_env(policy.options().env, kEnvs, 5, policy.envs());
+  auto raw = envs::make_evaluation_vector_env(without_normalization(policy.options().env), kEnvs, 5,
+                                              policy.envs());
   normalized->reset();
   raw->reset();
   const envs::Space& action_space = normalized->spec().action_space;
@@ -99,8 +96,9 @@ Played train_export_and_play(const ExportCase& c, const fs::path& run_dir) {
   played.observation_size = raw->observation_size();
   ActionBuffers actions(action_space, kEnvs);
   for (int step = 0; step < kSteps; ++step) {
-    played.observations.insert(played.observations.end(), raw->observations(),
-                               raw->observations() + kEnvs * played.observation_size);
+    const float* observations = raw->observations().floats();
+    played.observations.insert(played.observations.end(), observations,
+                               observations + kEnvs * played.observation_size);
     policy.player().act_greedy(normalized->observations(), kEnvs, actions.out());
     const envs::ActionBatch batch = actions.batch();
     if (played.discrete) {
@@ -137,8 +135,8 @@ TEST_P(PolicyExportTest, ModuleActsAsTheAgentOnAThousandObservations) {
       ASSERT_EQ(actions.scalar_type(), torch::kFloat32);
       ASSERT_EQ(actions.size(1), played.action_size);
       for (std::int64_t j = 0; j < kEnvs * played.action_size; ++j) {
-        const double difference = std::fabs(
-            actions.data_ptr<float>()[j] - played.values[first_row * played.action_size + j]);
+        const double difference = std::fabs(actions.data_ptr<float>()[j] -
+                                            played.values[first_row * played.action_size + j]);
         largest_difference = std::max(largest_difference, difference);
       }
     }
@@ -157,8 +155,8 @@ TEST_P(PolicyExportTest, PythonTorchLoadsTheModuleAndActsTheSame) {
   const fs::path observations = run_dir_ / "observations.bin";
   const fs::path actions = run_dir_ / "actions.bin";
   const auto write = [](const fs::path& path, const void* data, std::size_t bytes) {
-    std::ofstream(path, std::ios::binary).write(static_cast<const char*>(data),
-                                                static_cast<std::streamsize>(bytes));
+    std::ofstream(path, std::ios::binary)
+        .write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
   };
   write(module, played.module.data(), played.module.size());
   write(observations, played.observations.data(), played.observations.size() * sizeof(float));
@@ -181,9 +179,9 @@ TEST_P(PolicyExportTest, PythonTorchLoadsTheModuleAndActsTheSame) {
   }
   int rows = 0, differing = -1;
   double largest = -1.0;
-  ASSERT_EQ(std::sscanf(output.c_str(), "rows %d differing %d largest %lf", &rows, &differing,
-                        &largest),
-            3)
+  ASSERT_EQ(
+      std::sscanf(output.c_str(), "rows %d differing %d largest %lf", &rows, &differing, &largest),
+      3)
       << output;
   EXPECT_EQ(rows, kEnvs * kSteps);
   EXPECT_EQ(differing, 0);
@@ -194,21 +192,28 @@ INSTANTIATE_TEST_SUITE_P(
     Outputs, PolicyExportTest,
     ::testing::Values(
         ExportCase{"ppo_logits_argmax", "cartpole_ppo.yaml", {"train.total_steps=512"}},
-        ExportCase{"ppo_gsde_mean_clipped_normalized", "mountaincarcontinuous_ppo.yaml",
+        ExportCase{"ppo_gsde_mean_clipped_normalized",
+                   "mountaincarcontinuous_ppo.yaml",
                    {"train.total_steps=2000", "train.eval_episodes=1"}},
-        ExportCase{"ppo_squashed_mean", "pendulum_ppo.yaml",
+        ExportCase{"ppo_squashed_mean",
+                   "pendulum_ppo.yaml",
                    {"train.total_steps=4096", "train.eval_episodes=1", "ppo.use_sde=false",
                     "network.squash_output=true"}},
-        ExportCase{"dqn_dueling_argmax", "cartpole_rainbowlite.yaml",
+        ExportCase{"dqn_dueling_argmax",
+                   "cartpole_rainbowlite.yaml",
                    {"train.total_steps=1500", "train.eval_episodes=1"}},
-        ExportCase{"a3c_shared_model", "cartpole_a3c.yaml",
+        ExportCase{"a3c_shared_model",
+                   "cartpole_a3c.yaml",
                    {"train.total_steps=2000", "train.eval_episodes=1"}},
-        ExportCase{"sac_tanh_mean_on_bounds", "pendulum_sac.yaml",
+        ExportCase{"sac_tanh_mean_on_bounds",
+                   "pendulum_sac.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "sac.batch_size=32",
                     "network.hidden_sizes=[32,32]"}},
-        ExportCase{"sac_gsde_clipped_tanh_mean", "mountaincarcontinuous_sac.yaml",
+        ExportCase{"sac_gsde_clipped_tanh_mean",
+                   "mountaincarcontinuous_sac.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "sac.batch_size=32"}},
-        ExportCase{"td3_tanh_mean_on_bounds", "pendulum_td3.yaml",
+        ExportCase{"td3_tanh_mean_on_bounds",
+                   "pendulum_td3.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "td3.batch_size=32",
                     "td3.learning_starts=300", "network.hidden_sizes=[32,32]"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.name; });

@@ -10,10 +10,13 @@ class FreshCartPole final : public mnrl::envs::Env {
  public:
   FreshCartPole() : spec_(inner_.spec()) { spec_.id = "FreshCartPole-v0"; }
   const mnrl::envs::EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t> seed) override {
+  void reset(mnrl::core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    float* observation = out.floats();
     inner_.reset(observation, seed);
   }
-  mnrl::envs::StepResult step(const mnrl::envs::ActionRef& action, float* observation) override {
+  mnrl::envs::StepResult step(const mnrl::envs::ActionRef& action,
+                              mnrl::core::TypedPtr out) override {
+    float* observation = out.floats();
     return inner_.step(action, observation);
   }
 

@@ -33,18 +33,21 @@ EnvSpec walk_spec(const std::string& id, float high) {
 class Walk final : public Env {
  public:
   explicit Walk(const Kwargs& kwargs)
-      : length_(kwargs.get<int>("length", 5)), start_(kwargs.get<int>("start", 0)),
+      : length_(kwargs.get<int>("length", 5)),
+        start_(kwargs.get<int>("start", 0)),
         reward_(kwargs.get<double>("reward", 1.0)) {
     if (length_ < 1) throw kwargs.error("length", "must be at least 1");
     spec_ = walk_spec("Walk-v0", static_cast<float>(length_));
   }
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t>) override {
+  void reset(mnrl::core::TypedPtr out, std::optional<std::uint64_t>) override {
+    float* observation = out.floats();
     position_ = start_;
     running_ = true;
     observation[0] = static_cast<float>(position_);
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, mnrl::core::TypedPtr out) override {
+    float* observation = out.floats();
     if (!running_) throw std::logic_error("step() needs reset() first");
     if (action.index < 0 || action.index > 1) throw std::invalid_argument("action not in {0, 1}");
     position_ = action.index == 1 ? position_ + 1 : (position_ > 0 ? position_ - 1 : 0);
@@ -66,19 +69,23 @@ class Walk final : public Env {
 class Throwing final : public Env {
  public:
   explicit Throwing(const Kwargs& kwargs)
-      : in_(kwargs.get<std::string>("in", "step")), how_(kwargs.get<std::string>("how", "throw")),
-        after_(kwargs.get<int>("after", 1)), spec_(walk_spec("Throwing-v0", 1.0f)) {
+      : in_(kwargs.get<std::string>("in", "step")),
+        how_(kwargs.get<std::string>("how", "throw")),
+        after_(kwargs.get<int>("after", 1)),
+        spec_(walk_spec("Throwing-v0", 1.0f)) {
     const int on_rank = kwargs.get<int>("on_rank", -1);
     const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
     armed_ = on_rank < 0 || (rank && std::atoi(rank) == on_rank);
     if (in_ != "reset" && in_ != "step") throw kwargs.error("in", "must be reset or step");
   }
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t>) override {
+  void reset(mnrl::core::TypedPtr out, std::optional<std::uint64_t>) override {
+    float* observation = out.floats();
     maybe_throw("reset");
     observation[0] = 0.0f;
   }
-  StepResult step(const ActionRef& action, float* observation) override {
+  StepResult step(const ActionRef& action, mnrl::core::TypedPtr out) override {
+    float* observation = out.floats();
     if (action.index < 0 || action.index > 1) throw std::invalid_argument("action not in {0, 1}");
     maybe_throw("step");
     observation[0] = 0.0f;
@@ -111,11 +118,13 @@ class OutOfSpace final : public Env {
   explicit OutOfSpace(const Kwargs& kwargs)
       : at_step_(kwargs.get<int>("at_step", 3)), spec_(walk_spec("OutOfSpace-v0", 1.0f)) {}
   const EnvSpec& spec() const override { return spec_; }
-  void reset(float* observation, std::optional<std::uint64_t>) override {
+  void reset(mnrl::core::TypedPtr out, std::optional<std::uint64_t>) override {
+    float* observation = out.floats();
     steps_ = 0;
     observation[0] = 0.0f;
   }
-  StepResult step(const ActionRef&, float* observation) override {
+  StepResult step(const ActionRef&, mnrl::core::TypedPtr out) override {
+    float* observation = out.floats();
     observation[0] = ++steps_ == at_step_ ? 7.5f : 0.5f;
     return {0.0, false, false};
   }

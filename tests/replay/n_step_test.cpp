@@ -31,8 +31,8 @@ std::vector<Emitted> run(NStepAccumulator& accumulator, const Step& step) {
   accumulator.add(step.observations.data(), step.actions.data(), step.rewards.data(),
                   step.next_observations.data(), step.terminated.data(), step.truncated.data(),
                   step.final_observations.data(), [&out](const Transition& t) {
-                    out.push_back({t.observation[0], t.action[0], t.reward, t.next_observation[0],
-                                   t.terminated, t.discount});
+                    out.push_back({t.observation.floats()[0], t.action[0], t.reward,
+                                   t.next_observation.floats()[0], t.terminated, t.discount});
                   });
   return out;
 }

@@ -262,10 +262,11 @@ TEST(ReplayBufferTest, LoadNamesTheSourceAndTheProblem) {
   ReplayBuffer buffer(3, 2, 1);
   for (int i = 0; i < 3; ++i) add_numbered(buffer, i);
   const std::string good = saved(buffer);
-  // The section name (uint64 length + "replay buffer"), 5 int64 (sizes, size, next_slot); then
+  // The section name (uint64 length + "replay buffer"), 6 int64 (sizes, observation dtype, size,
+  // next_slot); then
   // each array as a uint64 count and its values: 3 slots of 2 observation floats, 1 action
   // float, 1 reward, 2 next-observation floats, 1 flag byte, 1 discount.
-  constexpr std::size_t kHeader = 8 + 13 + 5 * 8;
+  constexpr std::size_t kHeader = 8 + 13 + 6 * 8;
   constexpr std::size_t kObservations = kHeader + 8;
   constexpr std::size_t kRewards = kObservations + 3 * 2 * 4 + 8 + 3 * 4 + 8;
   constexpr std::size_t kFlags = kRewards + 3 * 4 + 8 + 3 * 2 * 4 + 8;
@@ -290,6 +291,11 @@ TEST(ReplayBufferTest, LoadNamesTheSourceAndTheProblem) {
       << load_error(good, 4);
   EXPECT_TRUE(contains(load_error(good, 3, 5), "observation_size is 2, expected 5"));
   EXPECT_TRUE(contains(load_error(good, 3, 2, 2), "action_size is 1, expected 2"));
+  bytes = good;
+  bytes[kHeader - 24] = 1;  // the dtype: uint8 observations into this float32 buffer
+  EXPECT_TRUE(contains(load_error(bytes),
+                       source + "observation dtype (0 float32, 1 uint8) is 1, expected 0"))
+      << load_error(bytes);
 
   bytes = good;
   bytes[kHeader - 8] = 1;  // next_slot 1 while full is fine ...
@@ -315,6 +321,50 @@ TEST(ReplayBufferTest, LoadNamesTheSourceAndTheProblem) {
   bytes[kFlags + 2] = 2;
   EXPECT_TRUE(contains(load_error(bytes), source + "slot 2: terminated flag is 2, expected 0 or 1"))
       << load_error(bytes);
+}
+
+// Byte observations (images, grids) stay bytes in the buffer and become floats, times the byte
+// scale, in the sampled batch.
+TEST(ReplayBufferTest, KeepsUint8ObservationsAsBytesAndScalesThemInBatches) {
+  const float scale = 1.0f / 255.0f;
+  ReplayBuffer buffer(4, 3, 1, core::Dtype::uint8, scale);
+  EXPECT_EQ(buffer.observation_dtype(), core::Dtype::uint8);
+  const std::uint8_t observation[3] = {0, 255, 51};
+  const std::uint8_t next_observation[3] = {102, 0, 255};
+  const float action = 2.0f;
+  Transition t;
+  t.observation = observation;
+  t.action = &action;
+  t.reward = 0.5f;
+  t.next_observation = next_observation;
+  buffer.add(t);
+  TransitionBatch batch;
+  const std::int64_t slot = 0;
+  buffer.gather(&slot, 1, batch);
+  EXPECT_EQ(batch.observations, (std::vector<float>{0 * scale, 255 * scale, 51 * scale}));
+  EXPECT_EQ(batch.next_observations, (std::vector<float>{102 * scale, 0 * scale, 255 * scale}));
+  EXPECT_EQ(batch.actions, std::vector<float>{2.0f});
+
+  // The saved state holds the bytes, and loads only into a uint8 buffer of the same sizes.
+  const std::string bytes = saved(buffer);
+  ReplayBuffer copy(4, 3, 1, core::Dtype::uint8, scale);
+  core::StateReader in(bytes, kSource);
+  copy.load_state(in);
+  in.expect_end();
+  TransitionBatch copied;
+  copy.gather(&slot, 1, copied);
+  EXPECT_EQ(copied.observations, batch.observations);
+  EXPECT_TRUE(contains(load_error(bytes, 4, 3, 1),
+                       "observation dtype (0 float32, 1 uint8) is 1, "
+                       "expected 0"))
+      << load_error(bytes, 4, 3, 1);
+  // A byte observation takes a quarter of a float one in the state, as in memory.
+  ReplayBuffer floats(4, 3, 1);
+  const float float_observation[3] = {0, 1, 0.2f};
+  t.observation = float_observation;
+  t.next_observation = float_observation;
+  floats.add(t);
+  EXPECT_EQ(saved(floats).size() - bytes.size(), 2 * 3 * (4 - 1));
 }
 
 }  // namespace

@@ -19,7 +19,7 @@
 #include "core/state_stream.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
-#include "physics_env_checks.h"
+#include "registered_env_checks.h"
 
 namespace mnrl::envs {
 namespace {

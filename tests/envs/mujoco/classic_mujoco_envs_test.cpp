@@ -19,7 +19,7 @@
 #include "envs/env_checker.h"
 #include "envs/registry.h"
 #include "envs/saved_state.h"
-#include "physics_env_checks.h"
+#include "registered_env_checks.h"
 
 namespace mnrl::envs {
 namespace {

@@ -23,7 +23,7 @@
 #include "envs/mujoco/mujoco_env.h"
 #include "envs/registry.h"
 #include "envs/wrapper.h"
-#include "physics_env_checks.h"
+#include "registered_env_checks.h"
 
 namespace mnrl::envs {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
-// What every physics env's tests check the same way: the env checker, and exact resume from a
-// saved state. Envs are built by the global registry, time limit included, as training builds
-// them.
+// What the tests of every built-in env (physics, MinAtar) check the same way: the env checker,
+// and exact resume from a saved state. Envs are built by the global registry, time limit
+// included, as training builds them.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 #include "core/kwargs.h"
 #include "core/rng.h"
 #include "core/state_stream.h"
+#include "core/typed_rows.h"
 #include "envs/action_sampler.h"
 #include "envs/env_checker.h"
 #include "envs/registry.h"
@@ -29,19 +30,29 @@ inline void expect_checker_passes(const std::string& id, std::int64_t steps = 20
   }
 }
 
+// One observation of `env`'s space, in its dtype.
+inline core::TypedRows observation_for(const Env& env) {
+  const Space& space = env.spec().observation_space;
+  return core::TypedRows(element_dtype(space), 1, static_cast<std::size_t>(flat_size(space)));
+}
+
 // Random actions from `rng` for `steps` steps, resetting after each episode: every observation
-// and reward, as bits to compare.
+// (as floats) and reward, as bits to compare.
 inline std::vector<float> random_trace(Env& env, core::Rng& rng, int steps) {
   ActionSampler sampler(env.spec().action_space);
-  std::vector<float> observation(flat_size(env.spec().observation_space));
+  core::TypedRows observation = observation_for(env);
   std::vector<float> trace;
+  const auto record = [&] {
+    trace.resize(trace.size() + observation.row_size());
+    observation.row_as_floats(0, trace.data() + trace.size() - observation.row_size(), 1.0f);
+  };
   for (int k = 0; k < steps; ++k) {
-    const StepResult r = env.step(sampler.sample(rng), observation.data());
-    trace.insert(trace.end(), observation.begin(), observation.end());
+    const StepResult r = env.step(sampler.sample(rng), observation.row(0));
+    record();
     trace.push_back(static_cast<float>(r.reward));
     if (r.terminated || r.truncated) {
-      env.reset(observation.data(), std::nullopt);
-      trace.insert(trace.end(), observation.begin(), observation.end());
+      env.reset(observation.row(0), std::nullopt);
+      record();
     }
   }
   return trace;
@@ -55,8 +66,8 @@ inline void expect_resumes_bit_for_bit(const std::string& id, std::uint64_t seed
                                        int steps_before = 37, const core::Kwargs& kwargs = {},
                                        int steps_after = 400) {
   auto original = Registry::global().make(id, kwargs);
-  std::vector<float> observation(flat_size(original->spec().observation_space));
-  original->reset(observation.data(), seed);
+  core::TypedRows observation = observation_for(*original);
+  original->reset(observation.row(0), seed);
   core::Rng actions(seed + 1);
   random_trace(*original, actions, steps_before);
   core::StateWriter out;
