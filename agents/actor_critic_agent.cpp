@@ -180,9 +180,10 @@ void ActorCriticAgent::write_modes(const float* outputs, std::int64_t rows,
 std::string ActorCriticAgent::export_greedy_policy(
     const std::optional<nn::ObservationScale>& scale) const {
   const nn::ActorCriticOptions& options = model_->options;
-  if (options.encoder()) throw std::runtime_error(nn::kNoEncoderExport);
   nn::GreedyPolicy policy;
+  policy.byte_scale = options.byte_scale();
   policy.observation_scale = scale;
+  policy.encoder = model_->encoder();
   policy.trunk = model_->policy_trunk()->layers();
   policy.activation = options.activation();
   policy.head = model_->policy_head();

@@ -22,6 +22,28 @@ std::string linear(torch::jit::Module& module, const std::string& name,
   return "torch.linear(" + input + ", self." + name + "_weight, self." + name + "_bias)";
 }
 
+// The script lines taking `x` through the encoder, as ConvEncoderImpl::forward: flat rows (or
+// images) reshaped to [batch, C, H, W], conv + ReLU layers, flattened, then linear + ReLU.
+std::string encoder_lines(torch::jit::Module& module, const ConvEncoderImpl& encoder) {
+  const auto& image = encoder.options.image_shape();
+  std::string lines = "    x = x.reshape([x.size(0), " + std::to_string(image[0]) + ", " +
+                      std::to_string(image[1]) + ", " + std::to_string(image[2]) + "])\n";
+  for (std::size_t i = 0; i < encoder.convs().size(); ++i) {
+    const torch::nn::Conv2d& conv = encoder.convs()[i];
+    const std::string name = "conv" + std::to_string(i);
+    const std::string stride = std::to_string(encoder.options.strides()[i]);
+    module.register_parameter(name + "_weight", conv->weight.detach().clone(), false);
+    module.register_parameter(name + "_bias", conv->bias.detach().clone(), false);
+    lines += "    x = torch.relu(torch.conv2d(x, self." + name + "_weight, self." + name +
+             "_bias, [" + stride + ", " + stride + "]))\n";
+  }
+  lines += "    x = torch.flatten(x, 1)\n";
+  if (!encoder.linear().is_empty()) {
+    lines += "    x = torch.relu(" + linear(module, "encoder_linear", encoder.linear(), "x") + ")\n";
+  }
+  return lines;
+}
+
 }  // namespace
 
 std::string torchscript_policy(const GreedyPolicy& policy) {
@@ -29,13 +51,18 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
   std::ostringstream source;
   source.precision(17);
   source << "def forward(self, observations: Tensor) -> Tensor:\n"
-         << "    x = observations\n";
+         << "    x = observations.float()\n";
+  if (policy.byte_scale != 1.0f) {
+    module.register_buffer("byte_scale", torch::tensor(policy.byte_scale, torch::kFloat32));
+    source << "    x = x * self.byte_scale\n";
+  }
   if (const auto& scale = policy.observation_scale) {
     module.register_buffer("observation_mean", doubles(scale->mean));
     module.register_buffer("observation_std", doubles(scale->std));
     source << "    x = torch.clamp((x.double() - self.observation_mean) / self.observation_std, "
            << -scale->clip << ", " << scale->clip << ").float()\n";
   }
+  if (policy.encoder) source << encoder_lines(module, *policy.encoder);
   const char* activation = policy.activation == Activation::tanh ? "torch.tanh" : "torch.relu";
   for (std::size_t i = 0; i < policy.trunk.size(); ++i) {
     source << "    x = " << activation << "("

@@ -7,18 +7,15 @@
 #include <vector>
 
 #include "nn/activation.h"
+#include "nn/conv_encoder.h"
 #include "nn/observation_scale.h"
 
 namespace mnrl::nn {
 
-// What an agent whose network has a convolutional encoder says when asked to export: the
-// exported module is built from MLP layers only.
-inline constexpr const char* kNoEncoderExport =
-    "this policy has a convolutional encoder (network.encoder), which mnrl export cannot write "
-    "yet; evaluate it with mnrl eval";
-
-// A greedy policy laid out for export: observations, optionally scaled, through a trunk of
-// linear layers each followed by `activation`, then a head whose output becomes the action.
+// A greedy policy laid out for export: observations as floats (uint8 ones multiplied by
+// byte_scale, as core::as_floats does), optionally normalized, through an optional convolutional
+// encoder, then a trunk of linear layers each followed by `activation`, then a head whose output
+// becomes the action.
 struct GreedyPolicy {
   enum class Output {
     argmax,          // Discrete: index of the largest head output (logits, Q-values)
@@ -26,7 +23,9 @@ struct GreedyPolicy {
     clipped,         // Box: the head output (a Gaussian's mean) clamped into [low, high]
     squashed,        // Box: low + (tanh(head) + 1) / 2 * (high - low)
   };
+  float byte_scale = 1.0f;
   std::optional<ObservationScale> observation_scale;
+  ConvEncoder encoder{nullptr};  // images only
   std::vector<torch::nn::Linear> trunk;
   Activation activation = Activation::tanh;
   torch::nn::Linear head{nullptr};
@@ -38,7 +37,8 @@ struct GreedyPolicy {
 
 // The policy as a serialized TorchScript module (what torch::jit::Module::save writes), which
 // LibTorch alone loads, in C++ (torch::jit::load) or Python (torch.jit.load). Its forward takes
-// float32 observations [batch, observation_size] and returns int64 action indices [batch]
+// observations as the env gives them, float32 or uint8, [batch, observation_size] (images also
+// [batch, C, H, W]), and returns int64 action indices [batch]
 // (Discrete) or float32 actions [batch, action_size] (Box), the actions the agent's
 // act_greedy() gives for the same observations. Parameters are copied.
 std::string torchscript_policy(const GreedyPolicy& policy);

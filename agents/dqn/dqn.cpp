@@ -162,9 +162,10 @@ Statistics Dqn::update(const TrainingProgress& progress) {
 }
 
 std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
-  if (!by_hand_) throw std::runtime_error(nn::kNoEncoderExport);
   nn::GreedyPolicy policy;
+  policy.byte_scale = replay_->options().byte_scale;
   policy.observation_scale = scale;
+  policy.encoder = online_->encoder();
   policy.trunk = online_->trunk()->layers();
   policy.activation = online_->options.activation();
   policy.head = online_->advantage_head();

@@ -162,6 +162,7 @@ void ContinuousOffPolicyAgent::load_replay(core::StateReader& in) {
 std::string ContinuousOffPolicyAgent::export_greedy_policy(
     const std::optional<nn::ObservationScale>& scale) const {
   nn::GreedyPolicy policy;
+  policy.byte_scale = replay_->options().byte_scale;
   policy.observation_scale = scale;
   policy.trunk = actor_->trunk()->layers();
   policy.activation = actor_->options.activation();

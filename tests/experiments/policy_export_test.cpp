@@ -1,5 +1,6 @@
 // `mnrl export`: the TorchScript module of a checkpoint's greedy policy gives, on raw
-// observations, the actions the agent gives on the normalized ones, for every output kind.
+// observations, the actions the agent gives on the normalized ones, for every output kind, and
+// for images (uint8, 0/1 grids and 0..255 pixels) through a convolutional encoder or an MLP.
 #include <gtest/gtest.h>
 #include <torch/script.h>
 #include <unistd.h>
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "envs/env_options.h"
+#include "envs/registry.h"
 #include "envs/space.h"
+#include "envs/wrapper.h"
 #include "experiments/evaluation/checkpoint_evaluation.h"
 #include "experiments/training/action_buffers.h"
 #include "experiments/training/training.h"
@@ -24,6 +27,34 @@
 namespace mnrl::experiments {
 namespace {
 namespace fs = std::filesystem;
+
+// MinAtar Breakout drawn in 0/255 pixels: a uint8 image whose bounds are 0 and 255, which
+// agents scale by 1/255 (envs::byte_scale), as they would a camera's frames.
+class BrightBreakout : public envs::Wrapper {
+ public:
+  BrightBreakout() : Wrapper(envs::Registry::global().make("MinAtar/Breakout-v1"), "BrightBreakout") {
+    auto& box = std::get<envs::Box>(spec_.observation_space);
+    std::fill(box.high.begin(), box.high.end(), 255.0f);
+    spec_.id = "test/BrightBreakout-v0";
+  }
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override {
+    Wrapper::reset(observation, seed);
+    brighten(observation);
+  }
+  envs::StepResult step(const envs::ActionRef& action, core::TypedPtr observation) override {
+    const envs::StepResult result = Wrapper::step(action, observation);
+    brighten(observation);
+    return result;
+  }
+
+ private:
+  void brighten(core::TypedPtr observation) const {
+    std::uint8_t* bytes = observation.bytes();
+    const std::int64_t size = envs::flat_size(spec_.observation_space);
+    for (std::int64_t i = 0; i < size; ++i) bytes[i] = bytes[i] ? 255 : 0;
+  }
+};
+MNRL_REGISTER_ENV("test/BrightBreakout-v0", BrightBreakout);
 
 struct ExportCase {
   std::string name;
@@ -62,6 +93,7 @@ struct Played {
   std::string module;
   bool discrete = true;
   std::int64_t observation_size = 0, action_size = 1;
+  bool byte_observations = false;     // uint8 (held below as floats, which are exact)
   std::vector<float> observations;    // raw, row after row
   std::vector<std::int64_t> indices;  // Discrete
   std::vector<float> values;          // Box, action_size per row
@@ -94,9 +126,13 @@ Played train_export_and_play(const ExportCase& c, const fs::path& run_dir) {
   played.discrete = envs::is_discrete(action_space);
   played.action_size = played.discrete ? 1 : envs::flat_size(action_space);
   played.observation_size = raw->observation_size();
+  played.byte_observations = raw->observations().dtype() == core::Dtype::uint8;
   ActionBuffers actions(action_space, kEnvs);
   for (int step = 0; step < kSteps; ++step) {
-    const float* observations = raw->observations().floats();
+    std::vector<float> scratch;
+    const float* observations = core::as_floats(
+        raw->observations(), static_cast<std::size_t>(kEnvs * played.observation_size), scratch,
+        1.0f);
     played.observations.insert(played.observations.end(), observations,
                                observations + kEnvs * played.observation_size);
     policy.player().act_greedy(normalized->observations(), kEnvs, actions.out());
@@ -121,9 +157,12 @@ TEST_P(PolicyExportTest, ModuleActsAsTheAgentOnAThousandObservations) {
   // In batches of the envs' size, as the agent acted (a product's rounding may depend on it).
   for (int step = 0; step < kSteps; ++step) {
     const std::int64_t first_row = static_cast<std::int64_t>(step) * kEnvs;
-    const at::Tensor observations = torch::from_blob(
-        const_cast<float*>(played.observations.data() + first_row * played.observation_size),
-        {kEnvs, played.observation_size}, torch::kFloat32);
+    // As the env gives them: uint8 images go in as uint8.
+    const at::Tensor observations =
+        torch::from_blob(
+            const_cast<float*>(played.observations.data() + first_row * played.observation_size),
+            {kEnvs, played.observation_size}, torch::kFloat32)
+            .to(played.byte_observations ? torch::kUInt8 : torch::kFloat32);
     const at::Tensor actions = module.forward({observations}).toTensor().contiguous();
     ASSERT_EQ(actions.size(0), kEnvs);
     if (played.discrete) {
@@ -215,7 +254,20 @@ INSTANTIATE_TEST_SUITE_P(
         ExportCase{"td3_tanh_mean_on_bounds",
                    "pendulum_td3.yaml",
                    {"train.total_steps=600", "train.eval_episodes=1", "td3.batch_size=32",
-                    "td3.learning_starts=300", "network.hidden_sizes=[32,32]"}}),
+                    "td3.learning_starts=300", "network.hidden_sizes=[32,32]"}},
+        ExportCase{"dqn_minatar_cnn",
+                   "minatar_breakout_dqn.yaml",
+                   {"train.total_steps=1500", "train.eval_episodes=1", "dqn.learning_starts=500"}},
+        ExportCase{"ppo_cnn_on_pixels",
+                   "minatar_breakout_ppo.yaml",
+                   {"env.id=test/BrightBreakout-v0", "train.total_steps=2048",
+                    "train.eval_episodes=1", "network.cnn_channels=[8]", "network.cnn_features=0",
+                    "network.hidden_sizes=[32]"}},
+        ExportCase{"dqn_mlp_on_pixels",
+                   "minatar_breakout_dqn.yaml",
+                   {"env.id=test/BrightBreakout-v0", "network.encoder=mlp",
+                    "network.hidden_sizes=[64]", "train.total_steps=1500", "train.eval_episodes=1",
+                    "dqn.learning_starts=500"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.name; });
 
 }  // namespace
