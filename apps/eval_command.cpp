@@ -50,9 +50,11 @@ Command add_eval_command(CLI::App& mnrl) {
                  "Sample actions from the policy instead of taking the most likely");
   eval->add_option("--video", args->video,
                    "Record the episodes, side by side, as an animated GIF at this path");
+  // At most 50: a GIF counts delays in hundredths of a second, and viewers slow delays under
+  // 2 of them down to 10.
   eval->add_option("--video-fps", args->video_fps, "Frames per second of the --video GIF")
       ->capture_default_str()
-      ->check(in_range(1, 100));
+      ->check(in_range(1, 50));
   add_plugin_option(*eval, args->plugins);
   return {eval, [args] {
             if (!load_plugins(args->plugins, "eval")) return kExitUsage;

@@ -1,9 +1,26 @@
 #include "experiments/evaluation/episode_video.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 namespace mnrl::experiments {
+namespace {
+
+// render() is a plugin's code: what it drew must be the picture it says it is.
+void check_frame(const envs::RgbImage& frame, const std::string& env_id) {
+  const std::size_t expected =
+      static_cast<std::size_t>(std::max(frame.width, 0)) * std::max(frame.height, 0) * 3;
+  if (frame.width < 1 || frame.height < 1 || frame.pixels.size() != expected) {
+    throw std::runtime_error("--video: '" + env_id + "' render() drew a " +
+                             std::to_string(frame.width) + "x" + std::to_string(frame.height) +
+                             " picture with " + std::to_string(frame.pixels.size()) +
+                             " bytes; an RgbImage needs width and height >= 1 and width x "
+                             "height x 3 bytes (RgbImage::resize)");
+  }
+}
+
+}  // namespace
 
 EpisodeVideo::EpisodeVideo(std::string path, int frames_per_second)
     : writer_(std::move(path), std::max(1, (100 + frames_per_second / 2) / frames_per_second)) {}
@@ -15,12 +32,24 @@ void EpisodeVideo::capture(const envs::VectorEnv& envs, const std::vector<bool>&
       throw std::runtime_error("--video: '" + envs.spec().id +
                                "' draws no pictures (its render() returns false)");
     }
+    check_frame(frame_, envs.spec().id);
     if (scale_ == 0) {
       const int columns = std::min(envs.num_envs(), kColumns);
       const int rows = (envs.num_envs() + kColumns - 1) / kColumns;
-      scale_ = std::max(1, (frame_.width * columns + kMaxWidth - 1) / kMaxWidth);
+      // Never below a pixel: a frame far wider than tall keeps a row of pixels.
+      scale_ = std::clamp((frame_.width * columns + kMaxWidth - 1) / kMaxWidth, 1,
+                          std::min(frame_.width, frame_.height));
       tile_width_ = frame_.width / scale_;
       tile_height_ = frame_.height / scale_;
+      const long long height = static_cast<long long>(tile_height_ + kGap) * rows - kGap;
+      if (height > GifWriter::kMaxSide) {
+        throw std::invalid_argument(
+            "--video: " + std::to_string(envs.num_envs()) + " episodes of '" + envs.spec().id +
+            "' make a picture " + std::to_string(height) + " pixels tall, more than a GIF's " +
+            std::to_string(GifWriter::kMaxSide) + "; record at most " +
+            std::to_string(kColumns * ((GifWriter::kMaxSide + kGap) / (tile_height_ + kGap))) +
+            " --episodes");
+      }
       picture_.resize(tile_width_ * columns + kGap * (columns - 1),
                       tile_height_ * rows + kGap * (rows - 1));
       std::fill(picture_.pixels.begin(), picture_.pixels.end(), kGapGrey);

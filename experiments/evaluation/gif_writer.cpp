@@ -96,7 +96,7 @@ void GifWriter::add(const envs::RgbImage& frame) {
     return std::to_string(width) + "x" + std::to_string(height);
   };
   if (width_ == 0) {
-    if (frame.width < 1 || frame.height < 1 || frame.width > 65535 || frame.height > 65535) {
+    if (frame.width < 1 || frame.height < 1 || frame.width > kMaxSide || frame.height > kMaxSide) {
       throw std::invalid_argument("a GIF frame must be 1 to 65535 pixels each way, not " +
                                   size(frame.width, frame.height) + " (" + path_ + ")");
     }

@@ -16,6 +16,8 @@ namespace mnrl::experiments {
 // is a multiple of 51 (0, 51, ..., 255), within 3 for grays, about 25 per channel at worst else.
 class GifWriter {
  public:
+  static constexpr int kMaxSide = 65535;  // pixels each way, as a GIF counts them
+
   // Creates `path + ".tmp"` at once, so that an unwritable path fails before any episode is
   // played: std::runtime_error naming it. std::invalid_argument for a delay outside [0, 65535].
   GifWriter(std::string path, int frame_delay_centiseconds);

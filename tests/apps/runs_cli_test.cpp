@@ -193,6 +193,8 @@ TEST_F(RunsCliTest, EvalVideoRecordsTheEpisodesSideBySideAsAGif) {
 
   // An unwritable path fails before any episode is played, naming it.
   expect_outcome(run("eval out --video no/such/dir/play.gif"), 1, "no/such/dir/play.gif");
+  // Faster than 50 frames/s cannot be said in a GIF's hundredths of a second.
+  expect_outcome(run("eval out --video play.gif --video-fps 60"), 2, "--video-fps");
 }
 
 TEST_F(RunsCliTest, TensorBoardFileFollowsTheLoggingSetting) {
