@@ -11,7 +11,7 @@ std::optional<nn::ConvEncoderOptions> encoder_options(const NetworkOptions& netw
   if (network.encoder == "mlp") return std::nullopt;
   const auto* box = std::get_if<envs::Box>(&observation_space);
   if (!box || box->shape.size() != 3) {
-    throw std::invalid_argument("network.encoder: " + network.encoder +
+    throw std::invalid_argument(network.encoder +
                                 " needs images, a Box of shape [C, H, W]; the observation is " +
                                 envs::describe(observation_space));
   }

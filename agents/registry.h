@@ -67,6 +67,9 @@ class Algorithm {
                                                std::int64_t num_envs) const = 0;
   // Whether the section asks for gSDE exploration (Box actions only).
   virtual bool uses_sde(const AlgorithmSection&) const { return false; }
+  // Whether its agents build network.encoder (a convolutional encoder for images); the others
+  // are refused one.
+  virtual bool takes_encoder() const { return false; }
 };
 
 // An Algorithm whose section is `Options`: subclasses implement the typed hooks.

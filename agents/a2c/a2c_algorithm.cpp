@@ -25,6 +25,7 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const A2cOptions& a2c,
 class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
  public:
   std::string summary() const override { return "A2C hyperparameters (algo: a2c)"; }
+  bool takes_encoder() const override { return true; }
 
  protected:
   std::unique_ptr<Agent> make(const A2cOptions& a2c, const AgentSetup& setup) const override {

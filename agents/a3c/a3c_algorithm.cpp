@@ -9,6 +9,7 @@ namespace {
 class A3cAlgorithm final : public AlgorithmOf<A3cOptions> {
  public:
   std::string summary() const override { return "A3C hyperparameters (algo: a3c)"; }
+  bool takes_encoder() const override { return true; }
   Topology topology() const override { return Topology::async_workers; }
 
  protected:

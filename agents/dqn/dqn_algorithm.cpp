@@ -14,6 +14,7 @@ namespace {
 class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
  public:
   std::string summary() const override { return "DQN hyperparameters (algo: dqn)"; }
+  bool takes_encoder() const override { return true; }
 
  protected:
   void check_options(const DqnOptions& dqn, const AgentCheck& check) const override {

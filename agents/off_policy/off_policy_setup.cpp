@@ -25,13 +25,6 @@ void check_off_policy(const std::string& algo, const OffPolicyOptions& options,
                       "leave it out)");
     }
   }
-  if (check.network.encoder != "mlp") {
-    throw check.document.error_at("network.encoder", "network.encoder: " + algo +
-                                                         " takes flat observations through MLPs; "
-                                                         "a convolutional encoder (" +
-                                                         check.network.encoder +
-                                                         ") works with dqn, ppo, a2c and a3c");
-  }
   if (options.batch_size > options.buffer_size) {
     throw check.document.error_at(algo + ".batch_size",
                                   algo + ".batch_size = " + std::to_string(options.batch_size) +

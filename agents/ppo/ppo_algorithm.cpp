@@ -13,6 +13,7 @@ namespace {
 class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
  public:
   std::string summary() const override { return "PPO hyperparameters (algo: ppo)"; }
+  bool takes_encoder() const override { return true; }
 
  protected:
   void check_options(const PpoOptions& ppo, const AgentCheck& check) const override {

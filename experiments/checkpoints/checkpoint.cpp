@@ -18,7 +18,9 @@ namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr int kFormat = 1;
+// Raised whenever a state file's layout changes. 2: observations keep their dtype (uint8 images
+// stay bytes) in the env, replay and agent states.
+constexpr int kFormat = 2;
 constexpr const char* kManifest = "manifest.yaml";
 constexpr const char* kPrefix = "step_";
 
@@ -155,7 +157,8 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     if (format != kFormat) {
       throw CheckpointError(where + ": checkpoint format " + std::to_string(format) +
                             ", this mnrl (" + core::version() + ") reads format " +
-                            std::to_string(kFormat));
+                            std::to_string(kFormat) +
+                            ": use the mnrl that wrote it, or train the run anew");
     }
     if (!manifest["complete"] || !manifest["complete"].as<bool>()) {
       throw CheckpointError(where + ": " + kManifest + " is incomplete (truncated)");

@@ -9,9 +9,12 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "agents/encoder_setup.h"
+#include "agents/registry.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
@@ -53,6 +56,28 @@ double mlp_parameters(double inputs, const std::vector<std::int64_t>& hidden, do
   return total + inputs * outputs + outputs;
 }
 
+// Parameters of a convolutional encoder, and the width of the features it gives the trunk.
+std::pair<double, double> encoder_parameters(const nn::ConvEncoderOptions& encoder) {
+  double parameters = 0.0;
+  double in = static_cast<double>(encoder.image_shape()[0]);
+  for (std::size_t i = 0; i < encoder.channels().size(); ++i) {
+    const double out = static_cast<double>(encoder.channels()[i]);
+    const double kernel = static_cast<double>(encoder.kernel_sizes()[i]);
+    parameters += in * out * kernel * kernel + out;
+    in = out;
+  }
+  double features = 1.0;
+  for (const std::int64_t size : nn::conv_output_shape(encoder)) {
+    features *= static_cast<double>(size);
+  }
+  if (encoder.features() > 0) {
+    const double width = static_cast<double>(encoder.features());
+    parameters += features * width + width;
+    features = width;
+  }
+  return {parameters, features};
+}
+
 std::string gigabytes(double bytes) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f GB", bytes / 1e9);
@@ -71,16 +96,25 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   }
   const double observation = static_cast<double>(envs::flat_size(spec.observation_space));
   const double action = static_cast<double>(envs::flat_size(spec.action_space));
+  // The trunk takes the encoder's features, when there is one (check_encoder has accepted it).
+  double encoder = 0.0, trunk_inputs = observation;
+  if (const auto options_of_encoder =
+          agents::encoder_options(options.network, spec.observation_space)) {
+    std::tie(encoder, trunk_inputs) = encoder_parameters(*options_of_encoder);
+  }
   // Two networks (actor and critic, or online and target Q), each with its gradient and two
   // Adam moments: 4 floats per parameter.
-  const double parameters = 2 * mlp_parameters(observation, hidden, std::max(action, 1.0) + 1);
+  const double parameters =
+      2 * (encoder + mlp_parameters(trunk_inputs, hidden, std::max(action, 1.0) + 1));
   if (parameters > kMaxNetworkParameters) {
+    const std::string key = encoder > 0.0 ? "network.encoder" : "network.hidden_sizes";
     throw document.error_at(
-        "network.hidden_sizes",
-        "network.hidden_sizes makes networks of about " +
-            std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
-            "M parameters; mnrl's MLPs are limited to " +
-            std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) + "M");
+        key, key + (encoder > 0.0 ? " (with the cnn_* keys) and network.hidden_sizes make"
+                                  : " makes") +
+                 " networks of about " +
+                 std::to_string(static_cast<std::int64_t>(parameters / 1e6)) +
+                 "M parameters; mnrl's networks are limited to " +
+                 std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) + "M");
   }
   std::string key = "network.hidden_sizes";
   double bytes = parameters * 4 * 4;
@@ -123,6 +157,20 @@ void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                         "(minatar_cnn or nature_cnn) to use one");
     }
     return;
+  }
+  if (!options.algorithm().takes_encoder()) {
+    std::vector<std::string> takers;
+    for (const std::string& name : agents::AgentRegistry::global().names()) {
+      if (agents::AgentRegistry::global().at(name).takes_encoder()) takers.push_back(name);
+    }
+    std::string list;
+    for (std::size_t i = 0; i < takers.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") + takers[i];
+    }
+    throw document.error_at("network.encoder",
+                            "network.encoder: " + options.algo +
+                                " takes flat observations through MLPs; a convolutional encoder (" +
+                                network.encoder + ") works with " + list);
   }
   try {
     agents::encoder_options(network, spec.observation_space);
@@ -200,7 +248,6 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", e.what());
   }
-  // The algorithm first: one without encoders says so rather than what an encoder needs.
   options.algorithm().validate(options.algorithm_section(),
                                {document, options.env, env->spec(), options.network});
   check_encoder(options, env->spec(), document);

@@ -162,7 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
             "ConvEncoderOnFlatObservations",
             "env:\n  id: CartPole-v1\nnetwork:\n  encoder: minatar_cnn\n",
             "",
-            {"network.encoder", "x.yaml:4", "needs images, a Box of shape [C, H, W]", "Box(4)"}},
+            {"network.encoder", "x.yaml:4",
+             "network.encoder: minatar_cnn needs images, a Box of shape [C, H, W]", "Box(4)"}},
         ConfigErrorCase{"ConvKernelLargerThanTheImage",
                         "env:\n  id: MinAtar/Breakout-v1\nnetwork:\n  encoder: nature_cnn\n",
                         "",
@@ -174,7 +175,7 @@ INSTANTIATE_TEST_SUITE_P(
         ConfigErrorCase{"SacWithAConvEncoder",
                         "algo: sac\nenv:\n  id: Pendulum-v1\nnetwork:\n  encoder: nature_cnn\n",
                         "",
-                        {"network.encoder", "x.yaml:5", "works with dqn, ppo, a2c and a3c"}},
+                        {"network.encoder", "x.yaml:5", "works with a2c, a3c, dqn and ppo"}},
         ConfigErrorCase{"NormalizingUint8Observations",
                         "env:\n  id: MinAtar/Breakout-v1\n  wrappers:\n"
                         "    - normalize_observation\n",

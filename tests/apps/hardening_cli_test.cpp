@@ -215,6 +215,13 @@ TEST_F(HardeningCliTest, SizesAreBoundedBeforeAnythingIsAllocated) {
                  "network.hidden_sizes[0] = 100000 is out of range: must be in [1, 65536]");
   expect_outcome(run("train " + kPpo + " --set network.hidden_sizes=[60000,60000]"), 2,
                  "network.hidden_sizes makes networks of about 7");
+  // A convolutional encoder counts too: 4096 channels of 8x8 into 65536 features.
+  expect_outcome(run("train " + kPpo +
+                     " --set env.id=MinAtar/Breakout-v1 --set network.encoder=minatar_cnn"
+                     " --set network.cnn_channels=[4096] --set network.cnn_features=65536"),
+                 2,
+                 "network.encoder (with the cnn_* keys) and network.hidden_sizes make networks of "
+                 "about 34368M parameters");
   expect_outcome(run("train " + kDqn + " --set dqn.buffer_size=100000000000"), 2,
                  "dqn.buffer_size: this run would need about");
   EXPECT_FALSE(fs::exists(dir_ / "runs"));

@@ -7,6 +7,7 @@
 // the evaluation plays 30 episodes, not 10, for a mean that says what the policy is.
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -21,6 +22,9 @@ struct MinAtarCase {
   const char* config;
   const char* name;
 };
+
+// A failure names the case rather than printing its bytes.
+void PrintTo(const MinAtarCase& c, std::ostream* out) { *out << c.name; }
 
 class MinAtarBreakoutLearningTest : public ::testing::TestWithParam<std::tuple<MinAtarCase, int>> {
 };

@@ -269,14 +269,6 @@ TEST(AsterixTest, RampingSpeedsUpSpawnsAndMoves) {
   EXPECT_EQ(*std::min_element(late_spawns.begin(), late_spawns.end()), 1);
 }
 
-TEST(AsterixTest, DrawsOnlyItsFourChannels) {
-  Asterix game;
-  core::Rng rng(6);
-  game.reset(rng);
-  // The actions come from the game's own Rng.
-  test_support::expect_draws_only_zeros_and_ones(game, kNumChannels, 500, rng, rng);
-}
-
 TEST(AsterixTest, LoadedStateReplaysTheNext500Frames) {
   Asterix game;
   core::Rng rng(7);
@@ -289,11 +281,6 @@ TEST(AsterixTest, LoadedStateReplaysTheNext500Frames) {
   test_support::expect_loaded_state_replays(game, loaded, kNumChannels, rng, actions, 500, [&] {
     ASSERT_EQ(game.difficulty_level(), loaded.difficulty_level());
   });
-}
-
-TEST(AsterixTest, RefusesTheStateOfAGameWithOtherRamping) {
-  Asterix steady(false);
-  test_support::expect_refuses_state_of(Asterix(true), steady);
 }
 
 }  // namespace

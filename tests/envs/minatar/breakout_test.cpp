@@ -182,14 +182,6 @@ TEST(BreakoutTest, EveryBrickScoresOneAndClearedBricksComeBack) {
   EXPECT_GT(frames_on_a_brick, 0);
 }
 
-TEST(BreakoutTest, DrawsOnlyItsFourChannels) {
-  Breakout game;
-  core::Rng rng(6);
-  game.reset(rng);
-  // The actions come from the game's own Rng.
-  test_support::expect_draws_only_zeros_and_ones(game, kNumChannels, 500, rng, rng);
-}
-
 TEST(BreakoutTest, LoadedStateReplaysTheNext500Frames) {
   Breakout game;
   core::Rng rng(7);

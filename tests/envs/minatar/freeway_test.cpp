@@ -195,14 +195,6 @@ TEST(FreewayTest, EndsOnFrame2501) {
   }
 }
 
-TEST(FreewayTest, DrawsOnlyItsSevenChannels) {
-  Freeway game;
-  core::Rng rng(6);
-  game.reset(rng);
-  // The actions come from the game's own Rng; an episode lasts 2501 frames, so none ends here.
-  test_support::expect_draws_only_zeros_and_ones(game, kNumChannels, 500, rng, rng);
-}
-
 TEST(FreewayTest, LoadedStateReplaysTheNext500Frames) {
   Freeway game;
   core::Rng rng(7);

@@ -301,26 +301,5 @@ TEST(SeaquestTest, LoadedStateReplaysTheNext500Frames) {
   test_support::expect_loaded_states_replay_from(game_at(game_under_way()), kNumChannels);
 }
 
-TEST(SeaquestTest, AnEndedGameLoadsAsEnded) {
-  Seaquest game;
-  Seaquest loaded;
-  core::Rng rng(2);
-  core::Rng actions(3);
-  test_support::expect_ended_game_loads_as_ended(game, loaded, kNumChannels, rng, actions);
-}
-
-TEST(SeaquestTest, RefusesAStateOfTheOtherRampingSetting) {
-  Seaquest without_ramping(false);
-  test_support::expect_refuses_state_of(Seaquest(true), without_ramping);
-}
-
-TEST(SeaquestTest, DrawsOnlyZerosAndOnesInsideItsChannels) {
-  Seaquest game;
-  core::Rng rng(5);
-  core::Rng actions(6);
-  game.reset(rng);
-  test_support::expect_draws_only_zeros_and_ones(game, kNumChannels, 3000, rng, actions);
-}
-
 }  // namespace
 }  // namespace mnrl::envs::minatar
