@@ -2,6 +2,7 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/stack.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 namespace mnrl::agents {
 
 using nn::copy_out;
+using nn::floats_on;
 using nn::view_floats;
 
 RolloutBatch RolloutBatch::select(const at::Tensor& rows) const {
@@ -37,7 +39,8 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       bounds_(std::move(bounds)),
       sde_sample_freq_(sde_sample_freq),
       next_observations_(static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
-      by_hand_(!model_->options.use_sde() && !model_->options.squash() &&
+      device_(parameters_->values().device()),
+      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash() &&
                !model_->options.encoder()) {}
 
 void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const ActionsOut& out) {
@@ -61,7 +64,7 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   }
   const std::int64_t step = buffer_.step();
   if (step == 0 || (sde_sample_freq_ > 0 && step % sde_sample_freq_ == 0)) model_->reset_noise(n);
-  const nn::PolicyValue output = model_->forward(view_floats(observations, n, size));
+  const nn::PolicyValue output = model_->forward(floats_on(device_, observations, n, size));
   const auto distribution = model_->exploration_distribution(output);
   const at::Tensor actions = distribution->sample();
   // The rollout keeps the sample itself (an index as a float, or the unclipped values).
@@ -89,7 +92,7 @@ void ActorCriticAgent::observe(const StepOutcome& outcome) {
     const float* final_observation = core::as_floats(
         outcome.final_observations + static_cast<std::size_t>(i * size),
         static_cast<std::size_t>(size), input_floats_, model_->options.byte_scale());
-    bootstrap[i] = model_->value(view_floats(final_observation, 1, size)).item<float>();
+    bootstrap[i] = model_->value(floats_on(device_, final_observation, 1, size)).item<float>();
   }
   buffer_.advance();
 }
@@ -117,7 +120,7 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
   }
   c10::InferenceMode inference;
   const nn::PolicyValue output =
-      model_->forward(view_floats(observations, batch, buffer_.observation_size()));
+      model_->forward(floats_on(device_, observations, batch, buffer_.observation_size()));
   const auto distribution = model_->distribution(output);
   write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
 }
@@ -141,7 +144,7 @@ void ActorCriticAgent::load_state(core::StateReader& in) {
 }
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {
-  const at::Tensor values = actions.to(at::kFloat).contiguous();
+  const at::Tensor values = actions.to(at::kFloat).to(at::kCPU).contiguous();
   write_env_actions(values.data_ptr<float>(), actions.size(0), out);
 }
 
@@ -201,17 +204,21 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
   {
     c10::InferenceMode inference;
     std::vector<float> last_values(static_cast<std::size_t>(buffer_.num_envs()));
-    copy_out(model_->value(view_floats(next_observations_.data(), buffer_.num_envs(), size)),
+    copy_out(model_->value(floats_on(device_, next_observations_.data(), buffer_.num_envs(), size)),
              last_values.data());
     buffer_.compute_advantages(last_values.data(), static_cast<float>(gamma),
                                static_cast<float>(gae_lambda));
   }
-  const at::Tensor actions = model_->options.continuous()
-                                 ? view_floats(buffer_.actions(), total, buffer_.action_size())
-                                 : view_floats(buffer_.actions(), total).to(at::kLong);
-  return {view_floats(buffer_.observations(), total, size), actions,
-          view_floats(buffer_.log_probs(), total),          view_floats(buffer_.values(), total),
-          view_floats(buffer_.advantages(), total),         view_floats(buffer_.returns(), total)};
+  const at::Tensor actions =
+      model_->options.continuous()
+          ? floats_on(device_, buffer_.actions(), total, buffer_.action_size())
+          : floats_on(device_, buffer_.actions(), total).to(at::kLong);
+  return {floats_on(device_, buffer_.observations(), total, size),
+          actions,
+          floats_on(device_, buffer_.log_probs(), total),
+          floats_on(device_, buffer_.values(), total),
+          floats_on(device_, buffer_.advantages(), total),
+          floats_on(device_, buffer_.returns(), total)};
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {
@@ -262,7 +269,8 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
                                                          const ActorCriticLossOptions& options) {
   const ActorCriticLoss loss = actor_critic_loss(
       *model_,
-      rows ? rollout.select(at::from_blob(const_cast<std::int64_t*>(rows), {count}, at::kLong))
+      rows ? rollout.select(
+                 at::from_blob(const_cast<std::int64_t*>(rows), {count}, at::kLong).to(device_))
            : rollout,
       options);
   parameters_->zero_grad();
@@ -271,13 +279,15 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
   torch::NoGradGuard no_grad;
   const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
   const double clip = options.clip_range.value_or(0.0);
-  return {
-      loss.policy_loss.item<double>(),
-      loss.value_loss.item<double>(),
-      loss.entropy.item<double>(),
-      (-loss.log_ratio).mean().item<double>(),
-      (ratio_change - loss.log_ratio).mean().item<double>(),
-      options.clip_range ? (ratio_change.abs() > clip).to(at::kFloat).mean().item<double>() : 0.0};
+  // One copy to the host for all six values (one wait for the device, not six).
+  const at::Tensor values =
+      at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
+                 (ratio_change - loss.log_ratio).mean(),
+                 (ratio_change.abs() > clip).to(at::kFloat).mean()})
+          .to(at::kDouble)
+          .to(at::kCPU);
+  const double* v = values.data_ptr<double>();
+  return {v[0], v[1], v[2], v[3], v[4], options.clip_range ? v[5] : 0.0};
 }
 
 RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count) {

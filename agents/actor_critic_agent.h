@@ -92,8 +92,11 @@ class ActorCriticAgent : public Agent {
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
   std::vector<float> input_floats_;       // a uint8 batch converted for the network
   GradientHook after_backward_;
-  // Whether the loss is differentiated by hand (not gSDE, not squashed), and its passes by
-  // batch size (a rollout that minibatches do not divide has a smaller last one).
+  // Where the model lives (train.device): rollouts cross to it in one copy per update.
+  at::Device device_;
+  // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed, no
+  // encoder), and its passes by batch size (a rollout that minibatches do not divide has a
+  // smaller last one).
   bool by_hand_;
   std::map<std::int64_t, nn::ActorCriticPass> passes_;
   std::vector<float> gathered_;  // gather_rows()' storage

@@ -7,12 +7,12 @@
 namespace mnrl::agents {
 
 nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
-                                  bool use_sde) {
+                                  bool use_sde, const std::string& device) {
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
   const bool continuous = !envs::is_discrete(spec.action_space);
   const std::int64_t action_size = continuous ? envs::flat_size(spec.action_space)
                                               : std::get<envs::Discrete>(spec.action_space).n;
-  return nn::ActorCritic(nn::ActorCriticOptions(observation_size, action_size)
+  nn::ActorCritic model(nn::ActorCriticOptions(observation_size, action_size)
                              .encoder(encoder_options(network, spec.observation_space))
                              .byte_scale(envs::byte_scale(spec.observation_space))
                              .hidden_sizes(network.hidden_sizes)
@@ -27,6 +27,10 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
                                       .full_std(network.full_std)
                                       .use_expln(network.use_expln)
                                       .learn_features(network.learn_features)));
+  // Initialized on the CPU (the same weights on every device), then moved: before
+  // FlatParameters gathers the parameters into one buffer.
+  model->to(at::Device(device));
+  return model;
 }
 
 replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,

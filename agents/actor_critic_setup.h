@@ -12,9 +12,10 @@ namespace mnrl::agents {
 // The parts PPO, A2C and A3C build their agents from.
 
 // The actor-critic `network` describes for `spec` (a categorical head for Discrete actions, a
-// diagonal Gaussian for Box), initialized from LibTorch's generator.
+// diagonal Gaussian for Box), initialized from LibTorch's generator, on `device` ("cpu",
+// "cuda:N").
 nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
-                                  bool use_sde);
+                                  bool use_sde, const std::string& device);
 
 // A rollout of `n_steps` steps of `num_envs` envs of `spec`.
 replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,

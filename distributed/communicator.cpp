@@ -20,7 +20,24 @@ bool launched_by_mpi() {
   return false;
 }
 
-std::unique_ptr<Communicator> make_communicator(const std::string& backend) {
+namespace {
+
+// Whether Open MPI says the job spans more than one host (its local size is the ranks on this
+// host); false where it does not say.
+bool spans_hosts() {
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  return size && local_size && std::string(size) != local_size;
+}
+
+}  // namespace
+
+std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool gpu_gradients) {
+#ifdef MNRL_WITH_NCCL
+  if (backend == "auto" && gpu_gradients && launched_by_mpi()) {
+    return make_communicator(spans_hosts() ? "hierarchical" : "nccl");
+  }
+#endif
   if (backend == "local") {
 #ifdef MNRL_WITH_MPI
     if (launched_by_mpi() && MpiCommunicator().size() > 1) {

@@ -59,10 +59,12 @@ class Communicator {
 
 // `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with
 // mpirun), "nccl" / "hierarchical" (CUDA tensors; built with MNRL_WITH_NCCL, run under mpirun
-// with CUDA LibTorch and a GPU), or "auto" (mpi when started by mpirun and built with MPI,
-// local otherwise: mnrl's agents keep their models on the CPU, so auto never picks NCCL).
+// with CUDA LibTorch and a GPU), or "auto": local in one process; under mpirun, for
+// `gpu_gradients` (train.device cuda) nccl when every rank is on one host and hierarchical
+// across hosts (mpi where mnrl was built without NCCL), else mpi.
 // Throws CommunicatorError for an unknown or unavailable backend.
-std::unique_ptr<Communicator> make_communicator(const std::string& backend);
+std::unique_ptr<Communicator> make_communicator(const std::string& backend,
+                                                bool gpu_gradients = false);
 
 // Whether this process was started by mpirun/mpiexec/srun (from their environment variables).
 bool launched_by_mpi();

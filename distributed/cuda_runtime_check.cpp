@@ -2,6 +2,11 @@
 
 #include <ATen/Context.h>
 
+#include <unistd.h>
+
+#include <map>
+
+#include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
 
 namespace mnrl::distributed {
@@ -26,6 +31,27 @@ void require_gpu(const std::string& backend, int local_rank) {
                             ": no GPU is visible to this process; use mpi");
   }
   check_cuda(cudaSetDevice(local_rank % devices), "cudaSetDevice");
+}
+
+void refuse_shared_gpus(Communicator& mpi, const std::string& backend) {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  int device = 0;
+  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  char bus[64] = {};
+  check_cuda(cudaDeviceGetPCIBusId(bus, sizeof bus, device), "cudaDeviceGetPCIBusId");
+  const std::vector<std::string> gpus =
+      all_gather_bytes(mpi, std::string(host) + " GPU " + bus);
+  std::map<std::string, int> first_rank;
+  for (int r = 0; r < static_cast<int>(gpus.size()); ++r) {
+    const auto [seen, fresh] = first_rank.emplace(gpus[static_cast<std::size_t>(r)], r);
+    if (fresh) continue;
+    throw CommunicatorError(
+        "distributed.backend " + backend + ": ranks " + std::to_string(seen->second) + " and " +
+        std::to_string(r) + " both drive " + seen->first + ", and NCCL allows one rank per GPU "
+        "(\"Duplicate GPU detected\"): start at most as many ranks per host as it has GPUs, or "
+        "use distributed.backend: mpi (gradients then cross through host memory)");
+  }
 }
 
 ncclDataType_t nccl_type(const at::Tensor& tensor, const char* call) {

@@ -51,7 +51,7 @@ void GradientSynchronizer::average_gradients(std::int64_t offset, std::int64_t c
 }
 
 void GradientSynchronizer::check_in_sync() {
-  const at::Tensor values = parameters_.detach();
+  const at::Tensor values = parameters_.detach().to(at::kCPU);
   const std::uint32_t hash = core::crc32c(
       values.data_ptr<float>(), static_cast<std::size_t>(values.numel()) * sizeof(float));
   const at::Tensor all = communicator_.all_gather(

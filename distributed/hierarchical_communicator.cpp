@@ -26,6 +26,7 @@ std::int64_t host_name_hash() {
 HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator> mpi)
     : mpi_(std::move(mpi)) {
   require_gpu("hierarchical", mpi_->local_rank());
+  refuse_shared_gpus(*mpi_, "hierarchical");
   // Which ranks share this machine: the same host name hash; the node's first rank leads.
   const at::Tensor hashes =
       mpi_->all_gather(at::full({1}, host_name_hash(), at::kLong)).flatten();
@@ -55,7 +56,9 @@ HierarchicalCommunicator::~HierarchicalCommunicator() {
   if (node_comm_) ncclCommDestroy(node_comm_);
 }
 
+// Tensors on the host (the training loop's flags, metrics and checks) go over MPI alone.
 void HierarchicalCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
+  if (tensor.is_cpu()) return mpi_->all_reduce(tensor, op);
   const ncclDataType_t type = nccl_type(tensor, "all_reduce");
   TORCH_CHECK(op != ReduceOp::kMean || tensor.is_floating_point(), "all_reduce: a mean of integers");
   const bool max = op == ReduceOp::kMax;
@@ -71,6 +74,7 @@ void HierarchicalCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
 }
 
 void HierarchicalCommunicator::broadcast(at::Tensor& tensor, int root) {
+  if (tensor.is_cpu()) return mpi_->broadcast(tensor, root);
   nccl_type(tensor, "broadcast");
   at::Tensor host = tensor.to(at::kCPU);
   mpi_->broadcast(host, root);
@@ -78,6 +82,7 @@ void HierarchicalCommunicator::broadcast(at::Tensor& tensor, int root) {
 }
 
 at::Tensor HierarchicalCommunicator::all_gather(const at::Tensor& tensor) {
+  if (tensor.is_cpu()) return mpi_->all_gather(tensor);
   nccl_type(tensor, "all_gather");
   return mpi_->all_gather(tensor.to(at::kCPU)).to(tensor.device());
 }

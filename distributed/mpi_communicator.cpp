@@ -107,7 +107,14 @@ void MpiCommunicator::collective(const char* operation, const Call& call) {
   check(code, operation);
 }
 
+// A tensor on a GPU crosses through host memory (the NCCL backends reduce on the GPU).
 void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
+  if (!tensor.is_cpu()) {
+    at::Tensor host = tensor.to(at::kCPU);
+    all_reduce(host, op);
+    tensor.copy_(host);
+    return;
+  }
   const MPI_Datatype type = mpi_type(tensor, "all_reduce");
   collective("all_reduce", [&] {
     return MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
@@ -120,6 +127,12 @@ void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
 }
 
 void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
+  if (!tensor.is_cpu()) {
+    at::Tensor host = tensor.to(at::kCPU);
+    broadcast(host, root);
+    tensor.copy_(host);
+    return;
+  }
   if (root < 0 || root >= size_) {
     throw std::invalid_argument("broadcast: root " + std::to_string(root) + " of " +
                                 std::to_string(size_) + " ranks");
@@ -131,6 +144,7 @@ void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
 }
 
 at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
+  if (!tensor.is_cpu()) return all_gather(tensor.to(at::kCPU)).to(tensor.device());
   const MPI_Datatype type = mpi_type(tensor, "all_gather");
   std::vector<std::int64_t> shape{size_};
   for (const auto dimension : tensor.sizes()) shape.push_back(dimension);

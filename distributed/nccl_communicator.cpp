@@ -22,6 +22,7 @@ ncclUniqueId broadcast_unique_id(Communicator& mpi) {
 
 NcclCommunicator::NcclCommunicator(std::unique_ptr<Communicator> mpi) : mpi_(std::move(mpi)) {
   require_gpu("nccl", mpi_->local_rank());
+  refuse_shared_gpus(*mpi_, "nccl");
   const ncclUniqueId id = broadcast_unique_id(*mpi_);
   check_nccl(ncclCommInitRank(&comm_, mpi_->size(), id, mpi_->rank()), "ncclCommInitRank");
   check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate");
@@ -32,7 +33,10 @@ NcclCommunicator::~NcclCommunicator() {
   if (comm_) ncclCommDestroy(comm_);
 }
 
+// Tensors on the host (the training loop's flags, metrics and checks) go over MPI; NCCL
+// carries the GPU ones.
 void NcclCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
+  if (tensor.is_cpu()) return mpi_->all_reduce(tensor, op);
   const ncclDataType_t type = nccl_type(tensor, "all_reduce");
   const ncclRedOp_t nccl_op = op == ReduceOp::kMax ? ncclMax : op == ReduceOp::kMean ? ncclAvg : ncclSum;
   TORCH_CHECK(op != ReduceOp::kMean || tensor.is_floating_point(), "all_reduce: a mean of integers");
@@ -43,6 +47,7 @@ void NcclCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
 }
 
 void NcclCommunicator::broadcast(at::Tensor& tensor, int root) {
+  if (tensor.is_cpu()) return mpi_->broadcast(tensor, root);
   check_nccl(ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), static_cast<std::size_t>(tensor.numel()),
                            nccl_type(tensor, "broadcast"), root, comm_, stream_),
              "ncclBroadcast");
@@ -50,6 +55,7 @@ void NcclCommunicator::broadcast(at::Tensor& tensor, int root) {
 }
 
 at::Tensor NcclCommunicator::all_gather(const at::Tensor& tensor) {
+  if (tensor.is_cpu()) return mpi_->all_gather(tensor);
   const ncclDataType_t type = nccl_type(tensor, "all_gather");
   std::vector<std::int64_t> shape{size()};
   for (const auto dimension : tensor.sizes()) shape.push_back(dimension);

@@ -29,8 +29,9 @@ void adam_update(float* value, const float* gradient, float* m, float* v, std::i
 
 constexpr std::size_t kFloatsWorthSplitting = 8192;
 
+// The fused loop runs on the CPU: a tensor elsewhere takes LibTorch's Adam.
 bool contiguous_float(const at::Tensor& t) {
-  return t.scalar_type() == at::kFloat && t.is_contiguous();
+  return t.scalar_type() == at::kFloat && t.is_contiguous() && t.is_cpu();
 }
 
 }  // namespace

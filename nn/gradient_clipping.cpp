@@ -28,6 +28,10 @@ double sum_of_squares(const float* x, std::int64_t n) {
 
 void clip_gradient_norm(const at::Tensor& flat, double max_norm) {
   const at::Tensor& gradient = flat.grad();
+  if (!gradient.is_cpu()) {
+    torch::nn::utils::clip_grad_norm_(flat, max_norm);
+    return;
+  }
   // One thread: the gradient is a few hundred kilobytes, and a hand-off to a second thread cost
   // more than it saved (measured).
   const double squares = sum_of_squares(gradient.data_ptr<float>(), gradient.numel());

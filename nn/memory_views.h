@@ -18,10 +18,16 @@ inline at::Tensor view_floats(const float* data, std::int64_t rows, std::int64_t
                    : at::from_blob(p, {rows, cols}, at::kFloat);
 }
 
-// Copies every element of `t` (of element type T) to `out`.
+// The same floats as a tensor on `device`: the view itself on the CPU, one copy elsewhere.
+inline at::Tensor floats_on(const at::Device& device, const float* data, std::int64_t rows,
+                            std::int64_t cols = 0) {
+  return view_floats(data, rows, cols).to(device);
+}
+
+// Copies every element of `t` (of element type T, on any device) to `out`.
 template <class T>
 void copy_out(const at::Tensor& t, T* out) {
-  const at::Tensor c = t.contiguous();
+  const at::Tensor c = t.to(at::kCPU).contiguous();
   std::memcpy(out, c.data_ptr<T>(), static_cast<std::size_t>(c.numel()) * sizeof(T));
 }
 

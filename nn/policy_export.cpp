@@ -17,8 +17,8 @@ at::Tensor floats(const std::vector<float>& values) { return torch::tensor(value
 // expression of the layer applied to `input`.
 std::string linear(torch::jit::Module& module, const std::string& name,
                    const torch::nn::Linear& layer, const std::string& input) {
-  module.register_parameter(name + "_weight", layer->weight.detach().clone(), false);
-  module.register_parameter(name + "_bias", layer->bias.detach().clone(), false);
+  module.register_parameter(name + "_weight", layer->weight.detach().to(at::kCPU).clone(), false);
+  module.register_parameter(name + "_bias", layer->bias.detach().to(at::kCPU).clone(), false);
   return "torch.linear(" + input + ", self." + name + "_weight, self." + name + "_bias)";
 }
 
@@ -32,8 +32,8 @@ std::string encoder_lines(torch::jit::Module& module, const ConvEncoderImpl& enc
     const torch::nn::Conv2d& conv = encoder.convs()[i];
     const std::string name = "conv" + std::to_string(i);
     const std::string stride = std::to_string(encoder.options.strides()[i]);
-    module.register_parameter(name + "_weight", conv->weight.detach().clone(), false);
-    module.register_parameter(name + "_bias", conv->bias.detach().clone(), false);
+    module.register_parameter(name + "_weight", conv->weight.detach().to(at::kCPU).clone(), false);
+    module.register_parameter(name + "_bias", conv->bias.detach().to(at::kCPU).clone(), false);
     lines += "    x = torch.relu(torch.conv2d(x, self." + name + "_weight, self." + name +
              "_bias, [" + stride + ", " + stride + "]))\n";
   }

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <c10/core/GradMode.h>
 #include <torch/optim/adam.h>
@@ -18,17 +20,26 @@
 
 namespace mnrl::nn {
 
+// The bytes do not depend on the device: a tensor on a GPU is written through a host copy and
+// read back into one, so a checkpoint moves between CPU and CUDA runs.
 void save_tensor(core::StateWriter& out, const at::Tensor& tensor) {
-  TORCH_CHECK(tensor.is_contiguous() && tensor.scalar_type() == at::kFloat && tensor.is_cpu(),
-              "save_tensor: a contiguous float32 CPU tensor is needed");
-  out.values(tensor.data_ptr<float>(), static_cast<std::size_t>(tensor.numel()));
+  TORCH_CHECK(tensor.is_contiguous() && tensor.scalar_type() == at::kFloat,
+              "save_tensor: a contiguous float32 tensor is needed");
+  const at::Tensor host = tensor.to(at::kCPU);
+  out.values(host.data_ptr<float>(), static_cast<std::size_t>(host.numel()));
 }
 
 void load_tensor(core::StateReader& in, const at::Tensor& into) {
-  TORCH_CHECK(into.is_contiguous() && into.scalar_type() == at::kFloat && into.is_cpu(),
-              "load_tensor: a contiguous float32 CPU tensor is needed");
+  TORCH_CHECK(into.is_contiguous() && into.scalar_type() == at::kFloat,
+              "load_tensor: a contiguous float32 tensor is needed");
   c10::NoGradGuard no_grad;
-  in.values(into.data_ptr<float>(), static_cast<std::size_t>(into.numel()));
+  if (into.is_cpu()) {
+    in.values(into.data_ptr<float>(), static_cast<std::size_t>(into.numel()));
+    return;
+  }
+  at::Tensor host = at::empty(into.sizes(), into.options().device(at::kCPU));
+  in.values(host.data_ptr<float>(), static_cast<std::size_t>(host.numel()));
+  into.copy_(host);  // in place: FlatParameters' views keep pointing at it
 }
 
 namespace {
@@ -135,6 +146,48 @@ void load_torch_rng(core::StateReader& in) {
   at::Tensor state = generator.get_state();  // a copy of the right size, overwritten
   in.values(state.data_ptr<std::uint8_t>(), static_cast<std::size_t>(state.numel()));
   generator.set_state(state);
+}
+
+namespace {
+
+int cuda_generators() {
+  return at::globalContext().hasCUDA() ? static_cast<int>(at::detail::getCUDAHooks().getNumGPUs())
+                                       : 0;
+}
+
+// A generator's state is a few bytes (seed and offset); more is not a generator's.
+constexpr std::int64_t kMaxGeneratorStateBytes = 1 << 16;
+
+}  // namespace
+
+void save_cuda_rng(core::StateWriter& out, bool on_cuda) {
+  const int count = on_cuda ? cuda_generators() : 0;
+  out.value(count);
+  for (int i = 0; i < count; ++i) {
+    at::Generator generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, i));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    const at::Tensor state = generator.get_state();
+    out.value(state.numel());
+    out.values(state.data_ptr<std::uint8_t>(), static_cast<std::size_t>(state.numel()));
+  }
+}
+
+void load_cuda_rng(core::StateReader& in) {
+  const int count = in.value<int>();
+  if (count < 0 || count > 1024) in.fail("a count of " + std::to_string(count) + " CUDA generators");
+  const int here = cuda_generators();
+  for (int i = 0; i < count; ++i) {
+    const auto size = in.value<std::int64_t>();
+    if (size < 0 || size > kMaxGeneratorStateBytes) {
+      in.fail("a CUDA generator state of " + std::to_string(size) + " bytes");
+    }
+    at::Tensor state = at::empty({size}, at::kByte);
+    in.values(state.data_ptr<std::uint8_t>(), static_cast<std::size_t>(size));
+    if (i >= here) continue;  // resumed with fewer GPUs (or on the CPU): nothing draws from it
+    at::Generator generator = at::globalContext().defaultGenerator(at::Device(at::kCUDA, i));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+  }
 }
 
 }  // namespace mnrl::nn

@@ -12,8 +12,8 @@ namespace mnrl::nn {
 
 // Torch objects in a checkpoint's core::StateWriter stream (see agents' save_state()).
 
-// A contiguous float32 CPU tensor's values; load_tensor() copies into `into` in place (so
-// FlatParameters' aliasing survives) and refuses another element count.
+// A contiguous float32 tensor's values (on any device, the same bytes); load_tensor() copies
+// into `into` in place (so FlatParameters' aliasing survives) and refuses another element count.
 void save_tensor(core::StateWriter& out, const at::Tensor& tensor);
 void load_tensor(core::StateReader& in, const at::Tensor& into);
 
@@ -26,5 +26,9 @@ void load_optimizer(core::StateReader& in, torch::optim::Optimizer& optimizer);
 // LibTorch's default CPU generator (sampling, minibatch permutations, initialization).
 void save_torch_rng(core::StateWriter& out);
 void load_torch_rng(core::StateReader& in);
+// The generators of the CUDA devices (what sampling on a GPU draws from), written when
+// `on_cuda` and CUDA is there (else none); read back into the devices this process has.
+void save_cuda_rng(core::StateWriter& out, bool on_cuda);
+void load_cuda_rng(core::StateReader& in);
 
 }  // namespace mnrl::nn

@@ -9,7 +9,8 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libprotobuf-dev protobuf-compiler gnuplot-nox
+  gnuplot-nox
+  protobuf-compiler  # the TensorBoard test decodes mnrl's event files with protoc
   libgif-dev  # `mnrl eval --video`: evaluation episodes as an animated GIF
   libopenmpi-dev openmpi-bin
   procps iproute2  # the failure and multi-node tests: pgrep, ip netns

@@ -26,10 +26,11 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
  public:
   std::string summary() const override { return "A2C hyperparameters (algo: a2c)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_device() const override { return true; }
 
  protected:
   std::unique_ptr<Agent> make(const A2cOptions& a2c, const AgentSetup& setup) const override {
-    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a2c.use_sde);
+    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a2c.use_sde, setup.device);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
     auto optimizer = make_optimizer(a2c, *parameters);
     GradientHook hook = setup.hook_for(*parameters);

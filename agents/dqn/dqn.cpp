@@ -31,7 +31,8 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       exploration_rng_(exploration_seed),
       replay_rng_(core::derive_seed(exploration_seed, 1)),
       replay_(std::move(replay)),
-      by_hand_(!online_->options.encoder()),
+      device_(parameters_->values().device()),
+      by_hand_(device_.is_cpu() && !online_->options.encoder()),
       targets_(static_cast<std::size_t>(options_.batch_size)),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
@@ -126,18 +127,23 @@ std::pair<double, double> Dqn::write_gradients_by_autograd() {
   const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
   {
     c10::InferenceMode inference;
-    const at::Tensor next = nn::view_floats(batch_.next_observations.data(), b, observation_size_);
-    const at::Tensor next_q = target_->forward(next).contiguous();
-    const at::Tensor chooser = options_.double_q ? online_->forward(next).contiguous() : next_q;
+    const at::Tensor next =
+        nn::floats_on(device_, batch_.next_observations.data(), b, observation_size_);
+    const at::Tensor next_q = target_->forward(next).to(at::kCPU).contiguous();
+    const at::Tensor chooser =
+        options_.double_q ? online_->forward(next).to(at::kCPU).contiguous() : next_q;
     bootstrapped_targets(batch_, next_q.data_ptr<float>(), chooser.data_ptr<float>(), b, n,
                          targets_.data());
   }
   parameters_->zero_grad();
+  // The TD loss and its gradient with respect to Q are computed on the host, shared with the
+  // hand-written path (n-step discounts, prioritized replay's weights and TD errors): a batch's
+  // [b, n] values cross to the host and their gradients back.
   const at::Tensor q =
-      online_->forward(nn::view_floats(batch_.observations.data(), b, observation_size_));
-  const at::Tensor q_values = q.detach().contiguous();
+      online_->forward(nn::floats_on(device_, batch_.observations.data(), b, observation_size_));
+  const at::Tensor q_values = q.detach().to(at::kCPU).contiguous();
   const auto loss_and_q = td_loss_of(q_values.data_ptr<float>());
-  q.backward(nn::view_floats(q_gradients_.data(), b, n));
+  q.backward(nn::floats_on(device_, q_gradients_.data(), b, n));
   return loss_and_q;
 }
 
@@ -182,9 +188,11 @@ void Dqn::act_greedy(core::ConstTypedPtr typed_observations, std::int64_t batch,
                       input_floats_, replay_->options().byte_scale);
   if (!by_hand_) {
     c10::InferenceMode inference;
-    const at::Tensor q = online_->forward(nn::view_floats(observations, batch, observation_size_))
-                             .argmax(1)
-                             .contiguous();
+    const at::Tensor q =
+        online_->forward(nn::floats_on(device_, observations, batch, observation_size_))
+            .argmax(1)
+            .to(at::kCPU)
+            .contiguous();
     std::copy_n(q.data_ptr<std::int64_t>(), batch, out.indices);
     return;
   }

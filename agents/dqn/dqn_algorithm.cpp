@@ -15,6 +15,7 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
  public:
   std::string summary() const override { return "DQN hyperparameters (algo: dqn)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_device() const override { return true; }
 
  protected:
   void check_options(const DqnOptions& dqn, const AgentCheck& check) const override {
@@ -40,6 +41,10 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
             .dueling(setup.network.dueling);
     nn::QNetwork online(q_options);
     nn::QNetwork target(q_options);
+    // Initialized on the CPU (the same weights on every device), then moved before
+    // FlatParameters gathers each network into one buffer.
+    online->to(at::Device(setup.device));
+    target->to(at::Device(setup.device));
     auto parameters = std::make_shared<nn::FlatParameters>(*online);
     auto optimizer = std::make_unique<nn::FusedAdam>(std::vector<at::Tensor>{parameters->values()},
                                                      torch::optim::AdamOptions(dqn.learning_rate));

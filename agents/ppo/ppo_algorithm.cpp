@@ -14,6 +14,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
  public:
   std::string summary() const override { return "PPO hyperparameters (algo: ppo)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_device() const override { return true; }
 
  protected:
   void check_options(const PpoOptions& ppo, const AgentCheck& check) const override {
@@ -31,7 +32,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   }
 
   std::unique_ptr<Agent> make(const PpoOptions& ppo, const AgentSetup& setup) const override {
-    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, ppo.use_sde);
+    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, ppo.use_sde, setup.device);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
     // torch::optim::Adam, not nn::FusedAdam: an Adam step is ~5% of a PPO update even with the
     // hand-written pass, and a change of Adam's float rounding tipped a learning test over

@@ -1,28 +1,61 @@
 #!/usr/bin/env bash
-# Builds mnrl against a CUDA-enabled LibTorch and runs, on this machine's GPUs, the GPU
-# communicator tests and the NCCL all-reduce benchmark (both backends), for when a GPU machine
-# is at hand (the CI machines have the CUDA toolkit and NCCL but no GPU, so there these only
-# compile and the tests skip themselves).
+# On a machine with a GPU and a CUDA LibTorch: builds mnrl against that LibTorch, runs the
+# tests labelled gpu, NCCL at np 2 (each rank a host name of its own: unshare --uts, since NCCL
+# refuses two ranks on one GPU of one host), data-parallel PPO on cuda over NCCL, and the
+# cuda-vs-cpu training speeds of docs/BENCHMARKS.md ("GPU").
 #
-#   TORCH_DIR=/path/to/libtorch/share/cmake/Torch bench/gpu/run.sh [RANKS]
+#   bench/gpu/run.sh [OUT_DIR]      (TORCH_DIR defaults to the pip wheel's LibTorch)
 #
-# RANKS defaults to the number of GPUs (one rank per GPU). Needs Open MPI, the CUDA toolkit and
-# NCCL (found under /usr/local/cuda by default; set CUDAToolkit_ROOT otherwise). Results go to
-# stdout, as rows for docs/BENCHMARKS.md.
-set -euo pipefail
+# Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
+# fails or stalls leaves the others' results.
+set -uo pipefail
 cd "$(dirname "$0")/../.."
-: "${TORCH_DIR:?set TORCH_DIR to a CUDA-enabled LibTorch (…/libtorch/share/cmake/Torch)}"
-gpus=$(nvidia-smi --list-gpus | wc -l)
-ranks=${1:-$gpus}
-(( gpus > 0 )) || { echo "no GPU visible (nvidia-smi lists none)" >&2; exit 1; }
-
-build=build-gpu
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTorch_DIR="$TORCH_DIR" -DMNRL_WITH_NCCL=ON
-cmake --build "$build" -j "$(nproc)" --target gpu_communicator_tests allreduce_bench
-
+out=${1:-gpu-results}
+mkdir -p "$out"
+: "${TORCH_DIR:=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
-mpirun --oversubscribe -np "$ranks" "$build/tests/distributed/gpu_communicator_tests"
-for backend in nccl hierarchical; do
-  mpirun --oversubscribe -np "$ranks" "$build/bench/allreduce_bench" --backend "$backend"
-  echo
+build=build-gpu
+step() {  # step NAME SECONDS COMMAND...: runs it, logs to $out/NAME.log, says how it ended
+  local name=$1 seconds=$2
+  shift 2
+  local start=$SECONDS
+  timeout "$seconds" "$@" > "$out/$name.log" 2>&1
+  echo "$name: exit $? in $((SECONDS - start)) s" | tee -a "$out/summary.txt"
+}
+
+nvidia-smi -L > "$out/gpu.txt" 2>&1
+step configure 120 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTorch_DIR="$TORCH_DIR" \
+  -DMNRL_WITH_NCCL=ON -DMNRL_BUILD_BENCH=ON
+step build 540 cmake --build "$build" -j "$(nproc)" -- -k mnrl gpu_training_tests \
+  gpu_communicator_tests experiments_tests allreduce_bench
+mnrl=$build/apps/mnrl
+step tensorboard_test 60 "$build/tests/experiments/experiments_tests" --gtest_filter='TensorBoard*'
+step gpu_tests 300 ctest --test-dir "$build" -L gpu --output-on-failure
+# np 2 on one GPU: each rank its own host name, so NCCL takes them for two hosts.
+two_hosts=bench/gpu/two_hosts.sh
+step nccl_np2 120 $two_hosts "$build/tests/distributed/gpu_communicator_tests"
+step ppo_cuda_nccl_np2 180 $two_hosts "$mnrl" train configs/cartpole_ppo.yaml \
+  --set train.device=cuda --run-dir "$out/ppo_cuda_np2" --progress lines
+step allreduce_nccl 60 mpirun -np 1 "$build/bench/allreduce_bench" --backend nccl
+
+# Training speed, cuda vs cpu: steps per second over a short run (the last progress line).
+for algo in ppo dqn; do
+  for width in 64 256 1024; do
+    for device in cpu cuda; do
+      step "sps_${algo}_${width}_${device}" 60 "$mnrl" train "configs/cartpole_$algo.yaml" \
+        --set train.device=$device --set "network.hidden_sizes=[$width,$width]" \
+        --set train.total_steps=20000 --set train.eval_interval=0 --set train.eval_episodes=1 \
+        --run-dir "$out/runs/${algo}_${width}_${device}" --progress lines
+    done
+  done
 done
+for algo in ppo dqn; do
+  for device in cpu cuda; do
+    step "sps_minatar_${algo}_${device}" 60 "$mnrl" train "configs/minatar_breakout_$algo.yaml" \
+      --set train.device=$device --set train.total_steps=30000 --set train.eval_interval=0 \
+      --set train.eval_episodes=1 --run-dir "$out/runs/minatar_${algo}_${device}" --progress lines
+  done
+done
+for f in "$out"/sps_*.log; do echo "$(basename "$f" .log): $(grep -o '[0-9]* SPS' "$f" | tail -1)"; done \
+  | tee "$out/sps.txt"
+rm -rf "$out/runs" "$out/ppo_cuda_np2/checkpoints"

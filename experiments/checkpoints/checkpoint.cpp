@@ -19,8 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // Raised whenever a state file's layout changes. 2: observations keep their dtype (uint8 images
-// stay bytes) in the env, replay and agent states.
-constexpr int kFormat = 2;
+// stay bytes) in the env, replay and agent states. 3: the training file holds the CUDA
+// generators' states (train.device).
+constexpr int kFormat = 3;
 constexpr const char* kManifest = "manifest.yaml";
 constexpr const char* kPrefix = "step_";
 

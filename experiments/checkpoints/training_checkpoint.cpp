@@ -9,6 +9,7 @@
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
+#include "experiments/training/train_device.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::experiments {
@@ -144,6 +145,7 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   training.value(loop.next_eval);
   training.value(loop.seconds);
   nn::save_torch_rng(training);
+  nn::save_cuda_rng(training, trains_on_cuda(options));
   core::StateWriter replay;
   const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
                            options.checkpoint.replay_buffer;
@@ -217,6 +219,7 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
     in.value(loop.next_eval);
     in.value(loop.seconds);
     nn::load_torch_rng(in);
+    nn::load_cuda_rng(in);
     in.expect_end();
   }
   // The manifest's step decides which metrics rows a resume keeps: it must be the loop's.

@@ -140,6 +140,46 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
 }
 
 // network.encoder against the observations, and the cnn_* keys only with an encoder.
+// "a2c, dqn and ppo": the registered algorithms for which `ability` holds.
+std::string algorithms_that(bool (agents::Algorithm::*ability)() const) {
+  std::vector<std::string> names;
+  for (const std::string& name : agents::AgentRegistry::global().names()) {
+    if ((agents::AgentRegistry::global().at(name).*ability)()) names.push_back(name);
+  }
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  }
+  return list;
+}
+
+// train.device: a device name; a GPU only for algorithms with an autograd path, without gSDE
+// (whose noise matrices stay on the CPU). Whether a GPU is there is checked when training
+// starts (experiments/training/train_device.h): a config trained on a GPU evaluates anywhere.
+void check_device(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const std::string& device = options.train.device;
+  const bool indexed = device.size() > 5 && device.size() <= 8 && device.rfind("cuda:", 0) == 0 &&
+                       device.find_first_not_of("0123456789", 5) == std::string::npos;
+  if (device != "cpu" && device != "cuda" && device != "auto" && !indexed) {
+    throw document.error_at("train.device", "train.device: '" + device +
+                                                "' is not a device: use cpu, cuda, cuda:N (N a "
+                                                "GPU index) or auto");
+  }
+  if (device == "cpu" || device == "auto") return;
+  if (!options.algorithm().takes_device()) {
+    throw document.error_at("train.device",
+                            "train.device: " + options.algo +
+                                " trains on the CPU only (its updates are hand-written CPU "
+                                "passes); " + device + " works with " +
+                                algorithms_that(&agents::Algorithm::takes_device));
+  }
+  if (uses_sde(options)) {
+    const std::string key = options.algo + ".use_sde";
+    throw document.error_at("train.device", "train.device: " + device + " with " + key +
+                                                ": gSDE exploration trains on the CPU only");
+  }
+}
+
 void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                    const core::ConfigDocument& document) {
   const agents::NetworkOptions& network = options.network;
@@ -159,18 +199,11 @@ void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
     return;
   }
   if (!options.algorithm().takes_encoder()) {
-    std::vector<std::string> takers;
-    for (const std::string& name : agents::AgentRegistry::global().names()) {
-      if (agents::AgentRegistry::global().at(name).takes_encoder()) takers.push_back(name);
-    }
-    std::string list;
-    for (std::size_t i = 0; i < takers.size(); ++i) {
-      list += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") + takers[i];
-    }
     throw document.error_at("network.encoder",
                             "network.encoder: " + options.algo +
                                 " takes flat observations through MLPs; a convolutional encoder (" +
-                                network.encoder + ") works with " + list);
+                                network.encoder + ") works with " +
+                                algorithms_that(&agents::Algorithm::takes_encoder));
   }
   try {
     agents::encoder_options(network, spec.observation_space);
@@ -251,6 +284,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   options.algorithm().validate(options.algorithm_section(),
                                {document, options.env, env->spec(), options.network});
   check_encoder(options, env->spec(), document);
+  check_device(options, document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

@@ -19,6 +19,9 @@ struct TrainOptions {
   std::int64_t log_interval = 0;      // steps between log lines when stdout is not a
                                       // terminal; 0 = a tenth of total_steps
   int threads = 1;                    // threads of the hand-written passes (at most 2 used)
+  // cpu | cuda | cuda:N | auto (experiments/training/train_device.h). cpu by default: for the
+  // small MLPs of classic control the hand-written CPU passes beat a GPU (docs/BENCHMARKS.md).
+  std::string device = "cpu";
 
   void visit(core::ConfigVisitor& v) {
     v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
@@ -30,6 +33,9 @@ struct TrainOptions {
             core::at_least(0));
     v.field("threads", threads, "learner threads per process (at most 2 and one per CPU are used)",
             core::between(1, 1024));
+    v.field("device", device,
+            "where the networks train: cpu, cuda (each rank the GPU of its local rank), cuda:N, "
+            "or auto (cuda where a GPU and a CUDA LibTorch are there, for ppo, a2c and dqn)");
   }
 };
 

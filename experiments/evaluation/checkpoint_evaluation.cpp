@@ -30,12 +30,19 @@ Checkpoint open_target(const fs::path& target,
                         "(no checkpoints/ and no manifest.yaml)");
 }
 
+// A checkpoint's policy plays (and is exported) on the CPU wherever its run trained: its
+// tensors load on any device, and single episodes are what the CPU passes are fast at.
+ExperimentOptions on_the_cpu(ExperimentOptions options) {
+  options.train.device = "cpu";
+  return options;
+}
+
 }  // namespace
 
 CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
                                    const std::function<void(const std::string&)>& skipped)
     : checkpoint_(open_target(target, skipped)),
-      options_(load_experiment(checkpoint_.path_of("config.yaml").string(), {})) {
+      options_(on_the_cpu(load_experiment(checkpoint_.path_of("config.yaml").string(), {}))) {
   check_checkpoint_matches(checkpoint_, options_);
   set_compute_threads(options_.train.threads);
 

@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "core/crc32c.h"
-#include "tensorboard_event.pb.h"
+#include "experiments/metrics/tensorboard_event.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -41,27 +41,15 @@ TensorBoardMetrics::TensorBoardMetrics(const std::filesystem::path& run_dir,
                           std::to_string(static_cast<std::int64_t>(now)) + "." + host_name() +
                           "." + std::to_string(::getpid())),
                /*truncate=*/true);
-  tensorboard::Event header;
-  header.set_wall_time(now);
-  header.set_file_version("brain.Event:2");
-  write_record(header.SerializeAsString());
+  write_record(tensorboard::file_version_event(now, "brain.Event:2"));
   if (resumed_at > 0) {
-    tensorboard::Event start;
-    start.set_wall_time(now);
-    start.set_step(resumed_at + 1);  // the points at resumed_at itself stay
-    start.mutable_session_log()->set_status(tensorboard::SessionLog::START);
-    write_record(start.SerializeAsString());
+    // the points at resumed_at itself stay
+    write_record(tensorboard::session_start_event(now, resumed_at + 1));
   }
 }
 
 void TensorBoardMetrics::scalar(std::int64_t step, const std::string& name, double value) {
-  tensorboard::Event event;
-  event.set_wall_time(wall_time());
-  event.set_step(step);
-  auto* entry = event.mutable_summary()->add_value();
-  entry->set_tag(name);
-  entry->set_simple_value(static_cast<float>(value));
-  write_record(event.SerializeAsString());
+  write_record(tensorboard::scalar_event(wall_time(), step, name, static_cast<float>(value)));
 }
 
 void TensorBoardMetrics::write_record(const std::string& event) {

@@ -70,7 +70,7 @@ int exit_code_of_current_exception(distributed::Job& job) {
   } catch (const core::RunDirectoryError& e) {
     return fail(job, core::kExitUsage, e.what());
   } catch (const core::ConfigError& e) {
-    return fail(job, core::kExitUsage, std::string("config error in the run to resume: ") + e.what());
+    return fail(job, core::kExitUsage, std::string("config error: ") + e.what());
   } catch (const distributed::CommunicatorError& e) {
     return fail(job, core::kExitUsage, e.what());
   } catch (const CheckpointError& e) {

@@ -16,6 +16,7 @@
 #include "experiments/config/rank_agreement.h"
 #include "experiments/metrics/tensorboard_metrics.h"
 #include "experiments/runs/run_info.h"
+#include "experiments/training/train_device.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -102,7 +103,7 @@ std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings&
 // saved, not what it trains.
 bool schedule_key(const std::string& key) {
   for (const char* prefix : {"name", "train.total_steps", "train.eval_interval",
-                             "train.eval_episodes", "train.log_interval", "train.threads",
+                             "train.eval_episodes", "train.log_interval", "train.threads", "train.device",
                              "checkpoint.", "logging.", "distributed.timeout"}) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
@@ -155,10 +156,13 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
   }
 }
 
-// The communicator of distributed.backend, with the job's stall timeout.
+// The communicator of distributed.backend, with the job's stall timeout. Also checks that
+// train.device can be had on this machine (a GPU), before anything is written.
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
-  auto communicator = distributed::make_communicator(options.distributed.backend);
+  auto communicator =
+      distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
   communicator->set_stall_timeout(options.distributed.timeout);
+  resolve_train_device(options, communicator->local_rank(), communicator->size());
   return communicator;
 }
 

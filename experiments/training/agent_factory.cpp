@@ -11,7 +11,9 @@
 #include "core/openblas.h"
 #include "core/rng.h"
 #include "core/seed_streams.h"
+#include "distributed/communicator.h"
 #include "distributed/gradient_synchronizer.h"
+#include "experiments/training/train_device.h"
 #include "nn/compute_threads.h"
 #include "nn/flat_parameters.h"
 
@@ -25,9 +27,16 @@ void seed_initial_weights(const ExperimentOptions& options) {
 
 }  // namespace
 
-agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec) {
-  return {spec, options.network, options.env.num_envs, options.train.total_steps,
-          static_cast<std::uint64_t>(options.seed), {}};
+agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                               int local_rank, int ranks) {
+  agents::AgentSetup setup{spec,
+                           options.network,
+                           options.env.num_envs,
+                           options.train.total_steps,
+                           static_cast<std::uint64_t>(options.seed),
+                           {}};
+  setup.device = resolve_train_device(options, local_rank, ranks);
+  return setup;
 }
 
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
@@ -44,7 +53,8 @@ ReplicatedAgent::~ReplicatedAgent() = default;
 ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                       distributed::Communicator& communicator) {
   ReplicatedAgent replica;
-  agents::AgentSetup setup = agent_setup(options, spec);
+  agents::AgentSetup setup =
+      agent_setup(options, spec, communicator.local_rank(), communicator.size());
   setup.gradient_hook = [&](nn::FlatParameters& parameters) {
     distributed::GradientSynchronizerOptions sync_options;
     sync_options.bucket_bytes = std::max<std::int64_t>(

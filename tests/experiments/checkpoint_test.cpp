@@ -137,7 +137,7 @@ TEST_F(CheckpointTest, ForeignAndIncompleteDirectoriesAreRefused) {
   // An earlier mnrl's checkpoint, whose states hold every observation as float32.
   std::ofstream(run_ / "foreign" / "manifest.yaml") << "mnrl_checkpoint: 1\nstep: 1\n";
   EXPECT_NE(error_of(run_ / "foreign").find("checkpoint format 1, this mnrl"), std::string::npos);
-  EXPECT_NE(error_of(run_ / "foreign").find("reads format 2: use the mnrl that wrote it"),
+  EXPECT_NE(error_of(run_ / "foreign").find("reads format 3: use the mnrl that wrote it"),
             std::string::npos);
   const fs::path written = write(3);
   fs::remove(written / "envs.state");

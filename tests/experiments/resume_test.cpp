@@ -12,30 +12,11 @@
 #include "experiments/checkpoints/checkpoint.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/runs/training_run.h"
+#include "run_files.h"
 
 namespace mnrl::experiments {
 namespace {
 namespace fs = std::filesystem;
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// metrics.csv without wall times and SPS (which depend on the machine): step,name,value rows.
-std::string metrics_without_times(const fs::path& run_dir) {
-  std::istringstream in(read_file(run_dir / "metrics.csv"));
-  std::string line, out;
-  while (std::getline(in, line)) {
-    const auto first = line.find(',');
-    const auto second = line.find(',', first + 1);
-    const std::string row = line.substr(0, first) + line.substr(second);
-    if (row.find("charts/SPS") == std::string::npos) out += row + "\n";
-  }
-  return out;
-}
 
 struct ResumeCase {
   std::string name;
@@ -81,14 +62,7 @@ TEST_P(ResumeTest, StoppingAndResumingGivesTheSameRunBitForBit) {
   const auto whole = run_training(options, settings);
   ASSERT_FALSE(whole.training.interrupted);
 
-  // The same run stopped at its first checkpoint (later ones removed, metrics after it kept:
-  // as after a crash) and resumed to the end.
-  fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
-  const auto checkpoints = list_checkpoints(dir_ / "resumed");
-  ASSERT_GE(checkpoints.size(), 3u);
-  for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
-  const auto resumed =
-      resume_training(dir_ / "resumed", settings, [](const std::string& why) { FAIL() << why; });
+  const auto resumed = resume_from_first_checkpoint(dir_ / "whole", dir_ / "resumed", settings);
   EXPECT_EQ(resumed.training.steps, whole.training.steps);
   EXPECT_EQ(resumed.training.final_evaluation.mean_return,
             whole.training.final_evaluation.mean_return);

@@ -1,0 +1,175 @@
+// Training on a GPU (train.device): PPO learns CartPole on cuda; a DQN update on cuda agrees with
+// the CPU's; resuming on cuda is bitwise; checkpoints move between cuda and cpu (a
+// cuda run evaluates and resumes on the CPU, a CPU run resumes on cuda). Skipped, saying why,
+// where LibTorch has no CUDA or no GPU is visible; bench/gpu/run.sh runs them on a GPU machine.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <torch/cuda.h>
+
+#include "core/files.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
+#include "experiments/runs/training_run.h"
+#include "run_files.h"
+
+namespace mnrl::experiments {
+namespace {
+namespace fs = std::filesystem;
+
+class CudaTrainingTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!torch::cuda::is_available()) {
+      GTEST_SKIP() << "no GPU usable here (a CPU-only LibTorch, or no GPU visible)";
+    }
+    dir_ = fs::temp_directory_path() / ("mnrl_gpu_training_test_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    settings_.console = quiet_;
+  }
+  void TearDown() override {
+    fs::remove_all(dir_);
+    std::fclose(quiet_);
+  }
+
+  TrainingRunResult run(const std::string& config, std::vector<std::string> overrides,
+                        const std::string& name) {
+    settings_.run_dir = (dir_ / name).string();
+    return run_training(load_experiment(MNRL_SOURCE_DIR "/configs/" + config, overrides),
+                        settings_);
+  }
+
+  // Sets `key: value` in the run's config.yaml (a line of its own there).
+  void set_in_config(const fs::path& run_dir, const std::string& key, const std::string& value) {
+    std::string text = read_file(run_dir / "config.yaml");
+    const std::size_t at = text.find("\n  " + key + ":");
+    ASSERT_NE(at, std::string::npos) << key;
+    const std::size_t end = text.find('\n', at + 1);
+    text.replace(at, end - at, "\n  " + key + ": " + value);
+    core::write_file_atomically(run_dir / "config.yaml", text);
+  }
+
+  fs::path dir_;
+  TrainingRunSettings settings_;
+  std::FILE* quiet_ = std::fopen("/dev/null", "w");
+};
+
+TEST_F(CudaTrainingTest, PpoLearnsCartPoleAndItsCheckpointPlaysOnTheCpu) {
+  const auto result = run("cartpole_ppo.yaml", {"seed=1", "train.device=cuda"}, "ppo");
+  ASSERT_FALSE(result.training.interrupted);
+  EXPECT_GE(result.training.final_evaluation.mean_return, 475.0);
+  // mnrl eval: the policy plays on the CPU, from the tensors the GPU run saved.
+  const auto evaluation = evaluate_checkpoint(dir_ / "ppo", 10, 7, false,
+                                              [](const std::string& why) { FAIL() << why; });
+  EXPECT_GE(evaluation.result.mean_return, 475.0);
+}
+
+// The same DQN run on cpu (hand-written passes) and cuda (autograd): the same initial weights,
+// exploration draws and replay samples, so the greedy actions agree (the episodes' returns are
+// equal) and one gradient step moves the parameters alike. Within what bound: Adam's first step
+// is lr * g / |g| per weight, so a gradient that is zero but for rounding can step either way:
+// every word of the state (weights, Adam's moments, counters) is within 2.5 x lr of the CPU's.
+// (After many steps such weights drift apart further: a run of 200 steps differed by up to 0.19,
+// with the same returns.)
+TEST_F(CudaTrainingTest, OneDqnUpdateOnCudaAgreesWithTheCpu) {
+  constexpr double kLearningRate = 2.3e-3;  // configs/cartpole_dqn.yaml
+  const std::vector<std::string> common = {
+      "seed=3",           "train.total_steps=1001",      "dqn.learning_starts=1000",
+      "dqn.train_freq=1", "dqn.gradient_steps=1",        "train.eval_interval=0",
+      "checkpoint.replay_buffer=false"};
+  auto cpu = common, cuda = common;
+  cpu.push_back("train.device=cpu");
+  cuda.push_back("train.device=cuda");
+  run("cartpole_dqn.yaml", cpu, "cpu");
+  run("cartpole_dqn.yaml", cuda, "cuda");
+  const auto returns = [](const std::string& metrics) {
+    std::istringstream in(metrics);
+    std::string line, rows;
+    while (std::getline(in, line)) {
+      if (line.find("episodic_return") != std::string::npos) rows += line + "\n";
+    }
+    return rows;
+  };
+  EXPECT_EQ(returns(metrics_without_times(dir_ / "cpu")),
+            returns(metrics_without_times(dir_ / "cuda")));
+  const std::string a = read_file(list_checkpoints(dir_ / "cpu").back() / "agent.state");
+  const std::string b = read_file(list_checkpoints(dir_ / "cuda").back() / "agent.state");
+  ASSERT_EQ(a.size(), b.size());
+  // The state stream's words: tags and counters equal, floats within the bound.
+  std::size_t differing = 0;
+  double largest = 0.0;
+  for (std::size_t at = 0; at + 4 <= a.size(); at += 4) {
+    if (std::memcmp(&a[at], &b[at], 4) == 0) continue;
+    float x, y;
+    std::memcpy(&x, &a[at], 4);
+    std::memcpy(&y, &b[at], 4);
+    ++differing;
+    largest = std::max(largest, std::abs(static_cast<double>(x) - y));
+  }
+  EXPECT_LE(largest, 2.5 * kLearningRate) << differing << " words differ";
+}
+
+class CudaResumeTest : public CudaTrainingTest,
+                       public ::testing::WithParamInterface<std::string> {};
+
+// Stopped at a checkpoint and resumed on cuda, a cuda run ends bit for bit as the run in one
+// go: parameters, optimizer state and the CUDA generator (PPO samples its actions from it).
+TEST_P(CudaResumeTest, ResumingOnCudaIsBitwise) {
+  std::vector<std::string> overrides = {"train.device=cuda", "train.total_steps=3000",
+                                        "checkpoint.interval=1000", "checkpoint.keep=100",
+                                        "train.eval_interval=1000"};
+  if (GetParam() == "cartpole_dqn.yaml") overrides.push_back("dqn.learning_starts=500");
+  const auto whole = run(GetParam(), overrides, "whole");
+  ASSERT_FALSE(whole.training.interrupted);
+  const auto resumed = resume_from_first_checkpoint(dir_ / "whole", dir_ / "resumed", settings_);
+  EXPECT_EQ(resumed.training.final_evaluation.mean_return,
+            whole.training.final_evaluation.mean_return);
+  const fs::path a = list_checkpoints(dir_ / "whole").back();
+  const fs::path b = list_checkpoints(dir_ / "resumed").back();
+  // (training.state differs: it holds the wall time trained so far.)
+  for (const char* file : {"agent.state", "envs.state"}) {
+    if (!fs::exists(a / file)) continue;
+    EXPECT_TRUE(read_file(a / file) == read_file(b / file)) << file << " differs";
+  }
+  EXPECT_EQ(metrics_without_times(dir_ / "resumed"), metrics_without_times(dir_ / "whole"));
+}
+
+// A cuda run resumes on the CPU (train.device is a key a resume may change), and a CPU run on
+// cuda, training on to the end.
+TEST_P(CudaResumeTest, ResumesOnTheOtherDevice) {
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"cuda", "cpu"},
+                                 std::pair<std::string, std::string>{"cpu", "cuda"}}) {
+    const std::string name = from + "_then_" + to;
+    std::vector<std::string> overrides = {"train.device=" + from, "train.total_steps=2000",
+                                          "checkpoint.interval=1000", "checkpoint.keep=100"};
+    if (GetParam() == "cartpole_dqn.yaml") overrides.push_back("dqn.learning_starts=500");
+    const auto first = run(GetParam(), overrides, name);
+    ASSERT_FALSE(first.training.interrupted);
+    const auto checkpoints = list_checkpoints(dir_ / name);
+    for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
+    set_in_config(dir_ / name, "device", to);
+    const auto resumed =
+        resume_training(dir_ / name, settings_, [](const std::string& why) { FAIL() << why; });
+    EXPECT_EQ(resumed.training.steps, 2000) << name;
+    EXPECT_FALSE(resumed.training.interrupted) << name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Agents, CudaResumeTest,
+                         ::testing::Values("cartpole_ppo.yaml", "cartpole_dqn.yaml"),
+                         [](const auto& info) {
+                           return info.param.substr(9, info.param.size() - 14);
+                         });
+
+}  // namespace
+}  // namespace mnrl::experiments
