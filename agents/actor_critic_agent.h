@@ -92,7 +92,7 @@ class ActorCriticAgent : public Agent {
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
   std::vector<float> input_floats_;       // a uint8 batch converted for the network
   GradientHook after_backward_;
-  // Where the model lives (train.device): rollouts cross to it in one copy per update.
+  // Where the model lives (train.device): a rollout crosses to it once per update.
   at::Device device_;
   // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed, no
   // encoder), and its passes by batch size (a rollout that minibatches do not divide has a

@@ -23,11 +23,11 @@ struct AgentSetup {
   std::int64_t num_envs = 1;     // envs the agent steps (each worker's, for async workers)
   std::int64_t total_steps = 0;  // the run's budget (schedules decay over it)
   std::uint64_t seed = 0;        // the experiment's seed: derive streams (core/seed_streams.h)
-  // Where the networks live, resolved from train.device: "cpu" or "cuda:N" (algorithms whose
-  // takes_device() is false always get "cpu").
   // What data-parallel training hooks into the update, given the agent's flat parameters (one
   // buffer per agent); empty in a single process.
   std::function<GradientRangeHook(nn::FlatParameters&)> gradient_hook;
+  // Where the networks live, resolved from train.device: "cpu" or "cuda:N" (algorithms whose
+  // takes_device() is false always get "cpu").
   std::string device = "cpu";
 
   // A hook over every gradient in `parameters`.

@@ -20,6 +20,20 @@ bool launched_by_mpi() {
   return false;
 }
 
+int ranks_on_this_host() {
+  for (const char* variable :
+       {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS", "SLURM_NTASKS_PER_NODE"}) {
+    if (const char* value = std::getenv(variable)) {
+      char* end = nullptr;
+      const long ranks = std::strtol(value, &end, 10);
+      if (end != value && *end == '\0' && ranks >= 1 && ranks <= 1 << 20) {
+        return static_cast<int>(ranks);
+      }
+    }
+  }
+  return 1;
+}
+
 namespace {
 
 // Whether Open MPI says the job spans more than one host (its local size is the ranks on this

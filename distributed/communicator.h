@@ -69,4 +69,9 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend,
 // Whether this process was started by mpirun/mpiexec/srun (from their environment variables).
 bool launched_by_mpi();
 
+// How many ranks of the job run on this host, as the launcher says (Open MPI's local size,
+// MPICH's MPI_LOCALNRANKS, Slurm's tasks on this node); 1 outside a launcher or where it does
+// not say.
+int ranks_on_this_host();
+
 }  // namespace mnrl::distributed

@@ -8,7 +8,8 @@
 namespace mnrl::envs {
 
 ClipAction::ClipAction(std::unique_ptr<Env> env) : Wrapper(std::move(env), "ClipAction") {
-  const Box& box = expect_box(spec_.action_space, "ClipAction(" + spec_.id + "): action space");
+  // A copy: spec_.action_space is replaced below (and GCC 13 sees a reference into a temporary).
+  const Box box = expect_box(spec_.action_space, "ClipAction(" + spec_.id + "): action space");
   low_ = box.low;
   high_ = box.high;
   clipped_.resize(low_.size());

@@ -15,7 +15,9 @@ std::size_t floats_for(std::size_t bytes) { return (bytes + sizeof(float) - 1) /
 FrameStack::FrameStack(std::unique_ptr<Env> env, int num_frames)
     : Wrapper(std::move(env), "FrameStack") {
   const std::string name = "FrameStack(" + spec_.id + ")";
-  const Box& box = expect_box(spec_.observation_space, name + ": observation space");
+  // A copy: spec_.observation_space is replaced below (and GCC 13 sees a reference into a
+  // temporary).
+  const Box box = expect_box(spec_.observation_space, name + ": observation space");
   if (num_frames < 1) {
     throw std::invalid_argument(name + ": num_frames is " + std::to_string(num_frames) +
                                 ", must be >= 1");

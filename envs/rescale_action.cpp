@@ -12,7 +12,8 @@ namespace mnrl::envs {
 RescaleAction::RescaleAction(std::unique_ptr<Env> env, double min_action, double max_action)
     : Wrapper(std::move(env), "RescaleAction"), min_action_(min_action), max_action_(max_action) {
   const std::string name = "RescaleAction(" + spec_.id + ")";
-  const Box& box = expect_box(spec_.action_space, name + ": action space");
+  // A copy: spec_.action_space is replaced below (and GCC 13 sees a reference into a temporary).
+  const Box box = expect_box(spec_.action_space, name + ": action space");
   if (!(min_action < max_action) || !std::isfinite(min_action) || !std::isfinite(max_action)) {
     throw std::invalid_argument(name + ": needs finite min_action < max_action, got [" +
                                 std::to_string(min_action) + ", " + std::to_string(max_action) +

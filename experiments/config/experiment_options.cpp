@@ -139,7 +139,6 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   }
 }
 
-// network.encoder against the observations, and the cnn_* keys only with an encoder.
 // "a2c, dqn and ppo": the registered algorithms for which `ability` holds.
 std::string algorithms_that(bool (agents::Algorithm::*ability)() const) {
   std::vector<std::string> names;
@@ -180,6 +179,7 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   }
 }
 
+// network.encoder against the observations, and the cnn_* keys only with an encoder.
 void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                    const core::ConfigDocument& document) {
   const agents::NetworkOptions& network = options.network;

@@ -156,13 +156,12 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
   }
 }
 
-// The communicator of distributed.backend, with the job's stall timeout. Also checks that
-// train.device can be had on this machine (a GPU), before anything is written.
+// The communicator of distributed.backend, with the job's stall timeout. trains_on_cuda()
+// first checks that train.device can be had here (a GPU), before anything is written.
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
   auto communicator =
       distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
   communicator->set_stall_timeout(options.distributed.timeout);
-  resolve_train_device(options, communicator->local_rank(), communicator->size());
   return communicator;
 }
 

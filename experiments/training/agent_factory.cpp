@@ -28,14 +28,14 @@ void seed_initial_weights(const ExperimentOptions& options) {
 }  // namespace
 
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
-                               int local_rank, int ranks) {
+                               int local_rank) {
   agents::AgentSetup setup{spec,
                            options.network,
                            options.env.num_envs,
                            options.train.total_steps,
                            static_cast<std::uint64_t>(options.seed),
                            {}};
-  setup.device = resolve_train_device(options, local_rank, ranks);
+  setup.device = resolve_train_device(options, local_rank);
   return setup;
 }
 
@@ -53,8 +53,7 @@ ReplicatedAgent::~ReplicatedAgent() = default;
 ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                       distributed::Communicator& communicator) {
   ReplicatedAgent replica;
-  agents::AgentSetup setup =
-      agent_setup(options, spec, communicator.local_rank(), communicator.size());
+  agents::AgentSetup setup = agent_setup(options, spec, communicator.local_rank());
   setup.gradient_hook = [&](nn::FlatParameters& parameters) {
     distributed::GradientSynchronizerOptions sync_options;
     sync_options.bucket_bytes = std::max<std::int64_t>(

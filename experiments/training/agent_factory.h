@@ -41,10 +41,9 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
                                       distributed::Communicator& communicator);
 
 // What the registered algorithms' factories read from `options` for an agent on `spec`, on the
-// device train.device resolves to for the rank of local rank `local_rank` in a job of `ranks`
-// (train_device.h).
+// device train.device resolves to for the rank of local rank `local_rank` (train_device.h).
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
-                               int local_rank = 0, int ranks = 1);
+                               int local_rank = 0);
 
 // The model every A3C worker learns into, initialized as make_agent() would initialize its
 // network (seeding LibTorch's generator from options.seed).

@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 
 #include "core/config.h"
+#include "distributed/communicator.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -20,38 +21,42 @@ bool gpu_capable(const ExperimentOptions& options) {
   return options.algorithm().takes_device() && !uses_sde(options);
 }
 
+core::ConfigError device_error(const std::string& device, const std::string& why) {
+  return core::ConfigError("train.device: " + device + ", but " + why +
+                           "; use train.device: cpu or auto (a resume may change train.device "
+                           "in the run's config.yaml)");
+}
+
 }  // namespace
 
-std::string resolve_train_device(const ExperimentOptions& options, int local_rank, int ranks) {
+std::string resolve_train_device(const ExperimentOptions& options, int local_rank) {
   const std::string& device = options.train.device;
   if (device == "cpu" || !gpu_capable(options)) return "cpu";
+  const int ranks_here = distributed::ranks_on_this_host();
   if (device == "auto") {
-    if (!why_no_gpu().empty()) return "cpu";
+    if (!why_no_gpu().empty() || static_cast<int>(torch::cuda::device_count()) < ranks_here) {
+      return "cpu";
+    }
     return "cuda:" + std::to_string(local_rank % static_cast<int>(torch::cuda::device_count()));
   }
-  if (const std::string reason = why_no_gpu(); !reason.empty()) {
-    throw core::ConfigError("train.device: " + device + ", but " + reason +
-                            "; use train.device: cpu or auto");
-  }
+  if (const std::string reason = why_no_gpu(); !reason.empty()) throw device_error(device, reason);
   const auto gpus = static_cast<int>(torch::cuda::device_count());
   if (device == "cuda") return "cuda:" + std::to_string(local_rank % gpus);
   const int index = std::stoi(device.substr(5));  // "cuda:N", checked by validate_experiment
   if (index >= gpus) {
-    throw core::ConfigError("train.device: " + device + ", but this machine shows " +
-                            std::to_string(gpus) + " GPU(s), cuda:0 to cuda:" +
-                            std::to_string(gpus - 1));
+    throw device_error(device, "this machine shows " + std::to_string(gpus) +
+                                   " GPU(s), cuda:0 to cuda:" + std::to_string(gpus - 1));
   }
-  if (ranks > 1) {
-    throw core::ConfigError("train.device: " + device + " puts all " + std::to_string(ranks) +
-                            " ranks of the job on one GPU; use cuda, which gives each rank of a "
-                            "node the GPU of its local rank");
+  if (ranks_here > 1) {
+    throw device_error(device, "it would put all " + std::to_string(ranks_here) +
+                                   " ranks of this host on one GPU; cuda gives each the GPU "
+                                   "of its local rank");
   }
   return device;
 }
 
 bool trains_on_cuda(const ExperimentOptions& options) {
-  return options.train.device != "cpu" && gpu_capable(options) &&
-         (options.train.device != "auto" || why_no_gpu().empty());
+  return resolve_train_device(options) != "cpu";
 }
 
 }  // namespace mnrl::experiments

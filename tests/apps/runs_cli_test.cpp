@@ -165,6 +165,11 @@ TEST_F(RunsCliTest, EvalReportsMeanAndStdOfACheckpoint) {
 
 TEST_F(RunsCliTest, EvalVideoRecordsTheEpisodesSideBySideAsAGif) {
   train_short_run();
+  if (!MNRL_WITH_GIF) {
+    expect_outcome(run("eval out --episodes 3 --video play.gif"), 2,
+                   "this mnrl was built without giflib");
+    GTEST_SKIP() << "mnrl was built without giflib (Debian: libgif-dev): --video is refused";
+  }
   expect_outcome(run("eval out --episodes 3 --video play.gif --video-fps 50"), 0,
                  "video: play.gif");
   const std::string gif = read_file(dir_ / "play.gif");

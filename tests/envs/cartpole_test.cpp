@@ -96,7 +96,8 @@ TEST(CartPoleTest, MatchesGymnasiumReferenceTransitions) {
 }
 
 TEST(CartPoleTest, SpecMatchesGymnasiumRegistration) {
-  const EnvSpec& spec = CartPole().spec();
+  const CartPole cartpole;  // the spec is the env's: a reference to a temporary's would dangle
+  const EnvSpec& spec = cartpole.spec();
   EXPECT_EQ(spec.id, "CartPole-v1");
   EXPECT_EQ(spec.max_episode_steps, 500);
   ASSERT_TRUE(spec.reward_threshold.has_value());
