@@ -1,6 +1,7 @@
 #include "agents/actor_critic_agent.h"
 
 #include <ATen/TensorOperators.h>
+#include <ATen/ops/cat.h>
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/stack.h>
 #include <c10/core/InferenceMode.h>
@@ -65,6 +66,11 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   const std::int64_t step = buffer_.step();
   if (step == 0 || (sde_sample_freq_ > 0 && step % sde_sample_freq_ == 0)) model_->reset_noise(n);
   const nn::PolicyValue output = model_->forward(floats_on(device_, observations, n, size));
+  if (!device_.is_cpu() && !model_->options.squash()) {
+    sample_on_the_host(output, n);
+    write_env_actions(buffer_.actions_at_step(), n, out);
+    return;
+  }
   const auto distribution = model_->exploration_distribution(output);
   const at::Tensor actions = distribution->sample();
   // The rollout keeps the sample itself (an index as a float, or the unclipped values).
@@ -72,6 +78,20 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   copy_out(distribution->log_prob(actions), buffer_.log_probs_at_step());
   copy_out(output.value, buffer_.values_at_step());
   write_env_actions(actions, out);
+}
+
+void ActorCriticAgent::sample_on_the_host(const nn::PolicyValue& output, std::int64_t n) {
+  // Policy outputs, values and log-std in one copy back.
+  std::vector<at::Tensor> parts = {output.policy.flatten(), output.value.flatten()};
+  if (model_->log_std().defined()) parts.push_back(model_->log_std().detach());
+  const at::Tensor host = at::cat(parts).to(at::kCPU);
+  const float* policy = host.data_ptr<float>();
+  const std::int64_t action_size = model_->options.action_size();
+  const float* values = policy + n * action_size;
+  PolicyHead head{action_size};
+  if (model_->log_std().defined()) head.log_std = values + n;
+  sample_actions(head, policy, n, buffer_.actions_at_step(), buffer_.log_probs_at_step());
+  std::copy_n(values, n, buffer_.values_at_step());
 }
 
 void ActorCriticAgent::observe(const StepOutcome& outcome) {

@@ -67,6 +67,11 @@ class ActorCriticAgent : public Agent {
   // Evaluation actions, the distribution's mode or a sample; the rollout is not touched.
   void act_without_storing(core::ConstTypedPtr observations, std::int64_t batch,
                            const ActionsOut& out, bool sample);
+  // A rollout step on a GPU: draws the actions from the model's `output` for `n` envs on the
+  // host, with the CPU generator as the hand-written path does (so a cuda run takes the
+  // actions a cpu run of the same seed takes, up to rounding), and stores them, their log-probs
+  // and the values.
+  void sample_on_the_host(const nn::PolicyValue& output, std::int64_t n);
   // Writes `actions` (a distribution's sample or mode; indices as floats, or values) as the env
   // takes them.
   void write_env_actions(const at::Tensor& actions, const ActionsOut& out) const;

@@ -18,9 +18,13 @@ std::string openblas_kernel() {
 }
 
 std::string blas_description() {
-  auto* config = find<char*()>("openblas_get_config");
-  if (!config) return "not OpenBLAS";
-  return std::string(config()) + ", kernel " + openblas_kernel();
+  if (auto* config = find<char*()>("openblas_get_config")) {
+    return std::string(config()) + ", kernel " + openblas_kernel();
+  }
+  // nn/row_major_gemm calls sgemm_ where one is loaded, and LibTorch's mm (6-12 us more per
+  // product) where LibTorch keeps its BLAS to itself, as the PyTorch wheels' MKL.
+  if (find<void()>("sgemm_")) return "not OpenBLAS (another BLAS's sgemm_)";
+  return "not OpenBLAS (LibTorch's own, not exported: products go through LibTorch's mm)";
 }
 
 void set_openblas_threads(int threads) {

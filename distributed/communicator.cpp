@@ -34,22 +34,13 @@ int ranks_on_this_host() {
   return 1;
 }
 
-namespace {
-
-// Whether Open MPI says the job spans more than one host (its local size is the ranks on this
-// host); false where it does not say.
-bool spans_hosts() {
-  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
-  const char* local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  return size && local_size && std::string(size) != local_size;
-}
-
-}  // namespace
-
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool gpu_gradients) {
 #ifdef MNRL_WITH_NCCL
   if (backend == "auto" && gpu_gradients && launched_by_mpi()) {
-    return make_communicator(spans_hosts() ? "hierarchical" : "nccl");
+    // Fewer ranks here than in the job (or a launcher that does not say): NCCL within each host,
+    // MPI between hosts.
+    const bool spans_hosts = ranks_on_this_host() < MpiCommunicator().size();
+    return make_communicator(spans_hosts ? "hierarchical" : "nccl");
   }
 #endif
   if (backend == "local") {

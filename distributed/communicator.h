@@ -61,7 +61,8 @@ class Communicator {
 // mpirun), "nccl" / "hierarchical" (CUDA tensors; built with MNRL_WITH_NCCL, run under mpirun
 // with CUDA LibTorch and a GPU), or "auto": local in one process; under mpirun, for
 // `gpu_gradients` (train.device cuda) nccl when every rank is on one host and hierarchical
-// across hosts (mpi where mnrl was built without NCCL), else mpi.
+// otherwise, also where the launcher does not say (mpi where mnrl was built without NCCL), else
+// mpi.
 // Throws CommunicatorError for an unknown or unavailable backend.
 std::unique_ptr<Communicator> make_communicator(const std::string& backend,
                                                 bool gpu_gradients = false);

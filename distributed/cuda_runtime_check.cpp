@@ -2,10 +2,9 @@
 
 #include <ATen/Context.h>
 
-#include <unistd.h>
-
 #include <map>
 
+#include "core/host_name.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
 
@@ -34,14 +33,12 @@ void require_gpu(const std::string& backend, int local_rank) {
 }
 
 void refuse_shared_gpus(Communicator& mpi, const std::string& backend) {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
   int device = 0;
   check_cuda(cudaGetDevice(&device), "cudaGetDevice");
   char bus[64] = {};
   check_cuda(cudaDeviceGetPCIBusId(bus, sizeof bus, device), "cudaDeviceGetPCIBusId");
   const std::vector<std::string> gpus =
-      all_gather_bytes(mpi, std::string(host) + " GPU " + bus);
+      all_gather_bytes(mpi, core::host_name() + " GPU " + bus);
   std::map<std::string, int> first_rank;
   for (int r = 0; r < static_cast<int>(gpus.size()); ++r) {
     const auto [seen, fresh] = first_rank.emplace(gpus[static_cast<std::size_t>(r)], r);

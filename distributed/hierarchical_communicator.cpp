@@ -1,7 +1,5 @@
 #include "distributed/hierarchical_communicator.h"
 
-#include <unistd.h>
-
 #include <cstring>
 #include <functional>
 #include <string>
@@ -9,6 +7,7 @@
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
 
+#include "core/host_name.h"
 #include "distributed/cuda_runtime_check.h"
 #include "distributed/nccl_communicator.h"
 
@@ -16,9 +15,7 @@ namespace mnrl::distributed {
 namespace {
 
 std::int64_t host_name_hash() {
-  char name[256] = {};
-  gethostname(name, sizeof(name) - 1);
-  return static_cast<std::int64_t>(std::hash<std::string>()(name) >> 1);
+  return static_cast<std::int64_t>(std::hash<std::string>()(core::host_name()) >> 1);
 }
 
 }  // namespace

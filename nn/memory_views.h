@@ -18,10 +18,15 @@ inline at::Tensor view_floats(const float* data, std::int64_t rows, std::int64_t
                    : at::from_blob(p, {rows, cols}, at::kFloat);
 }
 
-// The same floats as a tensor on `device`: the view itself on the CPU, one copy elsewhere.
+// The same floats as a tensor on `device`: the view itself on the CPU, one copy elsewhere. A
+// GPU copy goes through page-locked memory (LibTorch's caching host allocator keeps the block
+// until the copy has run), so it is a DMA the host does not wait for; the caller's memory may
+// change as soon as this returns.
 inline at::Tensor floats_on(const at::Device& device, const float* data, std::int64_t rows,
                             std::int64_t cols = 0) {
-  return view_floats(data, rows, cols).to(device);
+  const at::Tensor host = view_floats(data, rows, cols);
+  if (device.is_cpu()) return host;
+  return host.pin_memory().to(device, /*non_blocking=*/true);
 }
 
 // Copies every element of `t` (of element type T, on any device) to `out`.

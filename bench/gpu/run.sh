@@ -2,7 +2,8 @@
 # On a machine with a GPU and a CUDA LibTorch: builds mnrl against that LibTorch, runs the
 # tests labelled gpu, NCCL at np 2 (each rank a host name of its own: unshare --uts, since NCCL
 # refuses two ranks on one GPU of one host), data-parallel PPO on cuda over NCCL, and the
-# cuda-vs-cpu training speeds of docs/BENCHMARKS.md ("GPU").
+# cuda-vs-cpu training speeds and all-reduce bandwidths of docs/BENCHMARKS.md ("GPU"), and checks
+# that two ranks on one GPU are refused by name.
 #
 #   bench/gpu/run.sh [OUT_DIR]      (TORCH_DIR defaults to the pip wheel's LibTorch)
 #
@@ -36,16 +37,28 @@ two_hosts=bench/gpu/two_hosts.sh
 step nccl_np2 120 $two_hosts "$build/tests/distributed/gpu_communicator_tests"
 step ppo_cuda_nccl_np2 180 $two_hosts "$mnrl" train configs/cartpole_ppo.yaml \
   --set train.device=cuda --run-dir "$out/ppo_cuda_np2" --progress lines
-step allreduce_nccl 60 mpirun -np 1 "$build/bench/allreduce_bench" --backend nccl
+# All-reduce bandwidth per backend at np 2: host memory over MPI; GPU memory through NCCL and
+# through hierarchical (NCCL within a host, MPI between hosts: here two namespaces).
+step allreduce_mpi 120 mpirun -np 2 "$build/bench/allreduce_bench" --backend mpi
+for backend in nccl hierarchical; do
+  step "allreduce_$backend" 120 $two_hosts "$build/bench/allreduce_bench" --backend $backend
+done
+# Two ranks on one GPU of one host: refused by name before NCCL's own "invalid usage".
+step duplicate_gpu_refused 60 bash -c "mpirun -np 2 $build/bench/allreduce_bench --backend nccl \
+  2>&1 | grep 'Duplicate GPU detected'"
 
-# Training speed, cuda vs cpu: steps per second over a short run (the last progress line).
-for algo in ppo dqn; do
-  for width in 64 256 1024; do
-    for device in cpu cuda; do
-      step "sps_${algo}_${width}_${device}" 60 "$mnrl" train "configs/cartpole_$algo.yaml" \
-        --set train.device=$device --set "network.hidden_sizes=[$width,$width]" \
-        --set train.total_steps=20000 --set train.eval_interval=0 --set train.eval_episodes=1 \
-        --run-dir "$out/runs/${algo}_${width}_${device}" --progress lines
+# Training speed, cuda vs cpu: steps per second over a short run (the last progress line),
+# REPEATS times each (default 2) for the spread; a slow one is cut at 30 s (its last line counts).
+for repeat in $(seq "${REPEATS:-2}"); do
+  for algo in ppo dqn; do
+    for width in 64 256 1024; do
+      for device in cpu cuda; do
+        name=${algo}_${width}_${device}_$repeat
+        step "sps_$name" 30 "$mnrl" train "configs/cartpole_$algo.yaml" \
+          --set train.device=$device --set "network.hidden_sizes=[$width,$width]" \
+          --set train.total_steps=20000 --set train.eval_interval=0 --set train.eval_episodes=1 \
+          --run-dir "$out/runs/$name" --progress lines
+      done
     done
   done
 done

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "core/crc32c.h"
+#include "core/host_name.h"
 #include "experiments/metrics/tensorboard_event.h"
 
 namespace mnrl::experiments {
@@ -14,12 +15,6 @@ namespace {
 double wall_time() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-std::string host_name() {
-  char name[256] = {};
-  if (gethostname(name, sizeof name - 1) != 0) return "localhost";
-  return name;
 }
 
 void append_little_endian(std::string& out, std::uint64_t value, int bytes) {
@@ -38,7 +33,7 @@ TensorBoardMetrics::TensorBoardMetrics(const std::filesystem::path& run_dir,
   const double now = wall_time();
   // TensorFlow's name plus the process id: two resumes within a second get files of their own.
   out_.emplace(run_dir / ("events.out.tfevents." +
-                          std::to_string(static_cast<std::int64_t>(now)) + "." + host_name() +
+                          std::to_string(static_cast<std::int64_t>(now)) + "." + core::host_name() +
                           "." + std::to_string(::getpid())),
                /*truncate=*/true);
   write_record(tensorboard::file_version_event(now, "brain.Event:2"));

@@ -1,5 +1,5 @@
-// Training on a GPU (train.device): PPO learns CartPole on cuda; a DQN update on cuda agrees with
-// the CPU's; resuming on cuda is bitwise; checkpoints move between cuda and cpu (a
+// Training on a GPU (train.device): PPO learns CartPole on cuda; a PPO update and a DQN update on
+// cuda agree with the CPU's; resuming on cuda is bitwise; checkpoints move between cuda and cpu (a
 // cuda run evaluates and resumes on the CPU, a CPU run resumes on cuda). Skipped, saying why,
 // where LibTorch has no CUDA or no GPU is visible; bench/gpu/run.sh runs them on a GPU machine.
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -26,9 +27,11 @@ namespace mnrl::experiments {
 namespace {
 namespace fs = std::filesystem;
 
-// The float arrays of a DQN agent.state (the "agents" section of a training checkpoint, then
-// Dqn::save_state): online and target parameters, then Adam's two moments.
-std::vector<std::vector<float>> dqn_arrays(const std::string& bytes) {
+// The float arrays at the head of a one-agent run's agent.state (the "agents" section, then the
+// agent's own state): `parameter_arrays` arrays after the agent's tag (its parameters; DQN's
+// target network next), then Adam's two moments.
+std::vector<std::vector<float>> agent_arrays(const std::string& bytes, const std::string& agent_tag,
+                                             int parameter_arrays) {
   core::StateReader in(bytes, "agent.state");
   const auto floats = [&] {
     std::vector<float> values(static_cast<std::size_t>(in.value<std::uint64_t>()));
@@ -37,15 +40,84 @@ std::vector<std::vector<float>> dqn_arrays(const std::string& bytes) {
   };
   in.expect_tag("agents");
   in.value<std::uint64_t>();
-  in.expect_tag("dqn");
+  in.expect_tag(agent_tag);
   std::vector<std::vector<float>> arrays;
-  arrays.push_back(floats());
-  arrays.push_back(floats());
+  for (int i = 0; i < parameter_arrays; ++i) arrays.push_back(floats());
   in.expect_tag("adam");
   in.value<std::int64_t>();  // steps taken
   arrays.push_back(floats());
   arrays.push_back(floats());
   return arrays;
+}
+
+std::vector<std::vector<float>> last_agent_arrays(const fs::path& run_dir,
+                                                  const std::string& agent_tag,
+                                                  int parameter_arrays) {
+  return agent_arrays(read_file(list_checkpoints(run_dir).back() / "agent.state"), agent_tag,
+                      parameter_arrays);
+}
+
+// Within `bound(k)` of each other, array by array; `names` says which is which.
+void expect_arrays_near(const std::vector<std::vector<float>>& cpu,
+                        const std::vector<std::vector<float>>& cuda,
+                        const std::vector<std::string>& names,
+                        const std::function<double(std::size_t, double)>& bound) {
+  ASSERT_EQ(cpu.size(), names.size());
+  ASSERT_EQ(cuda.size(), names.size());
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    const std::vector<float>& a = cpu[k];
+    const std::vector<float>& b = cuda[k];
+    ASSERT_EQ(a.size(), b.size()) << names[k];
+    double scale = 0.0, largest = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      scale = std::max(scale, std::abs(static_cast<double>(a[i])));
+      largest = std::max(largest, std::abs(static_cast<double>(a[i]) - b[i]));
+    }
+    EXPECT_LE(largest, bound(k, scale)) << names[k];
+  }
+}
+
+// The metrics rows whose name contains `part` (step,name,value).
+std::string rows_named(const std::string& metrics, const std::string& part) {
+  std::istringstream in(metrics);
+  std::string line, rows;
+  while (std::getline(in, line)) {
+    if (line.find(part) != std::string::npos) rows += line + "\n";
+  }
+  return rows;
+}
+
+// The parser above reads what the agents write: checked on the CPU, where CI runs it (the cuda
+// tests below compare checkpoints through it).
+TEST(AgentStateArrays, ReadPpoAndDqnCheckpointsOfCartPole) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mnrl_agent_arrays_test_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  std::FILE* quiet = std::fopen("/dev/null", "w");
+  TrainingRunSettings settings;
+  settings.console = quiet;
+  const auto train = [&](const std::string& config, const std::vector<std::string>& overrides) {
+    settings.run_dir = (dir / config).string();
+    run_training(load_experiment(MNRL_SOURCE_DIR "/configs/" + config, overrides), settings);
+    return dir / config;
+  };
+  // [64, 64] tanh trunks for the policy (2 logits) and the value of 4 observations.
+  constexpr std::size_t kPpoParameters = (4 * 64 + 64) * 2 + (64 * 64 + 64) * 2 + 64 * 2 + 2 + 65;
+  const auto ppo = last_agent_arrays(
+      train("cartpole_ppo.yaml", {"train.total_steps=256", "train.eval_interval=0"}),
+      "actor_critic", 1);
+  ASSERT_EQ(ppo.size(), 3u);
+  for (const auto& array : ppo) EXPECT_EQ(array.size(), kPpoParameters);
+  // [256, 256] to 2 Q values, online and target.
+  constexpr std::size_t kDqnParameters = 4 * 256 + 256 + 256 * 256 + 256 + 256 * 2 + 2;
+  const auto dqn = last_agent_arrays(
+      train("cartpole_dqn.yaml", {"train.total_steps=600", "dqn.learning_starts=500",
+                                  "train.eval_interval=0", "checkpoint.replay_buffer=false"}),
+      "dqn", 2);
+  ASSERT_EQ(dqn.size(), 4u);
+  for (const auto& array : dqn) EXPECT_EQ(array.size(), kDqnParameters);
+  std::fclose(quiet);
+  fs::remove_all(dir);
 }
 
 class CudaTrainingTest : public ::testing::Test {
@@ -114,42 +186,68 @@ TEST_F(CudaTrainingTest, OneDqnUpdateOnCudaAgreesWithTheCpu) {
   cuda.push_back("train.device=cuda");
   run("cartpole_dqn.yaml", cpu, "cpu");
   run("cartpole_dqn.yaml", cuda, "cuda");
-  const auto returns = [](const std::string& metrics) {
-    std::istringstream in(metrics);
-    std::string line, rows;
+  EXPECT_EQ(rows_named(metrics_without_times(dir_ / "cpu"), "episodic_return"),
+            rows_named(metrics_without_times(dir_ / "cuda"), "episodic_return"));
+  // Parameters: one Adam step each way at most; moments: rounding of the gradients.
+  expect_arrays_near(last_agent_arrays(dir_ / "cpu", "dqn", 2),
+                     last_agent_arrays(dir_ / "cuda", "dqn", 2),
+                     {"online parameters", "target parameters", "Adam's first moment",
+                      "Adam's second moment"},
+                     [&](std::size_t k, double scale) {
+                       return k < 2 ? 2.5 * kLearningRate : 1e-3 * scale;
+                     });
+}
+
+// One PPO update on cpu (hand-written passes) and cuda (autograd; the actions drawn on the host
+// from the CPU generator, as on the CPU): one rollout of 8 envs x 32 steps, one epoch of one
+// minibatch of all 256 rows. The same initial weights and draws give the same rollout (the
+// episodes' returns are equal); the update's losses, computed on those weights before the
+// step, agree up to rounding (1e-4, relative to values of 1 or more); the weights are within
+// one Adam step (2.5 x lr, as for DQN) and the moments within rounding of the gradients.
+TEST_F(CudaTrainingTest, OnePpoUpdateOnCudaAgreesWithTheCpu) {
+  constexpr double kLearningRate = 1e-3;  // configs/cartpole_ppo.yaml
+  const std::vector<std::string> common = {"seed=3", "train.total_steps=256", "ppo.n_epochs=1",
+                                           "ppo.batch_size=256", "train.eval_interval=0"};
+  auto cpu = common, cuda = common;
+  cpu.push_back("train.device=cpu");
+  cuda.push_back("train.device=cuda");
+  run("cartpole_ppo.yaml", cpu, "cpu");
+  run("cartpole_ppo.yaml", cuda, "cuda");
+  const std::string cpu_metrics = metrics_without_times(dir_ / "cpu");
+  const std::string cuda_metrics = metrics_without_times(dir_ / "cuda");
+  EXPECT_EQ(rows_named(cpu_metrics, "episodic_return"), rows_named(cuda_metrics, "episodic_return"));
+  const auto losses = [](const std::string& metrics) {
+    std::istringstream in(rows_named(metrics, "losses/"));
+    std::vector<std::pair<std::string, double>> values;
+    std::string line;
     while (std::getline(in, line)) {
-      if (line.find("episodic_return") != std::string::npos) rows += line + "\n";
+      const std::size_t comma = line.rfind(',');
+      values.emplace_back(line.substr(0, comma), std::stod(line.substr(comma + 1)));
     }
-    return rows;
+    return values;
   };
-  EXPECT_EQ(returns(metrics_without_times(dir_ / "cpu")),
-            returns(metrics_without_times(dir_ / "cuda")));
-  const auto cpu_state = dqn_arrays(read_file(list_checkpoints(dir_ / "cpu").back() / "agent.state"));
-  const auto cuda_state =
-      dqn_arrays(read_file(list_checkpoints(dir_ / "cuda").back() / "agent.state"));
-  ASSERT_EQ(cpu_state.size(), cuda_state.size());
-  const char* names[] = {"online parameters", "target parameters", "Adam's first moment",
-                         "Adam's second moment"};
-  for (std::size_t k = 0; k < cpu_state.size(); ++k) {
-    const std::vector<float>& a = cpu_state[k];
-    const std::vector<float>& b = cuda_state[k];
-    ASSERT_EQ(a.size(), b.size()) << names[k];
-    double scale = 0.0, largest = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      scale = std::max(scale, std::abs(static_cast<double>(a[i])));
-      largest = std::max(largest, std::abs(static_cast<double>(a[i]) - b[i]));
-    }
-    // Parameters: one Adam step each way at most; moments: rounding of the gradients.
-    const double bound = k < 2 ? 2.5 * kLearningRate : 1e-3 * scale;
-    EXPECT_LE(largest, bound) << names[k];
+  const auto cpu_losses = losses(cpu_metrics), cuda_losses = losses(cuda_metrics);
+  ASSERT_EQ(cpu_losses.size(), cuda_losses.size());
+  ASSERT_GE(cpu_losses.size(), 5u);
+  for (std::size_t i = 0; i < cpu_losses.size(); ++i) {
+    EXPECT_EQ(cpu_losses[i].first, cuda_losses[i].first);
+    EXPECT_NEAR(cpu_losses[i].second, cuda_losses[i].second,
+                1e-4 * std::max(1.0, std::abs(cpu_losses[i].second)))
+        << cpu_losses[i].first;
   }
+  expect_arrays_near(last_agent_arrays(dir_ / "cpu", "actor_critic", 1),
+                     last_agent_arrays(dir_ / "cuda", "actor_critic", 1),
+                     {"parameters", "Adam's first moment", "Adam's second moment"},
+                     [&](std::size_t k, double scale) {
+                       return k < 1 ? 2.5 * kLearningRate : 1e-3 * scale;
+                     });
 }
 
 class CudaResumeTest : public CudaTrainingTest,
                        public ::testing::WithParamInterface<std::string> {};
 
 // Stopped at a checkpoint and resumed on cuda, a cuda run ends bit for bit as the run in one
-// go: parameters, optimizer state and the CUDA generator (PPO samples its actions from it).
+// go: parameters, optimizer state and the generators.
 TEST_P(CudaResumeTest, ResumingOnCudaIsBitwise) {
   std::vector<std::string> overrides = {"train.device=cuda", "train.total_steps=3000",
                                         "checkpoint.interval=1000", "checkpoint.keep=100",

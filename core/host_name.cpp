@@ -1,0 +1,13 @@
+#include "core/host_name.h"
+
+#include <unistd.h>
+
+namespace mnrl::core {
+
+std::string host_name() {
+  char name[256] = {};  // gethostname may leave a truncated name unterminated: keep the last 0
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+}  // namespace mnrl::core
