@@ -229,16 +229,47 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
     buffer_.compute_advantages(last_values.data(), static_cast<float>(gamma),
                                static_cast<float>(gae_lambda));
   }
-  const at::Tensor actions =
-      model_->options.continuous()
-          ? floats_on(device_, buffer_.actions(), total, buffer_.action_size())
-          : floats_on(device_, buffer_.actions(), total).to(at::kLong);
   return {floats_on(device_, buffer_.observations(), total, size),
-          actions,
+          rollout_actions(),
           floats_on(device_, buffer_.log_probs(), total),
           floats_on(device_, buffer_.values(), total),
           floats_on(device_, buffer_.advantages(), total),
           floats_on(device_, buffer_.returns(), total)};
+}
+
+RolloutBatch ActorCriticAgent::finish_rollout_vtrace(
+    const replay::RolloutBuffer::VtraceOptions& options) {
+  const std::int64_t total = buffer_.size();
+  const std::int64_t size = buffer_.observation_size();
+  const at::Tensor observations = floats_on(device_, buffer_.observations(), total, size);
+  const at::Tensor actions = rollout_actions();
+  const at::Tensor behaviour_log_probs = floats_on(device_, buffer_.log_probs(), total);
+  learner_values_.resize(static_cast<std::size_t>(total));
+  std::vector<float> log_rhos(static_cast<std::size_t>(total));
+  std::vector<float> last_values(static_cast<std::size_t>(buffer_.num_envs()));
+  {
+    c10::InferenceMode inference;
+    const nn::PolicyValue output = model_->forward(observations);
+    copy_out(output.value, learner_values_.data());
+    copy_out(model_->distribution(output)->log_prob(actions) - behaviour_log_probs,
+             log_rhos.data());
+    copy_out(model_->value(floats_on(device_, next_observations_.data(), buffer_.num_envs(), size)),
+             last_values.data());
+  }
+  buffer_.compute_vtrace(learner_values_.data(), last_values.data(), log_rhos.data(), options);
+  return {observations,
+          actions,
+          behaviour_log_probs,
+          floats_on(device_, learner_values_.data(), total),
+          floats_on(device_, buffer_.advantages(), total),
+          floats_on(device_, buffer_.returns(), total)};
+}
+
+at::Tensor ActorCriticAgent::rollout_actions() const {
+  const std::int64_t total = buffer_.size();
+  return model_->options.continuous()
+             ? floats_on(device_, buffer_.actions(), total, buffer_.action_size())
+             : floats_on(device_, buffer_.actions(), total).to(at::kLong);
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {

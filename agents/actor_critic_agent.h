@@ -50,6 +50,10 @@ class ActorCriticAgent : public Agent {
  protected:
   // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).
   RolloutBatch finish_rollout(double gamma, double gae_lambda);
+  // For a learner whose policy is not the one that acted (IMPALA): V-trace over the full
+  // buffer (RolloutBuffer::compute_vtrace) with this model's values and log-probabilities of
+  // the stored actions; the batch's values are this model's, its log-probs the actor's.
+  RolloutBatch finish_rollout_vtrace(const replay::RolloutBuffer::VtraceOptions& options);
   void clear_rollout() { buffer_.clear(); }
   void set_learning_rate(double learning_rate);
   // One gradient step of actor_critic_loss() on `count` rows of the finished rollout: rows
@@ -86,6 +90,8 @@ class ActorCriticAgent : public Agent {
                                      const ActorCriticLossOptions& options);
   LossValues write_gradients_by_autograd(const RolloutBatch& rollout, const std::int64_t* rows,
                                          std::int64_t count, const ActorCriticLossOptions& options);
+  // The rollout's actions as the distributions take them: int64 indices or float values.
+  at::Tensor rollout_actions() const;
   // The rollout's rows `rows` copied together, for the hand-written pass.
   RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count);
 
@@ -105,6 +111,7 @@ class ActorCriticAgent : public Agent {
   bool by_hand_;
   std::map<std::int64_t, nn::ActorCriticPass> passes_;
   std::vector<float> gathered_;  // gather_rows()' storage
+  std::vector<float> learner_values_;  // finish_rollout_vtrace()'s V(x_t), under its batch
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

@@ -47,6 +47,19 @@ class Communicator {
   virtual void send(const at::Tensor& tensor, int destination, int tag) = 0;
   virtual int receive(at::Tensor& tensor, int source, int tag) = 0;
 
+  // Point to point without waiting, for IMPALA's actors and learners (a bounded queue of
+  // messages in flight). start_send() begins sending `tensor` (held, and not to be changed,
+  // until the send completes) and returns at once. sends_pending() completes what has been
+  // delivered and counts this rank's sends still in flight (to `destination`, or to any rank
+  // with kAnySource); wait_for_sends() returns once at most `at_most` are (oldest first). The
+  // messages of one sender with one tag arrive in the order sent. has_message() says whether a
+  // message with `tag` from `source` (or any rank) is waiting for receive(), which then does
+  // not wait. A rank completes its sends (wait_for_sends(0)) before the job ends.
+  virtual void start_send(at::Tensor tensor, int destination, int tag) = 0;
+  virtual int sends_pending(int destination = kAnySource) = 0;
+  virtual void wait_for_sends(int at_most) = 0;
+  virtual bool has_message(int source, int tag) = 0;
+
   // Ends every process of the job now with exit status `code`, so that no rank waits forever
   // for one that failed. The caller says why first (on stderr, naming its rank).
   [[noreturn]] virtual void abort(int code) = 0;

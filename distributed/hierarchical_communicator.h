@@ -32,6 +32,12 @@ class HierarchicalCommunicator final : public Communicator {
   void barrier() override { mpi_->barrier(); }
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;
+  void start_send(at::Tensor tensor, int destination, int tag) override {
+    mpi_->start_send(std::move(tensor), destination, tag);
+  }
+  int sends_pending(int destination) override { return mpi_->sends_pending(destination); }
+  void wait_for_sends(int at_most) override { mpi_->wait_for_sends(at_most); }
+  bool has_message(int source, int tag) override { return mpi_->has_message(source, tag); }
   [[noreturn]] void abort(int code) override;
 
  private:

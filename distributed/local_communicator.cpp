@@ -25,6 +25,10 @@ void LocalCommunicator::send(const at::Tensor&, int destination, int) {
                           ": a job of one process has no other rank (start it with mpirun)");
 }
 
+void LocalCommunicator::start_send(at::Tensor tensor, int destination, int tag) {
+  send(tensor, destination, tag);
+}
+
 int LocalCommunicator::receive(at::Tensor&, int source, int) {
   throw CommunicatorError("receive from rank " + std::to_string(source) +
                           ": a job of one process has no other rank (start it with mpirun)");

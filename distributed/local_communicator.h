@@ -19,6 +19,10 @@ class LocalCommunicator final : public Communicator {
   // A job of one process has no other rank to talk to: these throw CommunicatorError.
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;
+  void start_send(at::Tensor tensor, int destination, int tag) override;
+  int sends_pending(int) override { return 0; }
+  void wait_for_sends(int) override {}
+  bool has_message(int, int) override { return false; }
   [[noreturn]] void abort(int code) override;
 };
 

@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -184,6 +185,48 @@ int MpiCommunicator::receive(at::Tensor& tensor, int source, int tag) {
                             " (do all ranks run the same config and mnrl?)");
   }
   return status.MPI_SOURCE;
+}
+
+void MpiCommunicator::start_send(at::Tensor tensor, int destination, int tag) {
+  TORCH_CHECK(tensor.is_cpu() && tensor.is_contiguous(),
+              "start_send: a contiguous CPU tensor (it is read while the call has returned)");
+  PendingSend pending{MPI_REQUEST_NULL, std::move(tensor), destination};
+  check(MPI_Isend(pending.tensor.data_ptr(), count_of(pending.tensor),
+                  mpi_type(pending.tensor, "start_send"), destination, tag, MPI_COMM_WORLD,
+                  &pending.request),
+        "start_send");
+  pending_sends_.push_back(std::move(pending));
+}
+
+int MpiCommunicator::sends_pending(int destination) {
+  int pending = 0;
+  for (auto it = pending_sends_.begin(); it != pending_sends_.end();) {
+    int done = 0;
+    check(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "sends_pending");
+    if (done) {
+      it = pending_sends_.erase(it);
+      continue;
+    }
+    pending += destination == kAnySource || it->destination == destination;
+    ++it;
+  }
+  return pending;
+}
+
+void MpiCommunicator::wait_for_sends(int at_most) {
+  while (static_cast<int>(pending_sends_.size()) > std::max(at_most, 0) &&
+         sends_pending(kAnySource) > std::max(at_most, 0)) {
+    wait(pending_sends_.front().request, "send", /*collective=*/false);
+    pending_sends_.pop_front();
+  }
+}
+
+bool MpiCommunicator::has_message(int source, int tag) {
+  int waiting = 0;
+  check(MPI_Iprobe(source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &waiting,
+                   MPI_STATUS_IGNORE),
+        "has_message");
+  return waiting != 0;
 }
 
 void MpiCommunicator::abort(int code) {

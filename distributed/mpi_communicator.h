@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <deque>
 #include <memory>
 
 #include "distributed/communicator.h"
@@ -33,6 +34,10 @@ class MpiCommunicator final : public Communicator {
   void barrier() override;
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;
+  void start_send(at::Tensor tensor, int destination, int tag) override;
+  int sends_pending(int destination) override;
+  void wait_for_sends(int at_most) override;
+  bool has_message(int source, int tag) override;
   // MPI_Abort on MPI_COMM_WORLD: mpirun ends every rank.
   [[noreturn]] void abort(int code) override;
   void set_stall_timeout(double seconds) override { watchdog_->set_timeout(seconds); }
@@ -48,7 +53,15 @@ class MpiCommunicator final : public Communicator {
   template <class Call>
   void collective(const char* operation, const Call& call);
 
+  // A send in flight, and the tensor it reads from.
+  struct PendingSend {
+    MPI_Request request;
+    at::Tensor tensor;
+    int destination;
+  };
+
   int rank_ = 0, size_ = 1, local_rank_ = 0;
+  std::deque<PendingSend> pending_sends_;  // oldest first
   std::unique_ptr<StallWatchdog> watchdog_;
 };
 

@@ -1,7 +1,10 @@
 #include "replay/rollout_buffer.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace mnrl::replay {
 
@@ -33,30 +36,59 @@ void RolloutBuffer::advance() {
   ++step_;
 }
 
-void RolloutBuffer::compute_advantages(const float* last_values, float gamma, float gae_lambda) {
+template <class Weights, class Write>
+void RolloutBuffer::correct_backwards(const float* values, const float* last_values, float gamma,
+                                      const Weights& weights, const Write& write) const {
   if (!full()) {
-    throw std::logic_error("RolloutBuffer::compute_advantages: rollout holds " +
-                           std::to_string(step_) + " of " + std::to_string(n_steps_) + " steps");
+    throw std::logic_error("RolloutBuffer: the rollout holds " + std::to_string(step_) + " of " +
+                           std::to_string(n_steps_) + " steps");
   }
   for (std::int64_t env = 0; env < num_envs_; ++env) {
-    float next_advantage = 0.0f;
+    float next_correction = 0.0f;  // v_{t+1} - V(x_{t+1})
     float next_value = last_values[env];
     for (std::int64_t t = n_steps_ - 1; t >= 0; --t) {
       const std::size_t i = static_cast<std::size_t>(t * num_envs_ + env);
       const bool terminated = terminated_[i] != 0;
-      const bool ended = terminated || truncated_[i] != 0;
-      if (ended) {
+      if (terminated || truncated_[i] != 0) {
         // The next row belongs to a new episode: nothing flows back from it.
-        next_advantage = 0.0f;
+        next_correction = 0.0f;
         next_value = terminated ? 0.0f : bootstrap_values_[i];
       }
-      const float delta = rewards_[i] + gamma * next_value - values_[i];
-      next_advantage = delta + gamma * gae_lambda * next_advantage;
-      advantages_[i] = next_advantage;
-      returns_[i] = next_advantage + values_[i];
-      next_value = values_[i];
+      const auto [rho, c] = weights(i);
+      const float delta = rewards_[i] + gamma * next_value - values[i];
+      const float correction = rho * delta + gamma * c * next_correction;
+      // r_t + gamma v_{t+1} - V(x_t), from the corrected value of the next state.
+      const float next_target = rewards_[i] + gamma * (next_value + next_correction) - values[i];
+      write(i, correction, next_target);
+      next_correction = correction;
+      next_value = values[i];
     }
   }
+}
+
+void RolloutBuffer::compute_advantages(const float* last_values, float gamma, float gae_lambda) {
+  // GAE is the correction with rho = 1 and c = lambda.
+  correct_backwards(values_.data(), last_values, gamma,
+                    [&](std::size_t) { return std::pair<float, float>{1.0f, gae_lambda}; },
+                    [&](std::size_t i, float correction, float) {
+                      advantages_[i] = correction;
+                      returns_[i] = correction + values_[i];
+                    });
+}
+
+void RolloutBuffer::compute_vtrace(const float* values, const float* last_values,
+                                   const float* log_rhos, const VtraceOptions& options) {
+  correct_backwards(
+      values, last_values, options.gamma,
+      [&](std::size_t i) {
+        const float ratio = std::exp(log_rhos[i]);
+        return std::pair<float, float>{std::min(options.rho_bar, ratio),
+                                       std::min(options.c_bar, ratio)};
+      },
+      [&](std::size_t i, float correction, float next_target) {
+        returns_[i] = values[i] + correction;
+        advantages_[i] = std::min(options.pg_rho_bar, std::exp(log_rhos[i])) * next_target;
+      });
 }
 
 void RolloutBuffer::save_state(core::StateWriter& out) const {

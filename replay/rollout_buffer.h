@@ -55,6 +55,23 @@ class RolloutBuffer {
   // terminated) bootstraps from its final observation's value. Throws if not full.
   void compute_advantages(const float* last_values, float gamma, float gae_lambda);
 
+  // V-trace (Espeholt et al. 2018, eq. 1) over the full rollout, for a learner whose policy pi
+  // differs from the policy mu that acted (the log_probs stored): in place into returns() =
+  // the targets v_t, and advantages() = min(pg_rho_bar, rho_t) (r_t + gamma v_{t+1} - V(x_t)),
+  // the policy gradient's weights. `values` are the learner's V(x_t) [n_steps * num_envs],
+  // `last_values` its V of the observations after the last step, `log_rhos` = log pi(a_t|x_t)
+  // - log mu(a_t|x_t). Episodes end as in compute_advantages (a truncated one bootstraps from
+  // the stored value of its final observation). With pi = mu (log_rhos 0) and the bars at 1,
+  // the targets are compute_advantages' returns with gae_lambda = 1. Throws if not full.
+  struct VtraceOptions {
+    float gamma = 0.99f;
+    float rho_bar = 1.0f;     // clips the importance weight of the TD errors
+    float c_bar = 1.0f;       // clips the traces
+    float pg_rho_bar = 1.0f;  // clips the policy gradient's importance weight
+  };
+  void compute_vtrace(const float* values, const float* last_values, const float* log_rhos,
+                      const VtraceOptions& options);
+
   // Whole-rollout arrays, [n_steps * num_envs (* feature size)].
   const float* observations() const { return observations_.data(); }
   const float* actions() const { return actions_.data(); }
@@ -65,6 +82,13 @@ class RolloutBuffer {
   const float* returns() const { return returns_.data(); }
 
  private:
+  // The backward pass that GAE and V-trace share, per env from the last step: with the
+  // weights (rho_t, c_t) = weights(row), correction_t = v_t - V(x_t) = rho_t delta_t + gamma
+  // c_t correction_{t+1}, delta_t = r_t + gamma V(x_{t+1}) - V(x_t), restarted where an
+  // episode ended; calls write(row, correction_t, r_t + gamma v_{t+1} - V(x_t)).
+  template <class Weights, class Write>
+  void correct_backwards(const float* values, const float* last_values, float gamma,
+                         const Weights& weights, const Write& write) const;
   std::size_t row(std::int64_t width) const {
     return static_cast<std::size_t>(step_ * num_envs_ * width);
   }

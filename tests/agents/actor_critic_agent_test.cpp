@@ -136,6 +136,65 @@ TEST(ActorCriticAgentTest, GsdeNoiseIsFixedBetweenDrawsEverySdeSampleFreqSteps) 
   EXPECT_EQ(differing_envs, kEnvs - 1);
 }
 
+// A learner's view of a rollout: GAE with lambda 1 and V-trace, side by side.
+class RolloutLearner : public ActorCriticAgent {
+ public:
+  using ActorCriticAgent::ActorCriticAgent;
+  using ActorCriticAgent::finish_rollout;
+  using ActorCriticAgent::finish_rollout_vtrace;
+  Statistics update(const TrainingProgress&) override { return {}; }
+};
+
+// On its own rollout (pi = mu) a learner's V-trace targets and policy-gradient weights are the
+// lambda = 1 returns and advantages; once its parameters move, the batch carries its new
+// values, and the targets change with them.
+TEST(ActorCriticAgentTest, VtraceOnTheAgentsOwnRolloutIsGaeWithLambdaOne) {
+  torch::manual_seed(5);
+  constexpr std::int64_t kSteps = 5;
+  nn::ActorCritic model(
+      nn::ActorCriticOptions(kObservationSize, 2).hidden_sizes({8}).continuous(true));
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  at::Tensor values = parameters->values();
+  auto optimizer = std::make_unique<torch::optim::Adam>(std::vector<at::Tensor>{values},
+                                                        torch::optim::AdamOptions(1e-3));
+  RolloutLearner learner(std::move(model), std::move(parameters), std::move(optimizer),
+                         replay::RolloutBuffer(kSteps, kEnvs, kObservationSize, 2), kBounds, 0);
+  std::vector<float> obs = observations(), actions(kEnvs * 2), rewards(kEnvs);
+  std::vector<std::uint8_t> terminated(kEnvs), truncated(kEnvs, 0);
+  for (std::int64_t step = 0; step < kSteps; ++step) {
+    learner.act(obs.data(), {nullptr, actions.data()});
+    for (std::int64_t i = 0; i < kEnvs; ++i) {
+      rewards[i] = std::cos(0.3f * static_cast<float>(i + step));
+      terminated[i] = (i + step) % 7 == 0;
+    }
+    for (float& o : obs) o = std::sin(o + 0.5f);
+    learner.observe({obs.data(), rewards.data(), terminated.data(), truncated.data(), obs.data()});
+  }
+  const RolloutBatch gae = learner.finish_rollout(0.9, 1.0);
+  const at::Tensor gae_returns = gae.returns.clone(), gae_advantages = gae.advantages.clone();
+  const at::Tensor actor_values = gae.values.clone();
+  replay::RolloutBuffer::VtraceOptions options;
+  options.gamma = 0.9f;
+  const RolloutBatch vtrace = learner.finish_rollout_vtrace(options);
+  EXPECT_TRUE(vtrace.returns.allclose(gae_returns, 1e-5, 1e-5));
+  EXPECT_TRUE(vtrace.advantages.allclose(gae_advantages, 1e-5, 1e-5));
+  EXPECT_TRUE(vtrace.values.allclose(actor_values, 1e-5, 1e-5));
+
+  {
+    torch::NoGradGuard no_grad;
+    values.add_(0.05);  // the learner moves on from the policy that acted
+  }
+  const RolloutBatch later = learner.finish_rollout_vtrace(options);
+  at::Tensor learner_values;
+  {
+    torch::NoGradGuard no_grad;
+    learner_values = learner.model()->forward(later.observations).value;
+  }
+  EXPECT_TRUE(later.values.allclose(learner_values, 1e-6, 1e-6));
+  EXPECT_FALSE(later.values.allclose(actor_values, 1e-3, 1e-3));
+  EXPECT_FALSE(later.returns.allclose(gae_returns, 1e-3, 1e-3));
+}
+
 // A batch whose losses are computed by hand from the model's own outputs.
 TEST(ActorCriticLossTest, PolicyGradientAndClippedSurrogateMatchTheirFormulas) {
   torch::manual_seed(5);

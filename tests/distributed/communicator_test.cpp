@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include <ATen/ops/arange.h>
 #include <ATen/ops/full.h>
@@ -90,6 +91,49 @@ TEST(CommunicatorTest, RanksAreNumberedOnce) {
   for (int r = 0; r < comm.size(); ++r) EXPECT_EQ(ranks[r].item<std::int64_t>(), r);
   EXPECT_GE(comm.local_rank(), 0);
   EXPECT_LT(comm.local_rank(), comm.size());
+}
+
+// Every rank but 0 starts three sends of 1 MB (beyond Open MPI's eager limit, so they can
+// complete only as rank 0 receives them) without waiting; rank 0 sees them waiting after a
+// barrier, receives them in the order each rank sent them, and every sender's queue drains.
+TEST(CommunicatorTest, StartedSendsArriveInOrderWithoutTheSenderWaiting) {
+  Communicator& comm = test_communicator();
+  constexpr int kTag = 11, kMessages = 3;
+  constexpr std::int64_t kFloats = 1 << 18;
+  if (comm.size() == 1) {
+    EXPECT_THROW(comm.start_send(at::zeros({1}), 0, kTag), CommunicatorError);
+    EXPECT_EQ(comm.sends_pending(), 0);
+    EXPECT_FALSE(comm.has_message(Communicator::kAnySource, kTag));
+    return;
+  }
+  if (comm.rank() > 0) {
+    for (int m = 0; m < kMessages; ++m) {
+      comm.start_send(rank_values(comm.rank(), kFloats, at::kFloat).add_(m * 100000), 0, kTag);
+    }
+    EXPECT_LE(comm.sends_pending(0), kMessages);
+    EXPECT_EQ(comm.sends_pending(0), comm.sends_pending());
+  }
+  comm.barrier();
+  if (comm.rank() == 0) {
+    std::vector<int> received(static_cast<std::size_t>(comm.size()), 0);
+    for (int source = 1; source < comm.size(); ++source) {
+      while (!comm.has_message(source, kTag)) {
+      }
+    }
+    EXPECT_FALSE(comm.has_message(Communicator::kAnySource, kTag + 1));
+    at::Tensor message = at::zeros({kFloats});
+    for (int m = 0; m < kMessages * (comm.size() - 1); ++m) {
+      const int source = comm.receive(message, Communicator::kAnySource, kTag);
+      const int nth = received[static_cast<std::size_t>(source)]++;
+      EXPECT_TRUE(message.equal(rank_values(source, kFloats, at::kFloat).add_(nth * 100000)))
+          << "message " << nth << " of rank " << source;
+    }
+    EXPECT_FALSE(comm.has_message(Communicator::kAnySource, kTag));
+  } else {
+    comm.wait_for_sends(0);
+    EXPECT_EQ(comm.sends_pending(), 0);
+  }
+  comm.barrier();
 }
 
 TEST(CommunicatorTest, UnknownBackendIsRefused) {
