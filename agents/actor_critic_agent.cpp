@@ -154,6 +154,19 @@ void ActorCriticAgent::save_state(core::StateWriter& out) const {
   if (const auto* noise = model_->state_dependent_noise()) noise->save_state(out);
 }
 
+void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
+                                                   std::int64_t saved_envs) {
+  in.expect_tag("actor_critic");
+  nn::load_tensor(in, parameters_->values());
+  nn::load_optimizer(in, *optimizer_);
+  replay::RolloutBuffer saved(buffer_.n_steps(), saved_envs, buffer_.observation_size(),
+                              buffer_.action_size());
+  saved.load_state(in);
+  std::vector<float> next(static_cast<std::size_t>(saved_envs * buffer_.observation_size()));
+  in.values(next);
+  buffer_.clear();
+}
+
 void ActorCriticAgent::load_state(core::StateReader& in) {
   in.expect_tag("actor_critic");
   nn::load_tensor(in, parameters_->values());
@@ -270,6 +283,21 @@ at::Tensor ActorCriticAgent::rollout_actions() const {
   return model_->options.continuous()
              ? floats_on(device_, buffer_.actions(), total, buffer_.action_size())
              : floats_on(device_, buffer_.actions(), total).to(at::kLong);
+}
+
+Statistics ActorCriticAgent::whole_rollout_step(const RolloutBatch& rollout, double learning_rate,
+                                                const ActorCriticLossOptions& options,
+                                                double max_grad_norm) {
+  set_learning_rate(learning_rate);
+  const LossValues loss =
+      gradient_step(rollout, nullptr, rollout.returns.size(0), options, max_grad_norm);
+  const double explained = explained_variance(rollout.returns, rollout.values);
+  clear_rollout();
+  return {{"losses/policy_loss", loss.policy_loss},
+          {"losses/value_loss", loss.value_loss},
+          {"losses/entropy", loss.entropy},
+          {"losses/explained_variance", explained},
+          {"charts/learning_rate", learning_rate}};
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {

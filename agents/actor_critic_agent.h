@@ -55,7 +55,20 @@ class ActorCriticAgent : public Agent {
   // the stored actions; the batch's values are this model's, its log-probs the actor's.
   RolloutBatch finish_rollout_vtrace(const replay::RolloutBuffer::VtraceOptions& options);
   void clear_rollout() { buffer_.clear(); }
+  replay::RolloutBuffer& rollout() { return buffer_; }
+  std::int64_t rollout_envs() const { return buffer_.num_envs(); }
+  // load_state() of a state whose rollout has `saved_envs` envs (not this rollout's): the
+  // parameters and optimizer; the rollout and the observations after it are read and dropped.
+  void load_state_dropping_rollout(core::StateReader& in, std::int64_t saved_envs);
+  // The observations after the rollout's last step, [num_envs * observation_size].
+  std::vector<float>& next_observations() { return next_observations_; }
+  nn::FlatParameters& flat_parameters() { return *parameters_; }
   void set_learning_rate(double learning_rate);
+  // A2C's update, which IMPALA's shares: one gradient step on the whole finished `rollout` at
+  // `learning_rate`, then the rollout cleared; the loss's parts, the explained variance and the
+  // learning rate as statistics.
+  Statistics whole_rollout_step(const RolloutBatch& rollout, double learning_rate,
+                                const ActorCriticLossOptions& options, double max_grad_norm);
   // One gradient step of actor_critic_loss() on `count` rows of the finished rollout: rows
   // rows[0..count), or the first `count` rows when `rows` is null. Then the gradient hook, the
   // global gradient-norm clip and the optimizer step. The loss is differentiated by hand

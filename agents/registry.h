@@ -34,8 +34,10 @@ class SectionOf final : public AlgorithmSection {
 // How an algorithm's agents are arranged in training (experiments/training/training.h runs each):
 // replicas: one agent per process, its gradients averaged over the ranks of a job;
 // async_workers: worker agents applying their gradients to one shared model as they come
-// (threads in one process, or the ranks of a job around a parameter server).
-enum class Topology { replicas, async_workers };
+// (threads in one process, or the ranks of a job around a parameter server);
+// actors_learners: actor ranks stepping envs with a policy copy and sending their trajectories
+// to a learner rank (IMPALA); in one process, one agent acting and learning in turn.
+enum class Topology { replicas, async_workers, actors_learners };
 
 // What a run's floats in rollouts or replay amount to, for the memory check before a run.
 struct StoredTransitions {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 namespace mnrl::replay {
@@ -89,6 +90,45 @@ void RolloutBuffer::compute_vtrace(const float* values, const float* last_values
         returns_[i] = values[i] + correction;
         advantages_[i] = std::min(options.pg_rho_bar, std::exp(log_rhos[i])) * next_target;
       });
+}
+
+std::int64_t RolloutBuffer::packed_floats() const {
+  return size() * (observation_size_ + action_size_ + 5);
+}
+
+void RolloutBuffer::pack(float* out) const {
+  if (!full()) throw std::logic_error("RolloutBuffer::pack: the rollout is not full");
+  for (const auto* array : {&observations_, &actions_, &log_probs_, &rewards_, &bootstrap_values_}) {
+    out = std::copy(array->begin(), array->end(), out);
+  }
+  for (const auto* flags : {&terminated_, &truncated_}) {
+    out = std::transform(flags->begin(), flags->end(), out,
+                         [](std::uint8_t flag) { return static_cast<float>(flag); });
+  }
+}
+
+void RolloutBuffer::unpack_envs(const float* in, std::int64_t envs, std::int64_t first_env) {
+  if (envs < 1 || first_env < 0 || first_env + envs > num_envs_) {
+    throw std::invalid_argument("RolloutBuffer::unpack_envs: envs [" + std::to_string(first_env) +
+                                ", " + std::to_string(first_env + envs) + ") of " +
+                                std::to_string(num_envs_));
+  }
+  // One array of the packed rollout: [n_steps][envs][width] into [n_steps][num_envs][width].
+  const auto place = [&](auto& array, std::int64_t width) {
+    for (std::int64_t t = 0; t < n_steps_; ++t) {
+      auto* row = array.data() + (t * num_envs_ + first_env) * width;
+      for (std::int64_t k = 0; k < envs * width; ++k) {
+        row[k] = static_cast<typename std::decay_t<decltype(array)>::value_type>(in[k]);
+      }
+      in += envs * width;
+    }
+  };
+  place(observations_, observation_size_);
+  place(actions_, action_size_);
+  for (auto* array : {&log_probs_, &rewards_, &bootstrap_values_}) place(*array, 1);
+  place(terminated_, 1);
+  place(truncated_, 1);
+  step_ = n_steps_;
 }
 
 void RolloutBuffer::save_state(core::StateWriter& out) const {

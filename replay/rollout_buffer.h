@@ -72,6 +72,17 @@ class RolloutBuffer {
   void compute_vtrace(const float* values, const float* last_values, const float* log_rhos,
                       const VtraceOptions& options);
 
+  // A full rollout as floats, to send from an actor to a learner (IMPALA): observations,
+  // actions, log-probs, rewards, bootstrap values, terminated and truncated flags, each
+  // [n_steps][num_envs][width] as stored (not the values or advantages: a learner computes its
+  // own). pack() throws if not full.
+  std::int64_t packed_floats() const;
+  void pack(float* out) const;
+  // The rows of a packed rollout of `envs` envs (same n_steps and widths) into envs
+  // [first_env, first_env + envs) of every step. The buffer then counts as full: a learner
+  // fills every env's rows before it learns from them.
+  void unpack_envs(const float* in, std::int64_t envs, std::int64_t first_env);
+
   // Whole-rollout arrays, [n_steps * num_envs (* feature size)].
   const float* observations() const { return observations_.data(); }
   const float* actions() const { return actions_.data(); }

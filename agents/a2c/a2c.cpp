@@ -15,19 +15,10 @@ Statistics A2c::update(const TrainingProgress& progress) {
   const RolloutBatch rollout = finish_rollout(options_.gamma, options_.gae_lambda);
   const double learning_rate =
       scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
-  set_learning_rate(learning_rate);
-  const LossValues loss =
-      gradient_step(rollout, nullptr, rollout.returns.size(0),
-                    {std::nullopt, std::nullopt, options_.vf_coef, options_.ent_coef,
-                     options_.normalize_advantage},
-                    options_.max_grad_norm);
-  const double explained = explained_variance(rollout.returns, rollout.values);
-  clear_rollout();
-  return {{"losses/policy_loss", loss.policy_loss},
-          {"losses/value_loss", loss.value_loss},
-          {"losses/entropy", loss.entropy},
-          {"losses/explained_variance", explained},
-          {"charts/learning_rate", learning_rate}};
+  return whole_rollout_step(rollout, learning_rate,
+                            {std::nullopt, std::nullopt, options_.vf_coef, options_.ent_coef,
+                             options_.normalize_advantage},
+                            options_.max_grad_norm);
 }
 
 }  // namespace mnrl::agents

@@ -12,6 +12,8 @@
 #include "distributed/communicator.h"
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/env_stepper.h"
+#include "experiments/training/episode_tally.h"
+#include "experiments/training/worker_envs.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -23,25 +25,11 @@ constexpr int kReplyTag = 2;
 enum PushField { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kPushFields };
 enum ReplyField { kStop, kGlobalStep, kReplyFields };
 
-// A worker's episodes and steps since its last push, filled by its training loop.
-class WorkerReport final : public MetricsSink {
- public:
-  void scalar(std::int64_t, const std::string& name, double value) override {
-    if (name == "charts/episodic_return") {
-      episodes += 1;
-      return_sum += value;
-    } else if (name == "charts/episodic_length") {
-      length_sum += value;
-    }
-  }
-  double steps = 0, episodes = 0, return_sum = 0, length_sum = 0;
-};
-
 // A worker's optimizer: step() is one push and its reply (protocol steps 2 and 3).
 class ParameterServerClient final : public torch::optim::Optimizer {
  public:
   ParameterServerClient(const at::Tensor& local_parameters, distributed::Communicator& communicator,
-                        WorkerReport& report, std::int64_t global_step)
+                        EpisodeTally& report, std::int64_t global_step)
       : Optimizer({torch::optim::OptimizerParamGroup({local_parameters})},
                   std::make_unique<torch::optim::RMSpropOptions>(0.0)),
         local_(local_parameters),
@@ -66,7 +54,7 @@ class ParameterServerClient final : public torch::optim::Optimizer {
     fields[kReturnSum] = static_cast<float>(report_.return_sum);
     fields[kLengthSum] = static_cast<float>(report_.length_sum);
     fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
-    report_ = WorkerReport();
+    report_ = EpisodeTally();
     communicator_.send(push_, 0, kPushTag);
     communicator_.receive(reply_, 0, kReplyTag);
     local_.copy_(reply_.narrow(0, 0, p));
@@ -81,7 +69,7 @@ class ParameterServerClient final : public torch::optim::Optimizer {
  private:
   at::Tensor local_;
   distributed::Communicator& communicator_;
-  WorkerReport& report_;
+  EpisodeTally& report_;
   at::Tensor push_, reply_;
   bool stopped_ = false;
   std::int64_t global_step_;
@@ -148,10 +136,7 @@ void ParameterServer::serve_push() {
         agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
     server_->rmsprop.step();
     step_ += static_cast<std::int64_t>(fields[kSteps]);
-    if (fields[kEpisodes] > 0) {
-      metrics_.scalar(step_, "charts/episodic_return", fields[kReturnSum] / fields[kEpisodes]);
-      metrics_.scalar(step_, "charts/episodic_length", fields[kLengthSum] / fields[kEpisodes]);
-    }
+    report_tally(metrics_, step_, fields[kEpisodes], fields[kReturnSum], fields[kLengthSum]);
     metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
     metrics_.progress(step_);
     stopping_ = step_ >= total_steps;
@@ -196,18 +181,9 @@ std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
                                          distributed::Communicator& communicator,
                                          std::optional<std::int64_t> resumed_at) {
   set_compute_threads(options.train.threads);
-  const int worker = communicator.rank() - 1;
-  ExperimentOptions mine = options;
-  mine.seed = static_cast<std::int64_t>(
-      core::derive_seed(static_cast<std::uint64_t>(options.seed),
-                        core::kWorkerEnvStream + static_cast<std::uint64_t>(worker)) >> 1);
-  auto envs = envs::make_vector_env(mine.env, static_cast<std::uint64_t>(mine.seed));
-  if (resumed_at) {
-    envs->reseed(core::derive_seed(static_cast<std::uint64_t>(mine.seed),
-                                   static_cast<std::uint64_t>(*resumed_at)));
-  }
+  auto [mine, envs] = make_worker_envs(options, communicator.rank(), resumed_at);
   torch::manual_seed(static_cast<std::uint64_t>(mine.seed));
-  WorkerReport report;
+  EpisodeTally report;
   ParameterServerClient* client = nullptr;
   auto agent = agents::make_a3c_worker_with(
       mine.hyperparameters<agents::A3cOptions>(), agent_setup(mine, envs->spec()),

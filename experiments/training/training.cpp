@@ -1,6 +1,7 @@
 #include "experiments/training/training.h"
 
 #include "distributed/communicator.h"
+#include "experiments/training/actors_learners.h"
 #include "experiments/training/parameter_server.h"
 #include "experiments/training/replicas.h"
 #include "experiments/training/worker_threads.h"
@@ -10,16 +11,19 @@ namespace mnrl::experiments {
 std::unique_ptr<TrainingTopology> make_topology(const ExperimentOptions& options,
                                                 MetricsSink& metrics,
                                                 distributed::Communicator* communicator) {
-  if (options.algorithm().topology() == agents::Topology::replicas) {
+  const agents::Topology topology = options.algorithm().topology();
+  const bool one_process = !communicator || communicator->size() == 1;
+  // In one process an actors-and-learners agent acts and learns in turn.
+  if (topology == agents::Topology::replicas ||
+      (topology == agents::Topology::actors_learners && one_process)) {
     return std::make_unique<Replicas>(options, metrics, communicator);
   }
-  if (!communicator || communicator->size() == 1) {
-    return std::make_unique<WorkerThreads>(options, metrics);
+  if (one_process) return std::make_unique<WorkerThreads>(options, metrics);
+  if (communicator->rank() > 0) return nullptr;
+  if (topology == agents::Topology::actors_learners) {
+    return std::make_unique<ImpalaLearner>(options, metrics, *communicator);
   }
-  if (communicator->rank() == 0) {
-    return std::make_unique<ParameterServer>(options, metrics, *communicator);
-  }
-  return nullptr;
+  return std::make_unique<ParameterServer>(options, metrics, *communicator);
 }
 
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
@@ -32,7 +36,9 @@ TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
   if (checkpoints && checkpoints->resume_from) resumed_at = checkpoints->resume_from->info().step;
   const TrainingClock clock;
   TrainingResult result;
-  result.steps = run_parameter_server_worker(options, *communicator, resumed_at);
+  result.steps = options.algorithm().topology() == agents::Topology::actors_learners
+                     ? run_impala_actor(options, *communicator, resumed_at)
+                     : run_parameter_server_worker(options, *communicator, resumed_at);
   result.seconds = clock.elapsed();
   return result;
 }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <fstream>
 #include <filesystem>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,42 @@ class DataParallelTest : public ::testing::Test {
     communicator().barrier();
     if (communicator().rank() == 0 && !dir_.empty()) fs::remove_all(dir_);
     std::fclose(quiet_);
+  }
+
+  // Every rank: trains `config` into dir_/whole for 6000 steps with evaluations and
+  // checkpoints every 2000, copies it to dir_/resumed without its later checkpoints and resumes
+  // it to the end. Rank 0 checks the budget, the checkpoints and the best policy, and that the
+  // resumed run's last and best checkpoints evaluate in one process.
+  static inline const std::vector<std::string> kCheckpointedRun{
+      "train.total_steps=6000", "train.eval_interval=2000", "train.eval_episodes=2",
+      "checkpoint.interval=2000"};
+  void run_checkpointed_resume_and_evaluate(const std::string& config) {
+    const auto whole = train(config, kCheckpointedRun, "whole");
+    const bool leader = communicator().rank() == 0;
+    if (leader) {
+      EXPECT_GE(whole.training.steps, 6000);
+      EXPECT_FALSE(whole.training.interrupted);
+      ASSERT_TRUE(whole.training.best.has_value());
+      EXPECT_EQ(whole.training.best->checkpoint, best_checkpoint_path(dir_ / "whole"));
+      const auto checkpoints = list_checkpoints(dir_ / "whole");
+      ASSERT_EQ(checkpoints.size(), 3u);  // at 2000+, 4000+ and the end
+      EXPECT_GE(Checkpoint::open(checkpoints.front()).info().step, 2000);
+      fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
+      for (std::size_t i = 1; i < checkpoints.size(); ++i) {
+        fs::remove_all(dir_ / "resumed" / "checkpoints" / checkpoints[i].filename());
+      }
+    }
+    communicator().barrier();
+    TrainingRunSettings settings;
+    settings.console = quiet_;
+    const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
+    if (!leader) return;
+    EXPECT_GE(resumed.training.steps, 6000);
+    EXPECT_EQ(list_checkpoints(dir_ / "resumed").size(), 3u);
+    for (const fs::path& target : {dir_ / "resumed", best_checkpoint_path(dir_ / "resumed")}) {
+      const auto evaluation = evaluate_checkpoint(target, 2, 7, false, [](const std::string&) {});
+      EXPECT_EQ(evaluation.result.episodes, 2) << target;
+    }
   }
 
   TrainingRunResult train(const std::string& config, std::vector<std::string> overrides,
@@ -182,38 +219,11 @@ TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
 // checkpoint that carries on to the budget, and `mnrl eval` of both kinds of checkpoint.
 TEST_F(DataParallelTest, A3cCheckpointsResumesAndKeepsTheBestPolicy) {
   dir_ = shared_directory("a3c_checkpoints");
-  const std::vector<std::string> overrides{"train.total_steps=6000", "train.eval_interval=2000",
-                                           "train.eval_episodes=2", "checkpoint.interval=2000"};
-  const auto whole = train("cartpole_a3c.yaml", overrides, "whole");
-  const bool leader = communicator().rank() == 0;
-  if (leader) {
-    EXPECT_GE(whole.training.steps, 6000);
-    EXPECT_FALSE(whole.training.interrupted);
-    ASSERT_TRUE(whole.training.best.has_value());
-    EXPECT_EQ(whole.training.best->checkpoint, best_checkpoint_path(dir_ / "whole"));
-    const auto checkpoints = list_checkpoints(dir_ / "whole");
-    ASSERT_EQ(checkpoints.size(), 3u);  // at 2000+, 4000+ and the end
-    EXPECT_GE(Checkpoint::open(checkpoints.front()).info().step, 2000);
-    fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
-    for (std::size_t i = 1; i < checkpoints.size(); ++i) {
-      fs::remove_all(dir_ / "resumed" / "checkpoints" / checkpoints[i].filename());
-    }
-  }
-  communicator().barrier();
-  TrainingRunSettings settings;
-  settings.console = quiet_;
-  const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
-  if (!leader) return;
-  EXPECT_GE(resumed.training.steps, 6000);
-  EXPECT_EQ(list_checkpoints(dir_ / "resumed").size(), 3u);
-  for (const fs::path& target : {dir_ / "resumed", best_checkpoint_path(dir_ / "resumed")}) {
-    const auto evaluation = evaluate_checkpoint(target, 2, 7, false, [](const std::string&) {});
-    EXPECT_EQ(evaluation.result.episodes, 2) << target;
-  }
-  if (communicator().size() == 1) return;
+  run_checkpointed_resume_and_evaluate("cartpole_a3c.yaml");
+  if (communicator().rank() != 0 || communicator().size() == 1) return;
   // A parameter server's checkpoint does not resume as worker threads: refused, naming both.
   const ExperimentOptions options =
-      load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml", overrides);
+      load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml", kCheckpointedRun);
   const CheckpointSettings from_server{
       {}, Checkpoint::open(list_checkpoints(dir_ / "resumed").front()), {}};
   NoMetrics metrics;
@@ -280,6 +290,47 @@ TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
       solved = best >= 475.0;
     }
     // Every rank takes rank 0's decision.
+    if (distributed::all_gather_bytes(communicator(), solved ? "1" : "0").front() == "1") break;
+  }
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
+}
+
+// IMPALA: one process acting and learning in turn, or under mpirun rank 0 learning from the
+// other ranks' trajectories. Either way a run keeps its budget, checkpoints, resumes, keeps its
+// best policy, and its checkpoints evaluate in one process (a learner's batch of trajectories
+// is wider than one actor's rollout). Across processes the learner logs how far the actors'
+// policies lag behind its own.
+TEST_F(DataParallelTest, ImpalaCheckpointsResumesAndKeepsTheBestPolicy) {
+  dir_ = shared_directory("impala_checkpoints");
+  run_checkpointed_resume_and_evaluate("cartpole_impala.yaml");
+  if (communicator().rank() != 0) return;
+  std::ifstream csv(dir_ / "whole" / "metrics.csv");
+  const std::string metrics((std::istreambuf_iterator<char>(csv)), {});
+  EXPECT_EQ(metrics.find(",charts/policy_lag,") != std::string::npos, communicator().size() > 1);
+}
+
+// IMPALA across processes: rank 0 the learner, ranks 1-3 the actors, with the shipped config's
+// budget. The trajectories arrive as the machine schedules the actors, so, as for A3C, a run
+// is one sample: "solved" is an evaluation >= 475 at some point, and a run that falls short
+// gets a second, independent one.
+TEST_F(DataParallelTest, ImpalaWithThreeActorsSolvesCartPole) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (1 learner, 3 actors)";
+  dir_ = shared_directory("impala");
+  double best = 0.0;
+  for (int attempt = 1; attempt <= 2; ++attempt) {
+    const std::string run_name = "impala" + std::to_string(attempt);
+    const auto run = train("cartpole_impala.yaml", {"train.eval_interval=25000"}, run_name);
+    bool solved = false;
+    if (communicator().rank() == 0) {
+      best = best_evaluation(dir_ / run_name);
+      std::printf("[ RESULT   ] impala CartPole-v1, 3 actors, attempt %d: best evaluation "
+                  "%.2f, final %.2f at %lld steps (BLAS kernel %s)\n",
+                  attempt, best, run.training.final_evaluation.mean_return,
+                  static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
+      solved = best >= 475.0;
+    }
     if (distributed::all_gather_bytes(communicator(), solved ? "1" : "0").front() == "1") break;
   }
   if (communicator().rank() == 0) {

@@ -171,6 +171,53 @@ TEST(RolloutBufferTest, OnPolicyVtraceIsGaeWithLambdaOne) {
   }
 }
 
+// An actor's rollout of 2 envs packed, and unpacked as envs 1 and 2 of a learner's 4: every
+// row lands in its env's column, the other envs' rows untouched.
+TEST(RolloutBufferTest, APackedRolloutUnpacksIntoItsEnvsOfALargerOne) {
+  RolloutBuffer actor(2, 2, /*observation_size=*/3, /*action_size=*/2);
+  float next = 1.0f, truncated_bootstrap = 0.0f;
+  for (int t = 0; t < 2; ++t) {
+    for (int i = 0; i < 2 * 3; ++i) actor.observations_at_step()[i] = next++;
+    for (int i = 0; i < 2 * 2; ++i) actor.actions_at_step()[i] = next++;
+    for (int e = 0; e < 2; ++e) {
+      actor.log_probs_at_step()[e] = next++;
+      actor.values_at_step()[e] = -1.0f;  // not sent: a learner computes its own
+      actor.rewards_at_step()[e] = next++;
+      actor.bootstrap_values_at_step()[e] = next++;
+      if (t == 0 && e == 1) truncated_bootstrap = actor.bootstrap_values_at_step()[e];
+      actor.terminated_at_step()[e] = static_cast<std::uint8_t>(t == 1 && e == 0);
+      actor.truncated_at_step()[e] = static_cast<std::uint8_t>(t == 0 && e == 1);
+    }
+    actor.advance();
+  }
+  std::vector<float> packed(static_cast<std::size_t>(actor.packed_floats()));
+  actor.pack(packed.data());
+
+  RolloutBuffer learner(2, 4, 3, 2);
+  EXPECT_THROW(learner.unpack_envs(packed.data(), 2, 3), std::invalid_argument);
+  learner.unpack_envs(packed.data(), 2, 1);
+  ASSERT_TRUE(learner.full());
+  for (int t = 0; t < 2; ++t) {
+    for (int e = 0; e < 2; ++e) {
+      const int a = t * 2 + e, l = t * 4 + e + 1;  // the same row in each
+      for (int k = 0; k < 3; ++k) {
+        EXPECT_EQ(learner.observations()[l * 3 + k], actor.observations()[a * 3 + k]);
+      }
+      for (int k = 0; k < 2; ++k) EXPECT_EQ(learner.actions()[l * 2 + k], actor.actions()[a * 2 + k]);
+      EXPECT_EQ(learner.log_probs()[l], actor.log_probs()[a]);
+      EXPECT_EQ(learner.rewards()[l], actor.rewards()[a]);
+    }
+    EXPECT_EQ(learner.observations()[t * 4 * 3], 0.0f);  // env 0: untouched
+    EXPECT_EQ(learner.rewards()[t * 4 + 3], 0.0f);        // env 3: untouched
+  }
+  // The flags and bootstrap values arrive too: V-trace ends the same episodes.
+  const std::vector<float> values(8, 0.5f), last_values(4, 2.0f), log_rhos(8, 0.0f);
+  learner.compute_vtrace(values.data(), last_values.data(), log_rhos.data(), {0.5f});
+  EXPECT_FLOAT_EQ(learner.returns()[1 * 4 + 1], actor.rewards()[1 * 2 + 0]);  // terminated
+  EXPECT_FLOAT_EQ(learner.returns()[0 * 4 + 2],
+                  actor.rewards()[0 * 2 + 1] + 0.5f * truncated_bootstrap);  // truncated
+}
+
 TEST(RolloutBufferTest, RefusesToOverfillOrComputeEarly) {
   RolloutBuffer buffer(2, 1, 1, 1);
   const float last_value = 0.0f;

@@ -1,0 +1,50 @@
+// IMPALA's registration: its `impala:` section and factory.
+#include <torch/optim/adam.h>
+
+#include "agents/actor_critic_setup.h"
+#include "agents/impala/impala.h"
+#include "agents/registry.h"
+
+namespace mnrl::agents {
+namespace {
+
+class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
+ public:
+  std::string summary() const override { return "IMPALA hyperparameters (algo: impala)"; }
+  Topology topology() const override { return Topology::actors_learners; }
+  bool takes_encoder() const override { return true; }
+
+ protected:
+  // setup.num_envs: an actor's envs, or a learner's batch_trajectories times as many.
+  std::unique_ptr<Agent> make(const ImpalaOptions& impala,
+                              const AgentSetup& setup) const override {
+    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, false, setup.device);
+    auto parameters = std::make_shared<nn::FlatParameters>(*model);
+    auto optimizer = std::make_unique<torch::optim::Adam>(
+        std::vector<at::Tensor>{parameters->values()},
+        torch::optim::AdamOptions(impala.learning_rate).eps(impala.optimizer_eps));
+    GradientHook hook = setup.hook_for(*parameters);
+    auto agent = std::make_unique<Impala>(
+        impala, std::move(model), std::move(parameters), std::move(optimizer),
+        make_rollout_buffer(impala.unroll_length, setup.num_envs, setup.spec),
+        action_bounds(setup.spec));
+    agent->set_gradient_hook(std::move(hook));
+    return agent;
+  }
+
+  void scale(ImpalaOptions& impala, double factor) const override {
+    impala.learning_rate *= factor;
+  }
+
+  StoredTransitions stored(const ImpalaOptions& impala, std::int64_t num_envs) const override {
+    return {"impala.unroll_length", static_cast<double>(impala.unroll_length) *
+                                        static_cast<double>(impala.batch_trajectories) *
+                                        static_cast<double>(num_envs)};
+  }
+};
+
+}  // namespace
+
+MNRL_REGISTER_AGENT("impala", ImpalaAlgorithm);
+
+}  // namespace mnrl::agents

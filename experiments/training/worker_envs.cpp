@@ -1,0 +1,22 @@
+#include "experiments/training/worker_envs.h"
+
+#include "core/rng.h"
+#include "core/seed_streams.h"
+
+namespace mnrl::experiments {
+
+WorkerEnvs make_worker_envs(const ExperimentOptions& options, int rank,
+                            std::optional<std::int64_t> resumed_at) {
+  WorkerEnvs worker{options, nullptr};
+  worker.options.seed = static_cast<std::int64_t>(
+      core::derive_seed(static_cast<std::uint64_t>(options.seed),
+                        core::kWorkerEnvStream + static_cast<std::uint64_t>(rank - 1)) >> 1);
+  const auto seed = static_cast<std::uint64_t>(worker.options.seed);
+  worker.envs = envs::make_vector_env(worker.options.env, seed);
+  if (resumed_at) {
+    worker.envs->reseed(core::derive_seed(seed, static_cast<std::uint64_t>(*resumed_at)));
+  }
+  return worker;
+}
+
+}  // namespace mnrl::experiments

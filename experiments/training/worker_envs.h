@@ -1,0 +1,23 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "envs/vector_env.h"
+#include "experiments/config/experiment_options.h"
+
+namespace mnrl::experiments {
+
+// The envs of rank `rank` > 0 of a job whose other ranks feed rank 0 (A3C's workers, IMPALA's
+// actors), and its options, whose seed is this rank's own: seeded apart from every other
+// rank's and from rank 0's, and, after a resume from the checkpoint at `resumed_at`, reseeded
+// by that step (new episodes).
+struct WorkerEnvs {
+  ExperimentOptions options;
+  std::unique_ptr<envs::VectorEnv> envs;
+};
+WorkerEnvs make_worker_envs(const ExperimentOptions& options, int rank,
+                            std::optional<std::int64_t> resumed_at);
+
+}  // namespace mnrl::experiments
