@@ -35,9 +35,17 @@ class SectionOf final : public AlgorithmSection {
 // replicas: one agent per process, its gradients averaged over the ranks of a job;
 // async_workers: worker agents applying their gradients to one shared model as they come
 // (threads in one process, or the ranks of a job around a parameter server);
-// actors_learners: actor ranks stepping envs with a policy copy and sending their trajectories
-// to a learner rank (IMPALA); in one process, one agent acting and learning in turn.
-enum class Topology { replicas, async_workers, actors_learners };
+// actors_send_trajectories / actors_send_transitions: actor ranks stepping envs with a policy
+// copy and sending what they saw to a learner rank: whole trajectories (IMPALA), or n-step
+// transitions with priorities into the learner's replay (Ape-X); in one process, one agent
+// acting and learning in turn.
+enum class Topology { replicas, async_workers, actors_send_trajectories, actors_send_transitions };
+
+// Whether a topology runs actor ranks feeding a learner rank.
+inline bool has_actors(Topology topology) {
+  return topology == Topology::actors_send_trajectories ||
+         topology == Topology::actors_send_transitions;
+}
 
 // What a run's floats in rollouts or replay amount to, for the memory check before a run.
 struct StoredTransitions {

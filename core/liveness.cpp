@@ -18,4 +18,6 @@ void report_alive() {
 
 void set_alive_reporter(std::function<void()> function) { reporter() = std::move(function); }
 
+const std::function<void()>& alive_reporter() { return reporter(); }
+
 }  // namespace mnrl::core

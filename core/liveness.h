@@ -12,5 +12,6 @@ void report_alive();
 
 // The function report_alive() calls; empty for none (one process).
 void set_alive_reporter(std::function<void()> reporter);
+const std::function<void()>& alive_reporter();
 
 }  // namespace mnrl::core

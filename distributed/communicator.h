@@ -39,6 +39,9 @@ class Communicator {
   // [size, ...tensor.shape]: row r is rank r's tensor.
   virtual at::Tensor all_gather(const at::Tensor& tensor) = 0;
   virtual void barrier() = 0;
+  // The ranks that pass the same `color` (>= 0) as a communicator of their own, ranked in the
+  // order they have here; null for a rank that passes -1. Collective: every rank calls it.
+  virtual std::unique_ptr<Communicator> split(int color) = 0;
 
   // Point to point, for A3C's parameter server. send() returns once `tensor` may be reused;
   // receive() fills `tensor` (same size and type as sent) from rank `source`, or from the
@@ -47,9 +50,10 @@ class Communicator {
   virtual void send(const at::Tensor& tensor, int destination, int tag) = 0;
   virtual int receive(at::Tensor& tensor, int source, int tag) = 0;
 
-  // Point to point without waiting, for IMPALA's actors and learners (a bounded queue of
-  // messages in flight). start_send() begins sending `tensor` (held, and not to be changed,
-  // until the send completes) and returns at once. sends_pending() completes what has been
+  // Point to point without waiting, for IMPALA's and Ape-X's actors and learners (a bounded
+  // queue of messages in flight). start_send() begins sending `tensor` (held, and not to be
+  // changed, until the send completes) and returns at once; a send completes once the
+  // receiver has begun receiving it (not when the message has merely been buffered). sends_pending() completes what has been
   // delivered and counts this rank's sends still in flight (to `destination`, or to any rank
   // with kAnySource); wait_for_sends() returns once at most `at_most` are (oldest first). The
   // messages of one sender with one tag arrive in the order sent. has_message() says whether a

@@ -25,6 +25,11 @@ void LocalCommunicator::send(const at::Tensor&, int destination, int) {
                           ": a job of one process has no other rank (start it with mpirun)");
 }
 
+std::unique_ptr<Communicator> LocalCommunicator::split(int color) {
+  if (color < 0) return nullptr;
+  return std::make_unique<LocalCommunicator>();
+}
+
 void LocalCommunicator::start_send(at::Tensor tensor, int destination, int tag) {
   send(tensor, destination, tag);
 }

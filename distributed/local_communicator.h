@@ -16,6 +16,7 @@ class LocalCommunicator final : public Communicator {
   void broadcast(at::Tensor& tensor, int root) override;
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override {}
+  std::unique_ptr<Communicator> split(int color) override;
   // A job of one process has no other rank to talk to: these throw CommunicatorError.
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;

@@ -74,19 +74,40 @@ int count_of(const at::Tensor& tensor) {
 
 }  // namespace
 
-MpiCommunicator::MpiCommunicator() {
-  ensure_mpi_initialized();
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+MpiCommunicator::MpiCommunicator() : MpiCommunicator((ensure_mpi_initialized(), MPI_COMM_WORLD)) {}
+
+MpiCommunicator::MpiCommunicator(MPI_Comm comm) : comm_(comm) {
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
   MPI_Comm node;  // the ranks sharing this machine's memory
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
-  watchdog_ = std::make_unique<StallWatchdog>(MPI_COMM_WORLD, kDefaultStallTimeout);
-  core::set_alive_reporter([watchdog = watchdog_.get()] { watchdog->keep_alive(); });
+  watchdog_ = std::make_unique<StallWatchdog>(comm_, kDefaultStallTimeout);
+  // Every communicator's watchdog hears that this rank is busy.
+  previous_alive_reporter_ = core::alive_reporter();
+  core::set_alive_reporter(
+      [previous = previous_alive_reporter_, watchdog = watchdog_.get()] {
+        if (previous) previous();
+        watchdog->keep_alive();
+      });
 }
 
-MpiCommunicator::~MpiCommunicator() { core::set_alive_reporter({}); }
+MpiCommunicator::~MpiCommunicator() {
+  core::set_alive_reporter(previous_alive_reporter_);
+  watchdog_.reset();
+  if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
+}
+
+std::unique_ptr<Communicator> MpiCommunicator::split(int color) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  collective("split", [&] {
+    return MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, rank_, &comm);
+  });
+  if (comm == MPI_COMM_NULL) return nullptr;
+  return std::unique_ptr<Communicator>(new MpiCommunicator(comm));
+}
 
 void MpiCommunicator::wait(MPI_Request& request, const char* operation, bool collective,
                            MPI_Status* status) {
@@ -95,7 +116,7 @@ void MpiCommunicator::wait(MPI_Request& request, const char* operation, bool col
 
 void MpiCommunicator::join(const char* operation) {
   MPI_Request request;
-  check(MPI_Ibarrier(MPI_COMM_WORLD, &request), operation);
+  check(MPI_Ibarrier(comm_, &request), operation);
   wait(request, operation, /*collective=*/true);
 }
 
@@ -119,7 +140,7 @@ void MpiCommunicator::all_reduce(at::Tensor& tensor, ReduceOp op) {
   const MPI_Datatype type = mpi_type(tensor, "all_reduce");
   collective("all_reduce", [&] {
     return MPI_Allreduce(MPI_IN_PLACE, tensor.data_ptr(), count_of(tensor), type,
-                         op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, MPI_COMM_WORLD);
+                         op == ReduceOp::kMax ? MPI_MAX : MPI_SUM, comm_);
   });
   if (op == ReduceOp::kMean) {
     TORCH_CHECK(tensor.is_floating_point(), "all_reduce: a mean of integers");
@@ -140,7 +161,7 @@ void MpiCommunicator::broadcast(at::Tensor& tensor, int root) {
   }
   const MPI_Datatype type = mpi_type(tensor, "broadcast");
   collective("broadcast", [&] {
-    return MPI_Bcast(tensor.data_ptr(), count_of(tensor), type, root, MPI_COMM_WORLD);
+    return MPI_Bcast(tensor.data_ptr(), count_of(tensor), type, root, comm_);
   });
 }
 
@@ -152,7 +173,7 @@ at::Tensor MpiCommunicator::all_gather(const at::Tensor& tensor) {
   at::Tensor gathered = at::empty(shape, tensor.options());
   collective("all_gather", [&] {
     return MPI_Allgather(tensor.data_ptr(), count_of(tensor), type, gathered.data_ptr(),
-                         count_of(tensor), type, MPI_COMM_WORLD);
+                         count_of(tensor), type, comm_);
   });
   return gathered;
 }
@@ -162,7 +183,7 @@ void MpiCommunicator::barrier() { join("barrier"); }
 void MpiCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
   MPI_Request request;
   check(MPI_Isend(tensor.data_ptr(), count_of(tensor), mpi_type(tensor, "send"), destination, tag,
-                  MPI_COMM_WORLD, &request),
+                  comm_, &request),
         "send");
   wait(request, "send", /*collective=*/false);
 }
@@ -172,7 +193,7 @@ int MpiCommunicator::receive(at::Tensor& tensor, int source, int tag) {
   MPI_Request request;
   MPI_Status status;
   check(MPI_Irecv(tensor.data_ptr(), count_of(tensor), type,
-                  source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &request),
+                  source == kAnySource ? MPI_ANY_SOURCE : source, tag, comm_, &request),
         "receive");
   wait(request, "receive", /*collective=*/false, &status);
   // A shorter message would leave the rest of the buffer stale: the sizes must agree exactly.
@@ -191,8 +212,11 @@ void MpiCommunicator::start_send(at::Tensor tensor, int destination, int tag) {
   TORCH_CHECK(tensor.is_cpu() && tensor.is_contiguous(),
               "start_send: a contiguous CPU tensor (it is read while the call has returned)");
   PendingSend pending{MPI_REQUEST_NULL, std::move(tensor), destination};
-  check(MPI_Isend(pending.tensor.data_ptr(), count_of(pending.tensor),
-                  mpi_type(pending.tensor, "start_send"), destination, tag, MPI_COMM_WORLD,
+  // Synchronous: in flight until the receiver has begun receiving it, however small (MPI
+  // delivers small messages eagerly), so that what a sender keeps in flight bounds what
+  // waits at the receiver.
+  check(MPI_Issend(pending.tensor.data_ptr(), count_of(pending.tensor),
+                  mpi_type(pending.tensor, "start_send"), destination, tag, comm_,
                   &pending.request),
         "start_send");
   pending_sends_.push_back(std::move(pending));
@@ -223,7 +247,7 @@ void MpiCommunicator::wait_for_sends(int at_most) {
 
 bool MpiCommunicator::has_message(int source, int tag) {
   int waiting = 0;
-  check(MPI_Iprobe(source == kAnySource ? MPI_ANY_SOURCE : source, tag, MPI_COMM_WORLD, &waiting,
+  check(MPI_Iprobe(source == kAnySource ? MPI_ANY_SOURCE : source, tag, comm_, &waiting,
                    MPI_STATUS_IGNORE),
         "has_message");
   return waiting != 0;

@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <deque>
+#include <functional>
 #include <memory>
 
 #include "distributed/communicator.h"
@@ -21,6 +22,7 @@ namespace mnrl::distributed {
 // watchdog directly.
 class MpiCommunicator final : public Communicator {
  public:
+  // The job's ranks (MPI_COMM_WORLD).
   MpiCommunicator();
   ~MpiCommunicator() override;
 
@@ -32,6 +34,9 @@ class MpiCommunicator final : public Communicator {
   void broadcast(at::Tensor& tensor, int root) override;
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override;
+  // A communicator of its own (MPI_Comm_split), with a stall watchdog of its own that hears
+  // report_alive() too.
+  std::unique_ptr<Communicator> split(int color) override;
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;
   void start_send(at::Tensor tensor, int destination, int tag) override;
@@ -43,6 +48,9 @@ class MpiCommunicator final : public Communicator {
   void set_stall_timeout(double seconds) override { watchdog_->set_timeout(seconds); }
 
  private:
+  // A communicator over `comm`, which it frees.
+  explicit MpiCommunicator(MPI_Comm comm);
+
   // Waits for `request` under the watchdog; throws CommunicatorError if MPI reports an error.
   void wait(MPI_Request& request, const char* operation, bool collective,
             MPI_Status* status = nullptr);
@@ -60,9 +68,11 @@ class MpiCommunicator final : public Communicator {
     int destination;
   };
 
+  MPI_Comm comm_ = MPI_COMM_WORLD;
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::deque<PendingSend> pending_sends_;  // oldest first
   std::unique_ptr<StallWatchdog> watchdog_;
+  std::function<void()> previous_alive_reporter_;  // restored at destruction
 };
 
 }  // namespace mnrl::distributed

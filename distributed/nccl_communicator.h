@@ -29,6 +29,10 @@ class NcclCommunicator final : public Communicator {
   void broadcast(at::Tensor& tensor, int root) override;
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override { mpi_->barrier(); }
+  // Sub-communicators are the mpi backend's (IMPALA's and Ape-X's learners): throws.
+  std::unique_ptr<Communicator> split(int) override {
+    throw CommunicatorError("the " + backend() + " backend has no sub-communicators: use mpi");
+  }
   void send(const at::Tensor& tensor, int destination, int tag) override;
   int receive(at::Tensor& tensor, int source, int tag) override;
   void start_send(at::Tensor tensor, int destination, int tag) override {

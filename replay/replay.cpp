@@ -8,7 +8,8 @@ class TransitionStore {
  public:
   virtual ~TransitionStore() = default;
   virtual std::int64_t size() const = 0;
-  virtual void add(const Transition& transition) = 0;
+  // Stores the transition; returns its slot.
+  virtual std::int64_t add(const Transition& transition) = 0;
   // `progress` (0 -> 1 over training) anneals prioritized replay's importance exponent.
   virtual void sample(core::Rng& rng, std::int64_t batch_size, double progress,
                       TransitionBatch& out) = 0;
@@ -27,7 +28,7 @@ class UniformStore final : public TransitionStore {
       : buffer_(o.capacity, o.observation_size, o.action_size, o.observation_dtype, o.byte_scale) {}
 
   std::int64_t size() const override { return buffer_.size(); }
-  void add(const Transition& transition) override { buffer_.add(transition); }
+  std::int64_t add(const Transition& transition) override { return buffer_.add(transition); }
   void sample(core::Rng& rng, std::int64_t batch_size, double, TransitionBatch& out) override {
     buffer_.sample(rng, batch_size, out);
   }
@@ -47,7 +48,7 @@ class PrioritizedStore final : public TransitionStore {
                 o.byte_scale) {}
 
   std::int64_t size() const override { return buffer_.size(); }
-  void add(const Transition& transition) override { buffer_.add(transition); }
+  std::int64_t add(const Transition& transition) override { return buffer_.add(transition); }
   void sample(core::Rng& rng, std::int64_t batch_size, double progress,
               TransitionBatch& out) override {
     buffer_.sample(rng, batch_size, annealed_beta(options_.per.beta0, progress), out);
@@ -99,7 +100,18 @@ void Replay::add_step(core::ConstTypedPtr observations, const float* actions, co
                       core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
                       const std::uint8_t* truncated, core::ConstTypedPtr final_observations) {
   n_step_.add(observations, actions, rewards, next_observations, terminated, truncated,
-              final_observations, [this](const Transition& t) { store_->add(t); });
+              final_observations, [this](const Transition& t) {
+                if (divert_) {
+                  divert_(t);
+                } else {
+                  store_->add(t);
+                }
+              });
+}
+
+void Replay::add_transition(const Transition& transition, float td_error) {
+  const std::int64_t slot = store_->add(transition);
+  store_->update_priorities(&slot, &td_error, 1);
 }
 
 }  // namespace mnrl::replay

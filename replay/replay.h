@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -47,6 +48,12 @@ class Replay {
   void add_step(core::ConstTypedPtr observations, const float* actions, const float* rewards,
                 core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
                 const std::uint8_t* truncated, core::ConstTypedPtr final_observations);
+  // A transition made elsewhere (by an Ape-X actor), with the |TD error| measured there: its
+  // priority where replay is prioritized.
+  void add_transition(const Transition& transition, float td_error);
+  // From now on add_step() hands each transition to `sink` instead of keeping it (an Ape-X
+  // actor's, which sends them on).
+  void divert_to(std::function<void(const Transition&)> sink) { divert_ = std::move(sink); }
   // `batch_size` transitions into `out` (with importance weights; 1 for uniform replay).
   void sample(core::Rng& rng, std::int64_t batch_size, double progress, TransitionBatch& out);
   // The TD errors of the last sample()'s rows, which prioritized replay learns priorities
@@ -66,6 +73,7 @@ class Replay {
   ReplayOptions options_;
   NStepAccumulator n_step_;
   std::unique_ptr<TransitionStore> store_;
+  std::function<void(const Transition&)> divert_;
 };
 
 }  // namespace mnrl::replay

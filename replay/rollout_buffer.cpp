@@ -92,8 +92,8 @@ void RolloutBuffer::compute_vtrace(const float* values, const float* last_values
       });
 }
 
-std::int64_t RolloutBuffer::packed_floats() const {
-  return size() * (observation_size_ + action_size_ + 5);
+std::int64_t RolloutBuffer::packed_floats(std::int64_t envs) const {
+  return n_steps_ * envs * (observation_size_ + action_size_ + 5);
 }
 
 void RolloutBuffer::pack(float* out) const {

@@ -75,8 +75,10 @@ class RolloutBuffer {
   // A full rollout as floats, to send from an actor to a learner (IMPALA): observations,
   // actions, log-probs, rewards, bootstrap values, terminated and truncated flags, each
   // [n_steps][num_envs][width] as stored (not the values or advantages: a learner computes its
-  // own). pack() throws if not full.
-  std::int64_t packed_floats() const;
+  // own). pack() throws if not full. packed_floats(envs): the floats of such a rollout of
+  // `envs` envs (the same n_steps and widths).
+  std::int64_t packed_floats() const { return packed_floats(num_envs_); }
+  std::int64_t packed_floats(std::int64_t envs) const;
   void pack(float* out) const;
   // The rows of a packed rollout of `envs` envs (same n_steps and widths) into envs
   // [first_env, first_env + envs) of every step. The buffer then counts as full: a learner

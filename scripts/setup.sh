@@ -14,6 +14,7 @@ packages=(
   libgif-dev  # `mnrl eval --video`: evaluation episodes as an animated GIF
   libopenmpi-dev openmpi-bin
   procps iproute2  # the failure and multi-node tests: pgrep, ip netns
+  slurm-wlm  # the Slurm test: slurmctld, slurmd, srun, sbatch (its munge stays unused: auth/none)
   python3-torch  # the export test loads an exported policy in Python, as a user would
   libbox2d-dev libmujoco-dev  # the physics envs (mnrl builds without them, minus those envs)
   libqhull-dev  # Debian's MuJoCo CMake package names qhull's header folder, without depending on it

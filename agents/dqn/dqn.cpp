@@ -3,6 +3,7 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -50,6 +51,7 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
 }
 
 double Dqn::epsilon() const {
+  if (fixed_epsilon_) return *fixed_epsilon_;
   // SB3's linear schedule over the first exploration_fraction of training.
   const double progress = static_cast<double>(env_steps_) / static_cast<double>(total_steps_);
   if (options_.exploration_fraction <= 0 || progress >= options_.exploration_fraction) {
@@ -165,6 +167,27 @@ Statistics Dqn::update(const TrainingProgress& progress) {
           {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
           {"charts/epsilon", epsilon()},
           {"charts/buffer_size", static_cast<double>(replay_->size())}};
+}
+
+void Dqn::measure_td_errors(const replay::TransitionBatch& batch, float* td_errors) {
+  const auto rows = static_cast<std::int64_t>(batch.rewards.size());
+  const std::int64_t n = online_->options.num_actions();
+  c10::InferenceMode inference;
+  const auto q_values = [&](const std::vector<float>& observations) {
+    return online_->forward(nn::floats_on(device_, observations.data(), rows, observation_size_))
+        .to(at::kCPU)
+        .contiguous();
+  };
+  const at::Tensor q = q_values(batch.observations);
+  const at::Tensor next_q = q_values(batch.next_observations);
+  targets_.resize(static_cast<std::size_t>(std::max(rows, options_.batch_size)));
+  bootstrapped_targets(batch, next_q.data_ptr<float>(), next_q.data_ptr<float>(), rows, n,
+                       targets_.data());
+  const float* taken = q.data_ptr<float>();
+  for (std::int64_t i = 0; i < rows; ++i) {
+    const auto action = static_cast<std::int64_t>(batch.actions[static_cast<std::size_t>(i)]);
+    td_errors[i] = std::abs(targets_[static_cast<std::size_t>(i)] - taken[i * n + action]);
+  }
 }
 
 std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {

@@ -3,6 +3,7 @@
 #include <torch/optim/optimizer.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -51,8 +52,29 @@ class Dqn final : public Agent {
   // The online network's argmax.
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
+  // Epsilon-greedy's epsilon now: the fixed one if set, else the linear schedule's.
   double epsilon() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
+
+  // For Ape-X's actors and learner (experiments/training/apex_learner.h).
+  // Explores with `epsilon` from now on, instead of the schedule.
+  void fix_epsilon(double epsilon) { fixed_epsilon_ = epsilon; }
+  // The online network's parameters, one flat tensor.
+  const at::Tensor& parameters() const { return parameters_->values(); }
+  // An actor's: observe() hands each n-step transition to `sink` instead of the replay.
+  void divert_transitions(std::function<void(const replay::Transition&)> sink) {
+    replay_->divert_to(std::move(sink));
+  }
+  // An actor's initial priorities: |y - Q(s, a)| for each row of `batch`, with the online
+  // network as its own target (an actor holds no target network).
+  void measure_td_errors(const replay::TransitionBatch& batch, float* td_errors);
+  // A learner's: a transition an actor sent, with the |TD error| it measured.
+  void add_transition(const replay::Transition& transition, float td_error) {
+    replay_->add_transition(transition, td_error);
+  }
+  std::int64_t replay_size() const { return replay_->size(); }
+  // Copies the online network into the target (Polyak with tau < 1).
+  void update_target();
 
  private:
   // One gradient step's loss on batch_ (gradients written, not applied), and the sum of the
@@ -65,7 +87,6 @@ class Dqn final : public Agent {
   // The loss of Q-values `q` [batch, actions] against targets_, into q_gradients_ and
   // td_errors_; also the sum of the Q-values of the batch's actions.
   std::pair<double, double> td_loss_of(const float* q);
-  void update_target();
 
   DqnOptions options_;
   nn::QNetwork online_;
@@ -93,6 +114,7 @@ class Dqn final : public Agent {
   std::int64_t env_steps_ = 0, vector_steps_ = 0, steps_since_target_update_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
   GradientHook after_backward_;
+  std::optional<double> fixed_epsilon_;
 };
 
 }  // namespace mnrl::agents

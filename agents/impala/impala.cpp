@@ -59,7 +59,7 @@ void Impala::load_state(core::StateReader& in) {
 
 std::int64_t Impala::trajectory_floats(std::int64_t envs) {
   const replay::RolloutBuffer& buffer = rollout();
-  return buffer.packed_floats() / buffer.num_envs() * envs + envs * buffer.observation_size();
+  return buffer.packed_floats(envs) + envs * buffer.observation_size();
 }
 
 void Impala::pack_trajectory(float* out) {
@@ -73,7 +73,7 @@ void Impala::unpack_trajectory(const float* in, std::int64_t envs, std::int64_t 
   replay::RolloutBuffer& buffer = rollout();
   buffer.unpack_envs(in, envs, first_env);
   const std::int64_t size = buffer.observation_size();
-  const float* next = in + buffer.packed_floats() / buffer.num_envs() * envs;
+  const float* next = in + buffer.packed_floats(envs);
   std::copy(next, next + envs * size, next_observations().begin() + first_env * size);
 }
 

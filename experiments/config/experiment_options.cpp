@@ -179,6 +179,17 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   }
 }
 
+// distributed.learners: several only where actors feed learners (IMPALA, Ape-X).
+void check_learners(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  if (options.distributed.learners == 1 || agents::has_actors(options.algorithm().topology())) {
+    return;
+  }
+  throw document.error_at("distributed.learners",
+                          "distributed.learners: " + options.algo +
+                              " has no actors and learners (its ranks are replicas or workers); "
+                              "several learners work with impala and apex_dqn");
+}
+
 // network.encoder against the observations, and the cnn_* keys only with an encoder.
 void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                    const core::ConfigDocument& document) {
@@ -285,6 +296,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                                {document, options.env, env->spec(), options.network});
   check_encoder(options, env->spec(), document);
   check_device(options, document);
+  check_learners(options, document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

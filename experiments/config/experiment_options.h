@@ -75,6 +75,7 @@ struct DistributedOptions {
   std::int64_t sync_check_interval = 100;  // updates between replica checks; 0 = never
   std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
   double timeout = 300.0;              // seconds a rank waits for the others before the job ends
+  int learners = 1;                    // IMPALA, Ape-X: ranks that learn; the others act
 
   void visit(core::ConfigVisitor& v) {
     v.field("backend", backend,
@@ -91,6 +92,10 @@ struct DistributedOptions {
             "seconds a rank waits for the others in one exchange before the job ends (a rank "
             "stopped, hung or stuck in an env step); a warning names them at half of it",
             core::between(1, 86400));
+    v.field("learners", learners,
+            "IMPALA and Ape-X under mpirun: ranks that learn, averaging their gradients (the "
+            "first ones); every other rank acts for one of them",
+            core::between(1, 1 << 16));
   }
 };
 

@@ -237,7 +237,7 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
                  options.env.num_envs, ranks.c_str(), run_dir.c_str());
   }
-  // Rank 0 always runs a topology (make_topology() is null only on parameter-server workers).
+  // Rank 0 always runs a topology (make_topology() is null only on workers and actors).
   result.training = run_training_loop(*make_topology(options, metrics, &communicator), options,
                                       &checkpoints);
   core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
@@ -250,6 +250,7 @@ TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings) {
   const auto communicator = make_job_communicator(options);
   check_ranks_agree(*communicator, options);
+  check_ranks_fit(options, *communicator);
   if (communicator->rank() > 0) {
     return finished(train_other_rank(options, *communicator, std::nullopt), *communicator);
   }
@@ -289,6 +290,7 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
       run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
   check_checkpoint_matches(checkpoint, options);
   check_ranks_agree(*communicator, options, checkpoint.info().step);
+  check_ranks_fit(options, *communicator);
   const std::vector<core::ConfigChange> changes =
       config_changes_since(checkpoint, options, run_dir, settings.allow_changes);
   if (checkpoint.info().step >= options.train.total_steps) {

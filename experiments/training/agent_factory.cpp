@@ -69,6 +69,14 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
   return replica;
 }
 
+ReplicatedAgent make_learner_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                   distributed::Communicator* learners) {
+  if (learners) return make_replicated_agent(options, spec, *learners);
+  ReplicatedAgent alone;
+  alone.agent = make_agent(options, spec);
+  return alone;
+}
+
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
                                                            const envs::EnvSpec& spec) {
   seed_initial_weights(options);

@@ -40,6 +40,11 @@ struct ReplicatedAgent {
 ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                       distributed::Communicator& communicator);
 
+// A learner's agent in an actors-and-learners job: make_replicated_agent() over the learners'
+// communicator with several learners, make_agent() alone with one (null `learners`).
+ReplicatedAgent make_learner_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
+                                   distributed::Communicator* learners);
+
 // What the registered algorithms' factories read from `options` for an agent on `spec`, on the
 // device train.device resolves to for the rank of local rank `local_rank` (train_device.h).
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,

@@ -103,14 +103,11 @@ ParameterServer::ParameterServer(const ExperimentOptions& options, MetricsSink& 
       communicator_(communicator),
       workers_running_(communicator.size() - 1) {
   set_compute_threads(options.train.threads);
-  const auto seed = static_cast<std::uint64_t>(options.seed);
-  envs_ = envs::make_vector_env(options.env, core::derive_seed(seed, core::kTrainEnvStream));
-  model_ = make_a3c_shared_model(options, envs_->spec());
-  evaluator_ = std::make_unique<Evaluator>(options.env, options.train.eval_episodes,
-                                           core::derive_seed(seed, core::kEvalEnvStream), *envs_);
+  learner_envs_ = make_learner_envs(options);
+  model_ = make_a3c_shared_model(options, learner_envs_.envs->spec());
   server_ = std::make_unique<Server>(model_, options.hyperparameters<agents::A3cOptions>());
-  parts_.envs = {envs_.get()};
-  parts_.evaluator = evaluator_.get();
+  parts_.envs = {learner_envs_.envs.get()};
+  parts_.evaluator = learner_envs_.evaluator.get();
   parts_.shared = model_.get();
 }
 
@@ -165,14 +162,14 @@ std::int64_t ParameterServer::end(std::int64_t) {
 agents::Agent& ParameterServer::evaluation_agent() {
   snapshot_ = agents::snapshot_of(*model_);
   player_ = agents::make_a3c_worker(options_.hyperparameters<agents::A3cOptions>(),
-                                    agent_setup(options_, envs_->spec()), snapshot_);
+                                    agent_setup(options_, learner_envs_.envs->spec()), snapshot_);
   return *player_;
 }
 
 TrainingParts ParameterServer::evaluated_policy() const {
   TrainingParts policy;
   policy.agents = {player_.get()};
-  policy.envs = {envs_.get()};
+  policy.envs = {learner_envs_.envs.get()};
   policy.shared = snapshot_.get();
   return policy;
 }

@@ -4,10 +4,9 @@
 #include <optional>
 
 #include "agents/a3c/shared_rmsprop.h"
-#include "envs/vector_env.h"
-#include "experiments/evaluation/evaluator.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/topology.h"
+#include "experiments/training/worker_envs.h"
 
 namespace mnrl::distributed {
 class Communicator;
@@ -49,7 +48,7 @@ class ParameterServer final : public TrainingTopology {
   MetricsSink& metrics() override { return metrics_; }
   const TrainingParts& parts() const override { return parts_; }
   // Resets rank 0's envs (the workers' envs are theirs).
-  void start_episodes(std::optional<std::int64_t>) override { envs_->reset(); }
+  void start_episodes(std::optional<std::int64_t>) override { learner_envs_.envs->reset(); }
   void begin(const TrainingClock& clock) override;
   Advance advance(std::int64_t until) override;
   std::int64_t end(std::int64_t step) override;
@@ -65,11 +64,9 @@ class ParameterServer final : public TrainingTopology {
   const ExperimentOptions options_;
   MetricsSink& metrics_;
   distributed::Communicator& communicator_;
-  // Never stepped: the spec, the evaluator's wrappers, and the envs a checkpoint's policy is
-  // evaluated on (as many as a worker's, so its envs.state reads as any A3C checkpoint's).
-  std::unique_ptr<envs::VectorEnv> envs_;
+  // As many envs as a worker's, so that their envs.state reads as any A3C checkpoint's.
+  LearnerEnvs learner_envs_;
   std::shared_ptr<agents::SharedModel> model_;
-  std::unique_ptr<Evaluator> evaluator_;
   std::unique_ptr<Server> server_;
   TrainingParts parts_;
   TrainingClock clock_;

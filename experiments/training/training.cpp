@@ -1,30 +1,83 @@
 #include "experiments/training/training.h"
 
+#include <string>
+
 #include "distributed/communicator.h"
-#include "experiments/training/actors_learners.h"
+#include "experiments/training/apex_learner.h"
+#include "experiments/training/impala_learner.h"
 #include "experiments/training/parameter_server.h"
 #include "experiments/training/replicas.h"
 #include "experiments/training/worker_threads.h"
 
 namespace mnrl::experiments {
 
+void check_ranks_fit(const ExperimentOptions& options, const distributed::Communicator& world) {
+  const int learners = options.distributed.learners;
+  if (world.size() == 1 || !agents::has_actors(options.algorithm().topology()) ||
+      world.size() >= 2 * learners) {
+    return;
+  }
+  throw distributed::CommunicatorError(
+      "distributed.learners = " + std::to_string(learners) + " needs at least " +
+      std::to_string(2 * learners) + " ranks (an actor for each learner); the job has " +
+      std::to_string(world.size()));
+}
+
+namespace {
+
+// The learners' communicator of an actors-and-learners job (every rank calls it): null with
+// one learner, and on the actors.
+std::unique_ptr<distributed::Communicator> split_learners(const ExperimentOptions& options,
+                                                          distributed::Communicator& world) {
+  check_ranks_fit(options, world);
+  const int learners = options.distributed.learners;
+  if (learners == 1) return nullptr;
+  auto communicator = world.split(world.rank() < learners ? 0 : -1);
+  if (communicator) communicator->set_stall_timeout(options.distributed.timeout);
+  return communicator;
+}
+
+}  // namespace
+
 std::unique_ptr<TrainingTopology> make_topology(const ExperimentOptions& options,
                                                 MetricsSink& metrics,
                                                 distributed::Communicator* communicator) {
   const agents::Topology topology = options.algorithm().topology();
   const bool one_process = !communicator || communicator->size() == 1;
-  // In one process an actors-and-learners agent acts and learns in turn.
-  if (topology == agents::Topology::replicas ||
-      (topology == agents::Topology::actors_learners && one_process)) {
+  // In one process an actors-and-learner agent acts and learns in turn.
+  if (topology == agents::Topology::replicas || (agents::has_actors(topology) && one_process)) {
     return std::make_unique<Replicas>(options, metrics, communicator);
   }
   if (one_process) return std::make_unique<WorkerThreads>(options, metrics);
-  if (communicator->rank() > 0) return nullptr;
-  if (topology == agents::Topology::actors_learners) {
-    return std::make_unique<ImpalaLearner>(options, metrics, *communicator);
+  if (agents::has_actors(topology)) {
+    auto learners = split_learners(options, *communicator);
+    if (communicator->rank() >= options.distributed.learners) return nullptr;  // an actor
+    if (topology == agents::Topology::actors_send_trajectories) {
+      return std::make_unique<ImpalaLearner>(options, metrics, *communicator, std::move(learners));
+    }
+    return std::make_unique<ApexLearner>(options, metrics, *communicator, std::move(learners));
   }
+  if (communicator->rank() > 0) return nullptr;
   return std::make_unique<ParameterServer>(options, metrics, *communicator);
 }
+
+namespace {
+
+// What a rank > 0 of a job runs; returns the global step its rank 0 last reported.
+std::int64_t run_worker_rank(const ExperimentOptions& options,
+                             distributed::Communicator& communicator,
+                             std::optional<std::int64_t> resumed_at) {
+  switch (options.algorithm().topology()) {
+    case agents::Topology::actors_send_trajectories:
+      return run_impala_actor(options, communicator, resumed_at);
+    case agents::Topology::actors_send_transitions:
+      return run_apex_actor(options, communicator, resumed_at);
+    default:
+      return run_parameter_server_worker(options, communicator, resumed_at);
+  }
+}
+
+}  // namespace
 
 TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
                      const CheckpointSettings* checkpoints,
@@ -36,9 +89,7 @@ TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
   if (checkpoints && checkpoints->resume_from) resumed_at = checkpoints->resume_from->info().step;
   const TrainingClock clock;
   TrainingResult result;
-  result.steps = options.algorithm().topology() == agents::Topology::actors_learners
-                     ? run_impala_actor(options, *communicator, resumed_at)
-                     : run_parameter_server_worker(options, *communicator, resumed_at);
+  result.steps = run_worker_rank(options, *communicator, resumed_at);
   result.seconds = clock.elapsed();
   return result;
 }

@@ -19,4 +19,14 @@ WorkerEnvs make_worker_envs(const ExperimentOptions& options, int rank,
   return worker;
 }
 
+LearnerEnvs make_learner_envs(const ExperimentOptions& options) {
+  const auto seed = static_cast<std::uint64_t>(options.seed);
+  LearnerEnvs learner;
+  learner.envs = envs::make_vector_env(options.env, core::derive_seed(seed, core::kTrainEnvStream));
+  learner.evaluator =
+      std::make_unique<Evaluator>(options.env, options.train.eval_episodes,
+                                  core::derive_seed(seed, core::kEvalEnvStream), *learner.envs);
+  return learner;
+}
+
 }  // namespace mnrl::experiments

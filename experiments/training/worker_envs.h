@@ -6,6 +6,7 @@
 
 #include "envs/vector_env.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/evaluator.h"
 
 namespace mnrl::experiments {
 
@@ -19,5 +20,13 @@ struct WorkerEnvs {
 };
 WorkerEnvs make_worker_envs(const ExperimentOptions& options, int rank,
                             std::optional<std::int64_t> resumed_at);
+
+// Rank 0's envs in such a job, never stepped (the spec, the evaluator's wrappers, the envs a
+// checkpoint's policy is evaluated on), and its evaluator; seeded as a single process's.
+struct LearnerEnvs {
+  std::unique_ptr<envs::VectorEnv> envs;
+  std::unique_ptr<Evaluator> evaluator;
+};
+LearnerEnvs make_learner_envs(const ExperimentOptions& options);
 
 }  // namespace mnrl::experiments

@@ -175,7 +175,7 @@ INSTANTIATE_TEST_SUITE_P(
         ConfigErrorCase{"SacWithAConvEncoder",
                         "algo: sac\nenv:\n  id: Pendulum-v1\nnetwork:\n  encoder: nature_cnn\n",
                         "",
-                        {"network.encoder", "x.yaml:5", "works with a2c, a3c, dqn, impala and ppo"}},
+                        {"network.encoder", "x.yaml:5", "works with a2c, a3c, apex_dqn, dqn, impala and ppo"}},
         ConfigErrorCase{"NotADevice",
                         "train:\n  device: gpu\n",
                         "",

@@ -2,8 +2,10 @@
 // with the MPI backend, and as a plain process with the local one.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <ATen/ops/arange.h>
@@ -116,8 +118,11 @@ TEST(CommunicatorTest, StartedSendsArriveInOrderWithoutTheSenderWaiting) {
   comm.barrier();
   if (comm.rank() == 0) {
     std::vector<int> received(static_cast<std::size_t>(comm.size()), 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (int source = 1; source < comm.size(); ++source) {
       while (!comm.has_message(source, kTag)) {
+        ASSERT_LT(std::chrono::steady_clock::now(), deadline)
+            << "no message from rank " << source << " within 60 s";
       }
     }
     EXPECT_FALSE(comm.has_message(Communicator::kAnySource, kTag + 1));
@@ -132,6 +137,55 @@ TEST(CommunicatorTest, StartedSendsArriveInOrderWithoutTheSenderWaiting) {
   } else {
     comm.wait_for_sends(0);
     EXPECT_EQ(comm.sends_pending(), 0);
+  }
+  comm.barrier();
+}
+
+// A started send stays in flight until the receiver takes it, however small (MPI would deliver
+// a small message eagerly and call the send complete): what actors keep in flight bounds what
+// waits at their learner.
+TEST(CommunicatorTest, SmallStartedSendsStayInFlightUntilReceived) {
+  Communicator& comm = test_communicator();
+  if (comm.size() == 1) GTEST_SKIP() << "needs 2 ranks or more";
+  constexpr int kTag = 12;
+  if (comm.rank() > 0) {
+    comm.start_send(at::full({4}, static_cast<float>(comm.rank())), 0, kTag);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    EXPECT_EQ(comm.sends_pending(0), 1);
+  }
+  comm.barrier();
+  if (comm.rank() == 0) {
+    at::Tensor message = at::zeros({4});
+    for (int m = 1; m < comm.size(); ++m) {
+      const int source = comm.receive(message, Communicator::kAnySource, kTag);
+      EXPECT_TRUE(message.equal(at::full({4}, static_cast<float>(source))));
+    }
+  } else {
+    comm.wait_for_sends(0);
+    EXPECT_EQ(comm.sends_pending(), 0);
+  }
+  comm.barrier();
+}
+
+// Sub-communicators (IMPALA's and Ape-X's learners): the ranks of one color reduce among
+// themselves, ranked in their order here; a rank without a color gets none.
+TEST(CommunicatorTest, SplitRanksReduceAmongThemselves) {
+  Communicator& comm = test_communicator();
+  // Ranks 0, 2, 4, ... and 1, 3, 5, ...; with 4 ranks or more the last one stays out.
+  const bool out = comm.size() >= 4 && comm.rank() == comm.size() - 1;
+  const auto group = comm.split(out ? -1 : comm.rank() % 2);
+  if (out) {
+    EXPECT_EQ(group, nullptr);
+  } else {
+    ASSERT_NE(group, nullptr);
+    const int members = comm.size() >= 4 ? comm.size() - 1 : comm.size();
+    EXPECT_EQ(group->size(), (members - comm.rank() % 2 + 1) / 2);
+    EXPECT_EQ(group->rank(), comm.rank() / 2);
+    at::Tensor sum = at::full({3}, static_cast<double>(comm.rank()), at::kDouble);
+    group->all_reduce(sum, ReduceOp::kSum);
+    double expected = 0;
+    for (int r = comm.rank() % 2; r < members; r += 2) expected += r;
+    EXPECT_TRUE(sum.equal(at::full({3}, expected, at::kDouble))) << sum;
   }
   comm.barrier();
 }

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "agents/apex/apex_options.h"
+#include "agents/dqn/dqn.h"
 #include "core/state_stream.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/agent_factory.h"
@@ -114,6 +116,15 @@ INSTANTIATE_TEST_SUITE_P(
                   "cartpole_dqn.yaml",
                   {"dqn.learning_starts=64"},
                   {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        // One process: one actor, its epsilon fixed, every transition prioritized.
+        AgentCase{"apex_dqn",
+                  "cartpole_apex.yaml",
+                  {"apex_dqn.learning_starts=64"},
+                  {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        AgentCase{"impala",
+                  "cartpole_impala.yaml",
+                  {},
+                  {"losses/policy_loss", "losses/value_loss", "losses/entropy"}},
         AgentCase{"dqn_prioritized_n_step_dueling",
                   "cartpole_rainbowlite.yaml",
                   {"dqn.learning_starts=64"},
@@ -165,6 +176,65 @@ INSTANTIATE_TEST_SUITE_P(
                    "ddpg.batch_size=32", "network.hidden_sizes=[32,32]"},
                   {"losses/qf1_values", "losses/qf1_loss", "losses/actor_loss"}}),
     [](const ::testing::TestParamInfo<AgentCase>& info) { return info.param.name; });
+
+// A saved IMPALA state says how many envs its rollout holds (a learner's batch is wider than
+// an actor's) before its arrays: a count that cannot be is refused before any allocation.
+TEST(ImpalaStateTest, ARolloutWidthOutOfBoundsIsRefused) {
+  const ExperimentOptions options =
+      load_experiment(std::string(MNRL_SOURCE_DIR "/configs/cartpole_impala.yaml"), {});
+  auto envs = envs::make_vector_env(options.env, 3);
+  auto agent = make_agent(options, envs->spec());
+  for (const std::int64_t envs_saved : {std::int64_t{0}, std::int64_t{1} << 40}) {
+    core::StateWriter damaged;
+    damaged.tag("impala");
+    damaged.value(envs_saved);
+    core::StateReader in(damaged.bytes(), "damaged.state");
+    try {
+      agent->load_state(in);
+      ADD_FAILURE() << "a rollout of " << envs_saved << " envs was read";
+    } catch (const core::StateError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("damaged.state"), std::string::npos) << message;
+      EXPECT_NE(message.find("a rollout of " + std::to_string(envs_saved) + " envs"),
+                std::string::npos)
+          << message;
+    }
+  }
+}
+
+// Ape-X's actors explore with epsilon^(1 + alpha i/(N-1)): 0.4 to 0.4^8 by default.
+TEST(ApexTest, ActorsExploreWithTheirOwnEpsilons) {
+  const agents::ApexOptions apex;
+  EXPECT_DOUBLE_EQ(apex.actor_epsilon(0, 1), 0.4);
+  EXPECT_DOUBLE_EQ(apex.actor_epsilon(0, 3), 0.4);
+  EXPECT_DOUBLE_EQ(apex.actor_epsilon(1, 3), std::pow(0.4, 4.5));
+  EXPECT_DOUBLE_EQ(apex.actor_epsilon(2, 3), std::pow(0.4, 8.0));
+}
+
+// An actor's initial priorities are |y - Q(s, a)|: with rewards above any Q-value of a fresh
+// network, two terminal transitions of the same (s, a) differ by their rewards' difference,
+// and a discount of 0 bootstraps nothing, as a terminal transition.
+TEST(ApexTest, ActorsMeasureTheTdErrorsOfTheirTransitions) {
+  const ExperimentOptions options =
+      load_experiment(std::string(MNRL_SOURCE_DIR "/configs/cartpole_apex.yaml"), {});
+  auto envs = envs::make_vector_env(options.env, 3);
+  auto agent = make_agent(options, envs->spec());
+  auto& dqn = dynamic_cast<agents::Dqn&>(*agent);
+  replay::TransitionBatch batch;
+  const std::vector<float> observation{0.1f, -0.2f, 0.03f, 0.4f}, next{0.2f, 0.1f, -0.3f, 0.5f};
+  for (int row = 0; row < 3; ++row) {
+    batch.observations.insert(batch.observations.end(), observation.begin(), observation.end());
+    batch.next_observations.insert(batch.next_observations.end(), next.begin(), next.end());
+  }
+  batch.actions = {1, 1, 1};
+  batch.rewards = {1000, 2000, 1000};
+  batch.terminated = {1, 1, 0};
+  batch.discounts = {0.99f, 0.99f, 0.0f};
+  std::vector<float> td_errors(3);
+  dqn.measure_td_errors(batch, td_errors.data());
+  EXPECT_NEAR(td_errors[1] - td_errors[0], 1000.0f, 1e-3f);
+  EXPECT_EQ(td_errors[2], td_errors[0]);
+}
 
 // Same seed, same everything: training is deterministic in one process.
 TEST(PpoDeterminismTest, SameSeedGivesSameLosses) {

@@ -56,5 +56,44 @@ TEST(TrainDeviceTest, RanksOnThisHostComeFromTheLauncher) {
   ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
 }
 
+// srun's step layout lists the nodes in order, a count or a count repeated ("2(x3),1": 2 tasks
+// on nodes 0 to 2, 1 on node 3); SLURM_NODEID is this node's place in it.
+TEST(TrainDeviceTest, RanksOnThisHostComeFromSlurmsStepLayout) {
+  if (std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE") || std::getenv("MPI_LOCALNRANKS")) {
+    GTEST_SKIP() << "mpirun's count comes first";
+  }
+  ::setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3),1", 1);
+  ::setenv("SLURM_NODEID", "2", 1);
+  EXPECT_EQ(distributed::ranks_on_this_host(), 2);
+  ::setenv("SLURM_NODEID", "3", 1);
+  EXPECT_EQ(distributed::ranks_on_this_host(), 1);
+  ::setenv("SLURM_STEP_TASKS_PER_NODE", "4,3", 1);
+  ::setenv("SLURM_NODEID", "1", 1);
+  EXPECT_EQ(distributed::ranks_on_this_host(), 3);
+  ::setenv("SLURM_NTASKS_PER_NODE", "5", 1);  // srun's --ntasks-per-node: after the layout
+  ::setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3", 1);  // not a layout: not believed
+  EXPECT_EQ(distributed::ranks_on_this_host(), 5);
+  ::unsetenv("SLURM_NTASKS_PER_NODE");
+  EXPECT_EQ(distributed::ranks_on_this_host(), 1);
+  ::unsetenv("SLURM_STEP_TASKS_PER_NODE");
+  ::unsetenv("SLURM_NODEID");
+}
+
+// srun without an MPI plugin starts tasks that cannot meet: each would train alone, all into
+// one run directory. Refused, saying how to start them.
+TEST(TrainDeviceTest, SrunWithoutPmixIsRefused) {
+  if (distributed::launched_by_mpi()) GTEST_SKIP() << "runs as a plain process";
+  ::setenv("SLURM_STEP_NUM_TASKS", "2", 1);
+  try {
+    distributed::make_communicator("auto");
+    ADD_FAILURE() << "two srun tasks without PMIx were accepted";
+  } catch (const distributed::CommunicatorError& e) {
+    EXPECT_NE(std::string(e.what()).find("srun --mpi=pmix"), std::string::npos) << e.what();
+  }
+  ::setenv("SLURM_STEP_NUM_TASKS", "1", 1);
+  EXPECT_NO_THROW(distributed::make_communicator("auto"));
+  ::unsetenv("SLURM_STEP_NUM_TASKS");
+}
+
 }  // namespace
 }  // namespace mnrl::experiments

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "agents/dqn/dqn_options.h"
+#include "core/config.h"
+
+namespace mnrl::agents {
+
+// Ape-X DQN (Horgan et al. 2018): actor ranks act epsilon-greedily, each with its own epsilon,
+// turn their steps into n-step transitions, give each the priority |TD error| under their copy
+// of the network, and send them send_size at a time to the learner's prioritized replay. The
+// learner samples it, takes Double DQN steps, writes the new priorities back and sends the
+// parameters to the actors every broadcast_interval updates. The YAML keys of the `apex_dqn:`
+// section are these field names; defaults are the paper's (Adam for its RMSProp, at DQN's
+// default step size).
+struct ApexOptions {
+  double learning_rate = 1e-4;            // Adam step size
+  std::int64_t buffer_size = 2'000'000;   // the learner's replay capacity in transitions
+  std::int64_t learning_starts = 50'000;  // transitions in the replay before the first update
+  std::int64_t batch_size = 512;          // transitions per gradient step
+  double gamma = 0.99;                    // discount
+  int n_step = 3;                         // n-step returns
+  bool double_q = true;                   // Double DQN targets
+  std::string loss = "huber";             // huber | mse
+  double max_grad_norm = 40.0;            // global gradient-norm clip
+  double per_alpha = 0.6;                 // priority exponent
+  double per_beta0 = 0.4;                 // importance-sampling exponent, annealed to 1
+  double per_eps = 1e-6;                  // added to |TD error|
+  std::int64_t target_update_interval = 2500;  // learner updates between target copies
+  // Env steps the actors send per learner update at most: 0, as fast as the learner can (the
+  // paper); k > 0 bounds the learner to one update per k env steps received, DQN's replay
+  // ratio, so that a budget of env steps means the same on any machine.
+  std::int64_t steps_per_update = 0;
+  double epsilon = 0.4;        // actor i of N explores with epsilon^(1 + epsilon_alpha i/(N-1))
+  double epsilon_alpha = 7.0;  // (one actor: epsilon)
+  std::int64_t send_size = 50;           // transitions per message to the learner
+  std::int64_t broadcast_interval = 50;  // learner updates between sending the parameters
+  std::int64_t queue_size = 4;           // messages an actor may have in flight
+
+  // Actor `actor` (0-based) of `actors`' epsilon.
+  double actor_epsilon(int actor, int actors) const {
+    if (actors <= 1) return epsilon;
+    return std::pow(epsilon, 1.0 + epsilon_alpha * actor / (actors - 1));
+  }
+
+  // The DQN agent's options: every transition prioritized, a fixed epsilon (Dqn::fix_epsilon)
+  // and, in one process (acting and learning in turn), target copies every
+  // target_update_interval updates' worth of env steps.
+  DqnOptions dqn(std::int64_t num_envs) const {
+    DqnOptions dqn;
+    dqn.learning_rate = learning_rate;
+    dqn.buffer_size = buffer_size;
+    dqn.learning_starts = learning_starts;
+    dqn.batch_size = batch_size;
+    dqn.gamma = gamma;
+    dqn.n_step = n_step;
+    dqn.double_q = double_q;
+    dqn.loss = loss;
+    dqn.max_grad_norm = max_grad_norm;
+    dqn.prioritized = true;
+    dqn.per_alpha = per_alpha;
+    dqn.per_beta0 = per_beta0;
+    dqn.per_eps = per_eps;
+    dqn.tau = 1.0;
+    dqn.gradient_steps = 1;
+    const std::int64_t steps = std::max(steps_per_update, num_envs);
+    dqn.train_freq = std::max<std::int64_t>(1, steps / num_envs);
+    dqn.target_update_interval = target_update_interval * steps;
+    return dqn;
+  }
+
+  void visit(core::ConfigVisitor& v) {
+    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
+    v.field("buffer_size", buffer_size, "the learner's replay capacity (transitions)",
+            core::at_least(1));
+    v.field("learning_starts", learning_starts, "transitions stored before learning",
+            core::at_least(0));
+    v.field("batch_size", batch_size, "transitions per gradient step", core::at_least(1));
+    v.field("gamma", gamma, "discount factor", core::between(0, 1));
+    v.field("n_step", n_step, "n-step returns", core::at_least(1));
+    v.field("double_q", double_q, "Double DQN targets");
+    v.field("loss", loss, "TD loss", core::one_of({"huber", "mse"}));
+    v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));
+    v.field("per_alpha", per_alpha, "priority exponent", core::between(0, 1));
+    v.field("per_beta0", per_beta0, "initial importance-sampling exponent", core::between(0, 1));
+    v.field("per_eps", per_eps, "added to |TD error| for priorities", core::greater_than(0));
+    v.field("target_update_interval", target_update_interval,
+            "learner updates between target network copies", core::at_least(1));
+    v.field("steps_per_update", steps_per_update,
+            "env steps received per learner update at most; 0 = as fast as it can",
+            core::at_least(0));
+    v.field("epsilon", epsilon, "base of the actors' epsilons", core::between(0, 1));
+    v.field("epsilon_alpha", epsilon_alpha, "spread of the actors' epsilons", core::at_least(0));
+    v.field("send_size", send_size, "transitions per message to the learner", core::at_least(1));
+    v.field("broadcast_interval", broadcast_interval,
+            "learner updates between sending the parameters to the actors", core::at_least(1));
+    v.field("queue_size", queue_size,
+            "messages an actor may have in flight before it waits for the learner",
+            core::at_least(1));
+  }
+};
+
+}  // namespace mnrl::agents

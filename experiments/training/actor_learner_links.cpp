@@ -1,0 +1,162 @@
+#include "experiments/training/actor_learner_links.h"
+
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+
+#include <chrono>
+
+#include "core/stop_signal.h"
+#include "distributed/communicator.h"
+
+namespace mnrl::experiments {
+namespace {
+
+constexpr int kExperienceTag = 3;
+constexpr int kParametersTag = 4;
+
+// The fields after a payload, and after the parameters.
+enum ExperienceField {
+  kSteps,
+  kEpisodes,
+  kReturnSum,
+  kLengthSum,
+  kStopRequested,
+  kActedWith,
+  kFinal,
+  kExperienceFields
+};
+enum ParametersField { kStop, kVersion, kGlobalStep, kParametersFields };
+
+}  // namespace
+
+ActorsLink::ActorsLink(distributed::Communicator& communicator, const ActorsLearnersLayout& layout,
+                       std::int64_t payload_floats)
+    : communicator_(communicator),
+      actors_(layout.actors_of(communicator.rank())),
+      payload_floats_(payload_floats),
+      message_(at::empty({payload_floats + kExperienceFields}, at::kFloat)),
+      actors_running_(static_cast<int>(actors_.size())) {}
+
+void ActorsLink::share_initial(at::Tensor parameters) { communicator_.broadcast(parameters, 0); }
+
+const float* ActorsLink::receive() {
+  const float* fields = message_.data_ptr<float>() + payload_floats_;
+  while (actors_running_ > 0) {
+    const auto start = std::chrono::steady_clock::now();
+    communicator_.receive(message_, distributed::Communicator::kAnySource, kExperienceTag);
+    waited_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (fields[kFinal] != 0) {
+      --actors_running_;
+      continue;
+    }
+    report_.steps = fields[kSteps];
+    report_.episodes = fields[kEpisodes];
+    report_.return_sum = fields[kReturnSum];
+    report_.length_sum = fields[kLengthSum];
+    report_.stop_requested = fields[kStopRequested] != 0;
+    report_.acted_with = fields[kActedWith];
+    return message_.data_ptr<float>();
+  }
+  return nullptr;
+}
+
+bool ActorsLink::experience_waiting() {
+  return communicator_.has_message(distributed::Communicator::kAnySource, kExperienceTag);
+}
+
+void ActorsLink::send(const at::Tensor& parameters, std::int64_t version, std::int64_t step,
+                      bool stop) {
+  // A fresh message each time: start_send() holds it until it is delivered.
+  const std::int64_t p = parameters.numel();
+  at::Tensor message = at::empty({p + kParametersFields}, at::kFloat);
+  message.narrow(0, 0, p).copy_(parameters.detach());
+  float* fields = message.data_ptr<float>() + p;
+  fields[kStop] = stop ? 1.0f : 0.0f;
+  fields[kVersion] = static_cast<float>(version);
+  fields[kGlobalStep] = static_cast<float>(step);
+  for (const int actor : actors_) {
+    // An actor still to take the last parameters gets the next ones instead.
+    if (!stop && communicator_.sends_pending(actor) > 0) continue;
+    communicator_.start_send(message, actor, kParametersTag);
+  }
+}
+
+void ActorsLink::send_parameters(const at::Tensor& parameters, std::int64_t version,
+                                 std::int64_t step) {
+  send(parameters, version, step, /*stop=*/false);
+}
+
+void ActorsLink::stop(const at::Tensor& parameters, std::int64_t version, std::int64_t step) {
+  if (actors_running_ > 0) send(parameters, version, step, /*stop=*/true);
+  while (receive() != nullptr) {
+  }
+  communicator_.wait_for_sends(0);
+}
+
+LearnerLink::LearnerLink(distributed::Communicator& communicator,
+                         const ActorsLearnersLayout& layout, at::Tensor parameters,
+                         std::int64_t payload_floats, std::int64_t queue_size,
+                         std::int64_t first_step)
+    : communicator_(communicator),
+      learner_(layout.learner_of(communicator.rank())),
+      parameters_(std::move(parameters)),
+      received_(at::empty({parameters_.numel() + kParametersFields}, at::kFloat)),
+      payload_floats_(payload_floats),
+      queue_size_(queue_size),
+      global_step_(first_step) {}
+
+void LearnerLink::share_initial() { communicator_.broadcast(parameters_, 0); }
+
+bool LearnerLink::take_parameters() {
+  const std::int64_t p = parameters_.numel();
+  const float* fields = received_.data_ptr<float>() + p;
+  // The newest parameters sent; the stop flag comes last of all.
+  bool fresh = false;
+  while (communicator_.has_message(learner_, kParametersTag)) {
+    communicator_.receive(received_, learner_, kParametersTag);
+    fresh = true;
+    global_step_ = static_cast<std::int64_t>(fields[kGlobalStep]);
+    version_ = fields[kVersion];
+  }
+  if (fresh && fields[kStop] != 0) return false;
+  if (fresh) parameters_.copy_(received_.narrow(0, 0, p));
+  return true;
+}
+
+float* LearnerLink::next_payload() {
+  // A fresh message each time: start_send() holds the previous ones until they are delivered.
+  outgoing_ = at::empty({payload_floats_ + kExperienceFields}, at::kFloat);
+  return outgoing_.data_ptr<float>();
+}
+
+void LearnerLink::send(const EpisodeTally& tally) {
+  float* fields = outgoing_.data_ptr<float>() + payload_floats_;
+  fields[kSteps] = static_cast<float>(tally.steps);
+  fields[kEpisodes] = static_cast<float>(tally.episodes);
+  fields[kReturnSum] = static_cast<float>(tally.return_sum);
+  fields[kLengthSum] = static_cast<float>(tally.length_sum);
+  fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+  fields[kActedWith] = version_;
+  fields[kFinal] = 0.0f;
+  communicator_.wait_for_sends(static_cast<int>(queue_size_) - 1);
+  communicator_.start_send(outgoing_, learner_, kExperienceTag);
+}
+
+void LearnerLink::finish() {
+  at::Tensor final_message = at::zeros({payload_floats_ + kExperienceFields}, at::kFloat);
+  final_message.data_ptr<float>()[payload_floats_ + kFinal] = 1.0f;
+  communicator_.start_send(final_message, learner_, kExperienceTag);
+  communicator_.wait_for_sends(0);
+}
+
+std::pair<std::int64_t, bool> LearnerGroup::agree(std::int64_t steps, bool stop) {
+  if (learners_ == nullptr) return {steps, stop};
+  at::Tensor both = at::empty({2}, at::kDouble);
+  both.data_ptr<double>()[0] = static_cast<double>(steps);
+  both.data_ptr<double>()[1] = stop ? 1.0 : 0.0;
+  learners_->all_reduce(both, distributed::ReduceOp::kSum);
+  return {static_cast<std::int64_t>(both.data_ptr<double>()[0]), both.data_ptr<double>()[1] > 0};
+}
+
+}  // namespace mnrl::experiments

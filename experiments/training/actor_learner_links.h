@@ -1,0 +1,143 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "experiments/training/episode_tally.h"
+
+namespace mnrl::distributed {
+class Communicator;
+}
+
+namespace mnrl::experiments {
+
+// The messages between the learners and the actors of an actors-and-learners job (IMPALA,
+// Ape-X; ActorsLearnersLayout says which rank is which): point-to-point float tensors of fixed
+// sizes, P = the
+// number of parameters, F = the floats of the algorithm's payload (an IMPALA trajectory, a
+// batch of Ape-X transitions).
+//  - experience, actor -> learner (tag 3): [payload (F) | env steps, episodes ended, their
+//    return sum, their length sum, 1 if this rank was asked to stop, the parameter version it
+//    acted with, 1 if final];
+//  - parameters, learner -> actor (tag 4): [parameters (P) | 1 to stop, their version, the
+//    global step].
+// Protocol:
+//  1. Start: rank 0 broadcasts the initial (or resumed) parameters (the only collective of
+//     the whole job).
+//  2. An actor takes the newest parameters its learner has sent before each payload, and sends
+//     payloads to it without waiting unless queue_size of them are still in flight.
+//  3. A learner receives its actors' payloads in arrival order; it sends parameters to each of
+//     them that has taken the previous ones.
+//  4. Once it stops, a learner sends each of its actors the stop flag, then receives (and
+//     drops) experience until each one's final message.
+// Several learners average their gradients and agree after each batch on the steps taken and
+// whether to stop (LearnerGroup), among themselves only.
+// A failing rank aborts the job (mnrl train), so no rank waits forever for a message.
+// A rank running another config or mnrl sends messages of other sizes: receive() then fails
+// naming the sizes.
+
+// Ranks [0, learners) learn (rank 0 also evaluates and writes the checkpoints), every other
+// rank acts for learner (rank - learners) % learners.
+struct ActorsLearnersLayout {
+  int learners = 1;
+  int ranks = 2;
+
+  bool learns(int rank) const { return rank < learners; }
+  int learner_of(int actor) const { return (actor - learners) % learners; }
+  std::vector<int> actors_of(int learner) const {
+    std::vector<int> actors;
+    for (int rank = learners + learner; rank < ranks; rank += learners) actors.push_back(rank);
+    return actors;
+  }
+};
+
+// What an actor reports with each payload.
+struct ExperienceReport {
+  double steps = 0, episodes = 0, return_sum = 0, length_sum = 0;
+  bool stop_requested = false;  // Ctrl-C / SIGTERM reached the actor
+  double acted_with = 0;        // the parameter version it acted with
+};
+
+// A learner's end, talking to its actors.
+class ActorsLink {
+ public:
+  ActorsLink(distributed::Communicator& communicator, const ActorsLearnersLayout& layout,
+             std::int64_t payload_floats);
+
+  int actors_running() const { return actors_running_; }
+  // Protocol step 1.
+  void share_initial(at::Tensor parameters);
+  // The next payload (protocol step 3), valid until the next receive(), and its report in
+  // report(); null once every actor has sent its final message.
+  const float* receive();
+  const ExperienceReport& report() const { return report_; }
+  // Seconds receive() has spent waiting for a message so far.
+  double waited_seconds() const { return waited_seconds_; }
+  // Whether an actor's experience is waiting, so that receive() would not wait (actors send
+  // to their own learner only).
+  bool experience_waiting();
+  // Sends `parameters` to every actor that has taken the previous ones.
+  void send_parameters(const at::Tensor& parameters, std::int64_t version, std::int64_t step);
+  // Protocol step 4; returns once every actor has sent its final message.
+  void stop(const at::Tensor& parameters, std::int64_t version, std::int64_t step);
+
+ private:
+  void send(const at::Tensor& parameters, std::int64_t version, std::int64_t step, bool stop);
+
+  distributed::Communicator& communicator_;
+  std::vector<int> actors_;
+  std::int64_t payload_floats_;
+  at::Tensor message_;  // the experience being read
+  ExperienceReport report_;
+  int actors_running_;
+  double waited_seconds_ = 0.0;
+};
+
+// An actor's end, talking to its learner.
+class LearnerLink {
+ public:
+  // `parameters`: the actor's policy parameters, replaced in place by what the learner sends;
+  // `first_step`: the global step training starts from.
+  LearnerLink(distributed::Communicator& communicator, const ActorsLearnersLayout& layout,
+              at::Tensor parameters, std::int64_t payload_floats, std::int64_t queue_size,
+              std::int64_t first_step);
+
+  // Protocol step 1.
+  void share_initial();
+  // Takes the newest parameters the learner has sent (protocol step 2); false once it said
+  // stop (the parameters then stay as they were).
+  bool take_parameters();
+  // The global step the learner last reported.
+  std::int64_t global_step() const { return global_step_; }
+  // A fresh payload to fill, then send() (which may wait for the queue).
+  float* next_payload();
+  void send(const EpisodeTally& tally);
+  // The final message, once take_parameters() said stop; returns once it is delivered.
+  void finish();
+
+ private:
+  distributed::Communicator& communicator_;
+  int learner_;
+  at::Tensor parameters_, received_, outgoing_;
+  std::int64_t payload_floats_, queue_size_;
+  float version_ = 0;
+  std::int64_t global_step_ = 0;
+};
+
+// The learners of a job, which take their updates in lockstep: null `learners` for one.
+class LearnerGroup {
+ public:
+  explicit LearnerGroup(distributed::Communicator* learners) : learners_(learners) {}
+
+  // The env steps every learner's actors took since the last call (this learner's: `steps`),
+  // and whether any learner was asked to stop (`stop`). Collective among the learners.
+  std::pair<std::int64_t, bool> agree(std::int64_t steps, bool stop);
+
+ private:
+  distributed::Communicator* learners_;
+};
+
+}  // namespace mnrl::experiments

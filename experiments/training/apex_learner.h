@@ -1,0 +1,65 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/learner_topology.h"
+
+namespace mnrl::agents {
+class Dqn;
+}
+
+namespace mnrl::experiments {
+
+// Ape-X DQN across the processes of an mpirun job: distributed.learners ranks learn, every
+// other rank acts, talking as actor_learner_links.h says. Actor i of N explores with its own epsilon
+// (ApexOptions::actor_epsilon), turns its steps into n-step transitions, measures each one's
+// |TD error| with its copy of the network and sends them apex_dqn.send_size at a time (the
+// payload: replay::TransitionRows). A learner adds them to its prioritized replay with those
+// priorities, and once it holds apex_dqn.learning_starts transitions samples it, takes Double
+// DQN steps and writes the new priorities back; it copies the target network every
+// target_update_interval updates and sends the parameters every broadcast_interval updates.
+// Several learners each keep the replay of their own actors and average their gradients.
+// With steps_per_update k > 0 it takes exactly one update per k env steps received, receiving
+// only while no update is due (the actors wait while it is behind: their queues are bounded);
+// with 0, before each update it takes what the actors have sent (at most one message each, so
+// that neither side starves the other).
+//
+// Checkpoints hold the learners' states: the networks, the optimizer, the step, the evaluation
+// envs and, with checkpoint.replay_buffer, the replay with its priorities. The actors' envs and the
+// transitions they have not yet sent stay on their ranks: a resume starts new episodes there.
+class ApexLearner final : public LearnerTopology {
+ public:
+  // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
+  // are several (distributed.learners), else null.
+  ApexLearner(const ExperimentOptions& options, MetricsSink& metrics,
+              distributed::Communicator& world,
+              std::unique_ptr<distributed::Communicator> learners);
+
+  void begin(const TrainingClock& clock) override;
+  Advance advance(std::int64_t until) override;
+
+ private:
+  // Receives one message of transitions into the replay; false once every actor has sent its
+  // final message.
+  bool receive_transitions();
+  // Updates steps_per_update allows after `steps` env steps of this learner's actors.
+  std::int64_t updates_allowed(std::int64_t steps) const;
+  bool update_due() const;
+
+  agents::Dqn& learner_;        // the agent
+  std::int64_t own_steps_ = 0;  // this learner's actors', counted against steps_per_update
+  std::int64_t updates_ = 0;    // counted against steps_per_update (from the resumed share)
+  double lag_sum_ = 0.0;        // of the messages received since the last update
+  int lag_count_ = 0;
+};
+
+// An actor rank of the Ape-X job: acts until its learner says stop; returns the global step
+// it last reported. `resumed_at`: the step of the checkpoint the learners resume from (this
+// rank's envs then start new episodes seeded by it).
+std::int64_t run_apex_actor(const ExperimentOptions& options,
+                            distributed::Communicator& communicator,
+                            std::optional<std::int64_t> resumed_at);
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,93 @@
+#include "experiments/training/impala_learner.h"
+
+#include <torch/utils.h>
+
+#include "agents/impala/impala.h"
+#include "distributed/communicator.h"
+#include "experiments/training/env_stepper.h"
+
+namespace mnrl::experiments {
+namespace {
+
+const agents::ImpalaOptions& impala_options(const ExperimentOptions& options) {
+  return options.hyperparameters<agents::ImpalaOptions>();
+}
+
+// A learner's agent holds a batch of trajectories side by side in its rollout.
+ExperimentOptions batch_options(const ExperimentOptions& options) {
+  ExperimentOptions batch = options;
+  batch.env.num_envs *= impala_options(options).batch_trajectories;
+  return batch;
+}
+
+}  // namespace
+
+ImpalaLearner::ImpalaLearner(const ExperimentOptions& options, MetricsSink& metrics,
+                             distributed::Communicator& world,
+                             std::unique_ptr<distributed::Communicator> learners)
+    : LearnerTopology(options, batch_options(options), metrics, world, std::move(learners),
+                      [&options](agents::Agent& agent, const envs::EnvSpec&) {
+                        auto& impala = dynamic_cast<agents::Impala&>(agent);
+                        return AgentLinks{impala.parameters().detach(),
+                                          impala.trajectory_floats(options.env.num_envs)};
+                      }),
+      learner_(dynamic_cast<agents::Impala&>(*replica_.agent)) {}
+
+bool ImpalaLearner::receive_batch() {
+  const std::int64_t envs = options_.env.num_envs;
+  const std::int64_t batch = impala_options(options_).batch_trajectories;
+  double lag = 0.0;
+  for (std::int64_t b = 0; b < batch; ++b) {
+    const float* trajectory = actors_.receive();
+    if (trajectory == nullptr) return false;
+    learner_.unpack_trajectory(trajectory, envs, b * envs);
+    count(actors_.report());
+    lag += static_cast<double>(version_) - actors_.report().acted_with;
+  }
+  metrics_.scalar(step_now(), "charts/policy_lag", lag / static_cast<double>(batch));
+  return true;
+}
+
+Advance ImpalaLearner::advance(std::int64_t until) {
+  const std::int64_t total_steps = options_.train.total_steps;
+  do {
+    if (!receive_batch()) break;
+    agree();
+    report_learner_update(learner_.update({step_, total_steps}));
+    if (!stopping_ && version_ % impala_options(options_).broadcast_interval == 0) {
+      actors_.send_parameters(links_.parameters, version_, step_);
+    }
+  } while (step_ < until && !stopping_);
+  return {step_, stopping_ && step_ < total_steps};
+}
+
+std::int64_t run_impala_actor(const ExperimentOptions& options,
+                              distributed::Communicator& communicator,
+                              std::optional<std::int64_t> resumed_at) {
+  set_compute_threads(options.train.threads);
+  auto [mine, envs] = make_worker_envs(options, communicator.rank(), resumed_at);
+  auto agent = make_agent(mine, envs->spec());
+  auto& impala = dynamic_cast<agents::Impala&>(*agent);
+  torch::NoGradGuard no_grad;
+  LearnerLink learner(communicator, layout_of(options, communicator),
+                      impala.parameters().detach(), impala.trajectory_floats(envs->num_envs()),
+                      impala_options(options).queue_size, resumed_at.value_or(0));
+  learner.share_initial();
+  EpisodeTally tally;
+  envs->reset();
+  EnvStepper stepper(*agent, *envs);
+  while (learner.take_parameters()) {
+    while (!agent->update_ready()) {
+      stepper.step();
+      tally.steps += stepper.num_envs();
+      stepper.report_episodes(tally, 0);
+    }
+    impala.pack_trajectory(learner.next_payload());
+    learner.send(tally);
+    tally = EpisodeTally();
+  }
+  learner.finish();
+  return learner.global_step();
+}
+
+}  // namespace mnrl::experiments

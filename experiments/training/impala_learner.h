@@ -1,0 +1,51 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/learner_topology.h"
+
+namespace mnrl::agents {
+class Impala;
+}
+
+namespace mnrl::experiments {
+
+// IMPALA across the processes of an mpirun job: distributed.learners ranks learn, every other
+// rank acts, talking as actor_learner_links.h says. The payload is an actor's trajectory of
+// impala.unroll_length steps (agents::Impala::trajectory_floats). A learner puts
+// impala.batch_trajectories of them side by side in its rollout and takes one V-trace step on
+// them (the versions they lag behind are charts/policy_lag); several learners average their
+// gradients, so that they stay equal. Every impala.broadcast_interval updates a learner sends
+// the parameters to its actors. Between two updates rank 0 may evaluate or write a checkpoint
+// while the actors go on acting.
+//
+// Checkpoints hold the learners' states: the parameters and optimizer, the step, the evaluation
+// envs. The actors' envs stay on their ranks: a resume starts new episodes there.
+class ImpalaLearner final : public LearnerTopology {
+ public:
+  // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
+  // are several (distributed.learners), else null.
+  ImpalaLearner(const ExperimentOptions& options, MetricsSink& metrics,
+                distributed::Communicator& world,
+                std::unique_ptr<distributed::Communicator> learners);
+
+  Advance advance(std::int64_t until) override;
+
+ private:
+  // Receives trajectories until the rollout holds a batch of them; false if every actor has
+  // sent its final message first.
+  bool receive_batch();
+
+  agents::Impala& learner_;  // the agent, sized for a batch of trajectories
+};
+
+// An actor rank of the IMPALA job: acts until its learner says stop; returns the global step
+// it last reported. `resumed_at`: the step of the checkpoint the learners resume from (this
+// rank's envs then start new episodes seeded by it).
+std::int64_t run_impala_actor(const ExperimentOptions& options,
+                              distributed::Communicator& communicator,
+                              std::optional<std::int64_t> resumed_at);
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,80 @@
+#include "experiments/training/learner_topology.h"
+
+#include "core/stop_signal.h"
+#include "distributed/communicator.h"
+#include "experiments/training/env_stepper.h"
+#include "experiments/training/episode_tally.h"
+
+namespace mnrl::experiments {
+namespace {
+
+ReplicatedAgent make_learner(const ExperimentOptions& agent_options, const envs::EnvSpec& spec,
+                             distributed::Communicator* learners) {
+  set_compute_threads(agent_options.train.threads);
+  return make_learner_agent(agent_options, spec, learners);
+}
+
+}  // namespace
+
+ActorsLearnersLayout layout_of(const ExperimentOptions& options,
+                               const distributed::Communicator& world) {
+  return {options.distributed.learners, world.size()};
+}
+
+LearnerTopology::LearnerTopology(const ExperimentOptions& options,
+                                 const ExperimentOptions& agent_options, MetricsSink& metrics,
+                                 distributed::Communicator& world,
+                                 std::unique_ptr<distributed::Communicator> learners,
+                                 const DescribeAgent& describe)
+    : options_(options),
+      metrics_(metrics),
+      leader_(world.rank() == 0),
+      learners_communicator_(std::move(learners)),
+      learners_(learners_communicator_.get()),
+      learner_envs_(make_learner_envs(options)),
+      replica_(make_learner(agent_options, learner_envs_.envs->spec(),
+                            learners_communicator_.get())),
+      links_(describe(*replica_.agent, learner_envs_.envs->spec())),
+      actors_(world, layout_of(options, world), links_.payload_floats) {
+  parts_.agents = {replica_.agent.get()};
+  parts_.envs = {learner_envs_.envs.get()};
+  if (leader_) parts_.evaluator = learner_envs_.evaluator.get();
+  parts_.communicator = learners_communicator_.get();
+}
+
+LearnerTopology::~LearnerTopology() = default;
+
+void LearnerTopology::begin(const TrainingClock& clock) {
+  actors_.share_initial(links_.parameters);
+  clock_ = clock;
+  step_ = clock.first_step;
+}
+
+std::int64_t LearnerTopology::end(std::int64_t) {
+  actors_.stop(links_.parameters, version_, step_);
+  return step_;
+}
+
+void LearnerTopology::count(const ExperienceReport& report) {
+  new_steps_ += static_cast<std::int64_t>(report.steps);
+  report_tally(metrics_, step_now(), report.episodes, report.return_sum, report.length_sum);
+  if (report.stop_requested || core::stop_requested()) stop_asked_ = true;
+}
+
+void LearnerTopology::agree() {
+  const auto [steps, stop] = learners_.agree(new_steps_, stop_asked_);
+  step_ += steps;
+  new_steps_ = 0;
+  stopping_ = stop || step_ >= options_.train.total_steps;
+}
+
+void LearnerTopology::report_learner_update(const agents::Statistics& statistics) {
+  report_update(metrics_, step_, statistics);
+  ++version_;
+  metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
+  metrics_.scalar(step_, "charts/learner_wait_share",
+                  actors_.waited_seconds() / clock_.elapsed());
+  metrics_.progress(step_);
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "experiments/config/experiment_options.h"
+#include "experiments/training/actor_learner_links.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/training/topology.h"
+#include "experiments/training/worker_envs.h"
+
+namespace mnrl::experiments {
+
+// Which ranks of `world` learn and which act, from distributed.learners.
+ActorsLearnersLayout layout_of(const ExperimentOptions& options,
+                               const distributed::Communicator& world);
+
+// What the learners of IMPALA and Ape-X share: a learner rank of an actors-and-learners job,
+// its agent (gradients averaged over the learners where there are several), its link to its
+// actors, the steps and the stop agreed among the learners, and what a checkpoint holds: every
+// learner's agent and (never stepped) envs; rank 0 alone evaluates. Subclasses receive their
+// payloads and update in advance().
+class LearnerTopology : public TrainingTopology {
+ public:
+  ~LearnerTopology() override;
+
+  MetricsSink& metrics() override { return metrics_; }
+  const TrainingParts& parts() const override { return parts_; }
+  bool leader() const override { return leader_; }
+  // Resets the learner's envs (the actors' envs are theirs).
+  void start_episodes(std::optional<std::int64_t>) override { learner_envs_.envs->reset(); }
+  void begin(const TrainingClock& clock) override;
+  std::int64_t end(std::int64_t step) override;
+  agents::Agent& evaluation_agent() override { return *replica_.agent; }
+
+ protected:
+  // What the links need of the learner's agent: its flat parameters (its own tensor, not a
+  // copy) and the floats of one actor's message.
+  struct AgentLinks {
+    at::Tensor parameters;
+    std::int64_t payload_floats = 0;
+  };
+  using DescribeAgent = std::function<AgentLinks(agents::Agent&, const envs::EnvSpec&)>;
+
+  // `agent_options`: what the learner's agent is made of (`options`, or a wider rollout);
+  // `learners`: the learners' communicator where there are several, else null.
+  LearnerTopology(const ExperimentOptions& options, const ExperimentOptions& agent_options,
+                  MetricsSink& metrics, distributed::Communicator& world,
+                  std::unique_ptr<distributed::Communicator> learners,
+                  const DescribeAgent& describe);
+
+  // Notes what an actor's message reported: its steps, its episodes, a stop asked for there.
+  void count(const ExperienceReport& report);
+  // Agrees with the other learners on the steps their actors took since the last agreement
+  // (step_) and on stopping (stopping_: also once the budget is spent). Before each update.
+  void agree();
+  // After an update: its statistics and the learner's rates, at step_.
+  void report_learner_update(const agents::Statistics& statistics);
+  // The step a message received now is logged at.
+  std::int64_t step_now() const { return step_ + new_steps_; }
+
+  const ExperimentOptions options_;
+  MetricsSink& metrics_;
+  const bool leader_;  // rank 0: evaluates and writes the checkpoints
+  std::unique_ptr<distributed::Communicator> learners_communicator_;
+  LearnerGroup learners_;
+  LearnerEnvs learner_envs_;
+  ReplicatedAgent replica_;
+  AgentLinks links_;
+  ActorsLink actors_;
+  TrainingParts parts_;
+  TrainingClock clock_;
+  std::int64_t step_ = 0;       // agreed among the learners
+  std::int64_t new_steps_ = 0;  // this learner's actors' since the last agreement
+  std::int64_t version_ = 0;    // updates taken by this process
+  bool stop_asked_ = false;     // by Ctrl-C / SIGTERM here or at one of this learner's actors
+  bool stopping_ = false;       // agreed: the budget is spent or a stop was asked for
+};
+
+}  // namespace mnrl::experiments
