@@ -14,4 +14,12 @@ void report_alive();
 void set_alive_reporter(std::function<void()> reporter);
 const std::function<void()>& alive_reporter();
 
+// A rank waiting in one exchange (for another rank, on one communicator) tells the ranks of
+// its other communicators that it waits rather than hangs, through report_waiting(): an actor
+// whose learner waits for the other learners is not taken for a hung rank. Rate-limited by
+// the reporter.
+void report_waiting();
+void set_waiting_reporter(std::function<void()> reporter);
+const std::function<void()>& waiting_reporter();
+
 }  // namespace mnrl::core

@@ -85,17 +85,26 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm) : comm_(comm) {
   MPI_Comm_rank(node, &local_rank_);
   MPI_Comm_free(&node);
   watchdog_ = std::make_unique<StallWatchdog>(comm_, kDefaultStallTimeout);
-  // Every communicator's watchdog hears that this rank is busy.
+  // Every communicator's watchdog hears that this rank is busy, or waits on another one.
   previous_alive_reporter_ = core::alive_reporter();
   core::set_alive_reporter(
       [previous = previous_alive_reporter_, watchdog = watchdog_.get()] {
         if (previous) previous();
         watchdog->keep_alive();
       });
+  previous_waiting_reporter_ = core::waiting_reporter();
+  core::set_waiting_reporter(
+      [previous = previous_waiting_reporter_, watchdog = watchdog_.get()] {
+        if (previous) previous();
+        watchdog->keep_waiting();
+      });
 }
 
+// Communicators end in the reverse order of their making (a sub-communicator before the job's),
+// so the reporters they restore are still there.
 MpiCommunicator::~MpiCommunicator() {
   core::set_alive_reporter(previous_alive_reporter_);
+  core::set_waiting_reporter(previous_waiting_reporter_);
   watchdog_.reset();
   if (comm_ != MPI_COMM_WORLD) MPI_Comm_free(&comm_);
 }

@@ -72,7 +72,8 @@ class MpiCommunicator final : public Communicator {
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   std::deque<PendingSend> pending_sends_;  // oldest first
   std::unique_ptr<StallWatchdog> watchdog_;
-  std::function<void()> previous_alive_reporter_;  // restored at destruction
+  // The reporters (core/liveness.h) before this communicator's, restored at destruction.
+  std::function<void()> previous_alive_reporter_, previous_waiting_reporter_;
 };
 
 }  // namespace mnrl::distributed

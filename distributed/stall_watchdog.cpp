@@ -1,5 +1,7 @@
 #include "distributed/stall_watchdog.h"
 
+#include "core/liveness.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -30,6 +32,7 @@ StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds)
   MPI_Comm_size(comm_, &size_);
   waiting_in_.assign(static_cast<std::size_t>(size_), -1);
   alive_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
+  waiting_at_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
   guard_ = std::thread([this] { guard_blocking_calls(); });
 }
 
@@ -40,6 +43,23 @@ StallWatchdog::~StallWatchdog() {
   }
   stop_.notify_one();
   guard_.join();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) return;
+  // Its messages are 16 bytes, delivered eagerly: complete, or let MPI finish them with their
+  // buffers kept (a sub-communicator's watchdog ends mid-run).
+  in_flight_.remove_if([](Outgoing& send) {
+    int done = 0;
+    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
+    return done != 0;
+  });
+  if (in_flight_.empty()) {
+    MPI_Comm_free(&comm_);
+  } else {
+    static std::list<Outgoing> unfinished;
+    for (Outgoing& send : in_flight_) MPI_Request_free(&send.request);
+    unfinished.splice(unfinished.end(), in_flight_);
+  }
 }
 
 void StallWatchdog::begin_blocking(const char* operation) {
@@ -78,7 +98,8 @@ int StallWatchdog::wait(MPI_Request& request, const char* operation, bool collec
   if (collective) ++collectives_;
   const auto start = Clock::now();
   double next_watch = kWatchEverySeconds;
-  bool announced = false, warned = false;
+  double announced = -1.0;
+  bool warned = false;
   for (;;) {
     int done = 0;
     const int code = MPI_Test(&request, &done, status ? status : MPI_STATUS_IGNORE);
@@ -98,6 +119,13 @@ void StallWatchdog::keep_alive() {
   if (now - alive_sent_ < std::chrono::duration<double>(std::min(1.0, timeout_ / 8))) return;
   alive_sent_ = now;
   tell_others(kAlive, 0);
+}
+
+void StallWatchdog::keep_waiting() {
+  const auto now = Clock::now();
+  if (now - waiting_sent_ < std::chrono::duration<double>(timeout_ / 8)) return;
+  waiting_sent_ = now;
+  tell_others(kWaitingElsewhere, 0);
 }
 
 void StallWatchdog::tell_others(Kind kind, long long value) {
@@ -134,6 +162,7 @@ void StallWatchdog::receive_messages() {
     MPI_Recv(message, 2, MPI_LONG_LONG, status.MPI_SOURCE, kTag, comm_, MPI_STATUS_IGNORE);
     const auto from = static_cast<std::size_t>(status.MPI_SOURCE);
     if (message[0] == kWaiting) waiting_in_[from] = message[1];
+    if (message[0] == kWaiting || message[0] == kWaitingElsewhere) waiting_at_[from] = Clock::now();
     if (message[0] == kAlive) alive_[from] = Clock::now();
   }
 }
@@ -144,7 +173,8 @@ std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
   std::vector<int> missing;
   for (int rank = 0; rank < size_; ++rank) {
     const auto r = static_cast<std::size_t>(rank);
-    if (rank == rank_ || (collective && waiting_in_[r] == collectives_) || alive_[r] > lately) {
+    if (rank == rank_ || (collective && waiting_in_[r] == collectives_) || alive_[r] > lately ||
+        (!collective && waiting_at_[r] > lately)) {
       continue;
     }
     missing.push_back(rank);
@@ -152,12 +182,13 @@ std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
   return missing;
 }
 
-void StallWatchdog::watch(const char* operation, bool collective, double waited, bool& announced,
-                          bool& warned) {
+void StallWatchdog::watch(const char* operation, bool collective, double waited,
+                          double& announced, bool& warned) {
   receive_messages();
-  if (!announced && waited >= timeout_ / 4) {
+  if (waited >= timeout_ / 4 && (announced < 0 || waited - announced >= timeout_ / 4)) {
+    core::report_waiting();  // to the ranks of this rank's other communicators
     tell_others(kWaiting, collective ? collectives_ : -1);
-    announced = true;
+    announced = waited;
   }
   const std::vector<int> missing = missing_ranks(collective);
   const std::string me = "mnrl (rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ")";
@@ -169,12 +200,17 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
     warned = true;
   }
   if (waited < timeout_) return;
-  // Every other rank waiting in this same collective, which still does not complete: they
-  // called different collectives (a bug), and would wait forever too.
-  bool all_waiting = collective;
+  // Every other rank waiting in this same collective, which still does not complete (they
+  // called different collectives: a bug), or point to point for one another (a deadlock):
+  // they would wait forever too.
+  const auto lately = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(timeout_ / 2));
+  bool all_waiting = true;
   for (int rank = 0; rank < size_; ++rank) {
-    all_waiting = all_waiting &&
-                  (rank == rank_ || waiting_in_[static_cast<std::size_t>(rank)] == collectives_);
+    const auto r = static_cast<std::size_t>(rank);
+    all_waiting = all_waiting && (rank == rank_ || (collective ? waiting_in_[r] == collectives_
+                                                               : waiting_at_[r] > lately &&
+                                                                     alive_[r] <= lately));
   }
   if (missing.empty() && !all_waiting) return;  // the others are busy, and say so
   if (missing.empty()) {

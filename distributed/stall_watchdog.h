@@ -18,11 +18,13 @@ namespace mnrl::distributed {
 //
 // Protocol, on a communicator of its own (a duplicate of the job's): a rank that has waited a
 // quarter of the timeout in one exchange tells every other rank WAITING(n), n being its count
-// of collectives so far; a rank working alone (evaluating, writing a checkpoint) sends
-// ALIVE at most once a second (keep_alive). A waiting rank takes as missing the ranks that
-// neither wait in the same collective nor were heard ALIVE lately; at half the timeout it
-// names them on stderr, and at the timeout it ends the job (MPI_Abort) with a message.
-// Point-to-point waits (A3C) count every rank not heard ALIVE as missing.
+// of collectives so far (-1 for a point-to-point wait), and again every quarter of the
+// timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting); a rank working alone (evaluating,
+// writing a checkpoint) sends ALIVE at most once a second (keep_alive). A rank waiting in a
+// collective takes as missing the ranks that neither wait in the same collective nor were
+// heard ALIVE lately; one waiting point to point (A3C, IMPALA, Ape-X), those heard neither
+// ALIVE nor waiting (in anything) lately. At half the timeout it names them on stderr, and at the timeout it
+// ends the job (MPI_Abort) with a message; also when every other rank waits too (a deadlock).
 //
 // A blocking call that every rank has joined (begin_blocking .. end_blocking) is watched by a
 // thread of its own: if it lasts past the timeout (a rank stopped in the middle of it), the
@@ -38,18 +40,24 @@ class StallWatchdog {
   int wait(MPI_Request& request, const char* operation, bool collective, MPI_Status* status);
   // Tells the other ranks that this one is busy, not stuck; at most once a second.
   void keep_alive();
+  // Tells the other ranks that this one waits (on another communicator), not hangs; at most
+  // once every eighth of the timeout.
+  void keep_waiting();
   // Around a blocking call that every rank has joined; `operation` must outlive the call.
   void begin_blocking(const char* operation);
   void end_blocking();
 
  private:
   using Clock = std::chrono::steady_clock;
-  enum Kind : long long { kWaiting = 1, kAlive = 2 };
+  // WAITING(n) in this communicator's collective n (-1: point to point); WAITING_ELSEWHERE, in
+  // an exchange of another communicator of the same rank; ALIVE, working alone.
+  enum Kind : long long { kWaiting = 1, kAlive = 2, kWaitingElsewhere = 3 };
 
   void tell_others(Kind kind, long long value);
   void receive_messages();
   std::vector<int> missing_ranks(bool collective) const;
-  void watch(const char* operation, bool collective, double waited, bool& announced,
+  // `announced`: when (in seconds waited) this wait last said WAITING; negative before.
+  void watch(const char* operation, bool collective, double waited, double& announced,
              bool& warned);
 
   void guard_blocking_calls();
@@ -66,7 +74,8 @@ class StallWatchdog {
   long long collectives_ = 0;              // collectives waited for so far
   std::vector<long long> waiting_in_;      // per rank: the collective it said it waits in
   std::vector<Clock::time_point> alive_;   // per rank: when it last said ALIVE
-  Clock::time_point alive_sent_{};
+  std::vector<Clock::time_point> waiting_at_;  // per rank: when it last said WAITING
+  Clock::time_point alive_sent_{}, waiting_sent_{};
   // Messages in flight: MPI needs each buffer unchanged until its send completes.
   struct Outgoing {
     MPI_Request request = MPI_REQUEST_NULL;

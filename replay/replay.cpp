@@ -1,5 +1,9 @@
 #include "replay/replay.h"
 
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
 namespace mnrl::replay {
 
 // Where transitions are kept and drawn from: a uniform ReplayBuffer or a PrioritizedReplayBuffer
@@ -110,6 +114,10 @@ void Replay::add_step(core::ConstTypedPtr observations, const float* actions, co
 }
 
 void Replay::add_transition(const Transition& transition, float td_error) {
+  if (!std::isfinite(td_error)) {
+    throw std::invalid_argument("Replay::add_transition: a TD error of " +
+                                std::to_string(td_error) + " (the actor's network diverged?)");
+  }
   const std::int64_t slot = store_->add(transition);
   store_->update_priorities(&slot, &td_error, 1);
 }

@@ -49,7 +49,8 @@ class Replay {
                 core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
                 const std::uint8_t* truncated, core::ConstTypedPtr final_observations);
   // A transition made elsewhere (by an Ape-X actor), with the |TD error| measured there: its
-  // priority where replay is prioritized.
+  // priority where replay is prioritized. Throws std::invalid_argument, storing nothing, for a
+  // TD error that is not finite.
   void add_transition(const Transition& transition, float td_error);
   // From now on add_step() hands each transition to `sink` instead of keeping it (an Ape-X
   // actor's, which sends them on).

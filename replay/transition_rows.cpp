@@ -1,6 +1,9 @@
 #include "replay/transition_rows.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
 
 namespace mnrl::replay {
 namespace {
@@ -74,7 +77,13 @@ void for_each_transition(const float* in, std::int64_t count, std::int64_t obser
   const auto typed = [&](const float* values, std::size_t slot) -> core::ConstTypedPtr {
     if (dtype == core::Dtype::float32) return values;
     std::uint8_t* out = bytes.data() + slot * o;
-    for (std::size_t k = 0; k < o; ++k) out[k] = static_cast<std::uint8_t>(values[k]);
+    for (std::size_t k = 0; k < o; ++k) {
+      if (!(values[k] >= 0.0f && values[k] <= 255.0f) || values[k] != std::floor(values[k])) {
+        throw std::invalid_argument("a uint8 observation element of " +
+                                    std::to_string(values[k]) + " in a transition");
+      }
+      out[k] = static_cast<std::uint8_t>(values[k]);
+    }
     return static_cast<const std::uint8_t*>(out);
   };
   const std::int64_t width = 2 * observation_size + action_size + 4;

@@ -36,7 +36,8 @@ class TransitionRows {
 
 // Each of the `count` rows at `in` as a Transition with observations in `dtype` (converted
 // back from their float values) and its priority. The transition's pointers are valid only
-// during the call.
+// during the call. Throws std::invalid_argument for a uint8 observation value that is not an
+// integer in [0, 255] (a damaged message).
 void for_each_transition(const float* in, std::int64_t count, std::int64_t observation_size,
                          std::int64_t action_size, core::Dtype dtype,
                          const std::function<void(const Transition&, float priority)>& use);

@@ -47,8 +47,9 @@ struct ApexOptions {
   }
 
   // The DQN agent's options: every transition prioritized, a fixed epsilon (Dqn::fix_epsilon)
-  // and, in one process (acting and learning in turn), target copies every
-  // target_update_interval updates' worth of env steps.
+  // and, in one process (acting and learning in turn), an update every steps_per_update env
+  // steps rounded to whole vector steps (at least one), target copies every
+  // target_update_interval of those updates.
   DqnOptions dqn(std::int64_t num_envs) const {
     DqnOptions dqn;
     dqn.learning_rate = learning_rate;
@@ -66,9 +67,8 @@ struct ApexOptions {
     dqn.per_eps = per_eps;
     dqn.tau = 1.0;
     dqn.gradient_steps = 1;
-    const std::int64_t steps = std::max(steps_per_update, num_envs);
-    dqn.train_freq = std::max<std::int64_t>(1, steps / num_envs);
-    dqn.target_update_interval = target_update_interval * steps;
+    dqn.train_freq = std::max<std::int64_t>(1, steps_per_update / num_envs);
+    dqn.target_update_interval = target_update_interval * dqn.train_freq * num_envs;
     return dqn;
   }
 

@@ -4,6 +4,7 @@
 #include <ATen/ops/zeros.h>
 
 #include <chrono>
+#include <cmath>
 
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
@@ -21,11 +22,31 @@ enum ExperienceField {
   kReturnSum,
   kLengthSum,
   kStopRequested,
-  kActedWith,
+  kActedWith,  // two fields (Count)
+  kActedWithLow,
   kFinal,
   kExperienceFields
 };
-enum ParametersField { kStop, kVersion, kGlobalStep, kParametersFields };
+enum ParametersField {
+  kStop,
+  kVersion,  // two fields each (Count)
+  kVersionLow,
+  kGlobalStep,
+  kGlobalStepLow,
+  kParametersFields
+};
+
+// A count (a step, a version) in two floats, exact up to 2^48 (one float is exact to 2^24).
+constexpr double kLowRange = 1 << 24;
+void put_count(std::int64_t count, float* fields) {
+  const double high = std::floor(static_cast<double>(count) / kLowRange);
+  fields[0] = static_cast<float>(high);
+  fields[1] = static_cast<float>(static_cast<double>(count) - high * kLowRange);
+}
+std::int64_t get_count(const float* fields) {
+  return static_cast<std::int64_t>(static_cast<double>(fields[0]) * kLowRange +
+                                   static_cast<double>(fields[1]));
+}
 
 }  // namespace
 
@@ -43,7 +64,8 @@ const float* ActorsLink::receive() {
   const float* fields = message_.data_ptr<float>() + payload_floats_;
   while (actors_running_ > 0) {
     const auto start = std::chrono::steady_clock::now();
-    communicator_.receive(message_, distributed::Communicator::kAnySource, kExperienceTag);
+    report_.source =
+        communicator_.receive(message_, distributed::Communicator::kAnySource, kExperienceTag);
     waited_seconds_ +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (fields[kFinal] != 0) {
@@ -55,7 +77,7 @@ const float* ActorsLink::receive() {
     report_.return_sum = fields[kReturnSum];
     report_.length_sum = fields[kLengthSum];
     report_.stop_requested = fields[kStopRequested] != 0;
-    report_.acted_with = fields[kActedWith];
+    report_.acted_with = get_count(fields + kActedWith);
     return message_.data_ptr<float>();
   }
   return nullptr;
@@ -73,8 +95,8 @@ void ActorsLink::send(const at::Tensor& parameters, std::int64_t version, std::i
   message.narrow(0, 0, p).copy_(parameters.detach());
   float* fields = message.data_ptr<float>() + p;
   fields[kStop] = stop ? 1.0f : 0.0f;
-  fields[kVersion] = static_cast<float>(version);
-  fields[kGlobalStep] = static_cast<float>(step);
+  put_count(version, fields + kVersion);
+  put_count(step, fields + kGlobalStep);
   for (const int actor : actors_) {
     // An actor still to take the last parameters gets the next ones instead.
     if (!stop && communicator_.sends_pending(actor) > 0) continue;
@@ -116,8 +138,8 @@ bool LearnerLink::take_parameters() {
   while (communicator_.has_message(learner_, kParametersTag)) {
     communicator_.receive(received_, learner_, kParametersTag);
     fresh = true;
-    global_step_ = static_cast<std::int64_t>(fields[kGlobalStep]);
-    version_ = fields[kVersion];
+    global_step_ = get_count(fields + kGlobalStep);
+    version_ = get_count(fields + kVersion);
   }
   if (fresh && fields[kStop] != 0) return false;
   if (fresh) parameters_.copy_(received_.narrow(0, 0, p));
@@ -137,7 +159,7 @@ void LearnerLink::send(const EpisodeTally& tally) {
   fields[kReturnSum] = static_cast<float>(tally.return_sum);
   fields[kLengthSum] = static_cast<float>(tally.length_sum);
   fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
-  fields[kActedWith] = version_;
+  put_count(version_, fields + kActedWith);
   fields[kFinal] = 0.0f;
   communicator_.wait_for_sends(static_cast<int>(queue_size_) - 1);
   communicator_.start_send(outgoing_, learner_, kExperienceTag);
@@ -150,13 +172,25 @@ void LearnerLink::finish() {
   communicator_.wait_for_sends(0);
 }
 
-std::pair<std::int64_t, bool> LearnerGroup::agree(std::int64_t steps, bool stop) {
-  if (learners_ == nullptr) return {steps, stop};
-  at::Tensor both = at::empty({2}, at::kDouble);
-  both.data_ptr<double>()[0] = static_cast<double>(steps);
-  both.data_ptr<double>()[1] = stop ? 1.0 : 0.0;
-  learners_->all_reduce(both, distributed::ReduceOp::kSum);
-  return {static_cast<std::int64_t>(both.data_ptr<double>()[0]), both.data_ptr<double>()[1] > 0};
+LearnerGroup::Round LearnerGroup::agree(const Round& mine) {
+  if (learners_ == nullptr) return mine;
+  at::Tensor sums = at::empty({6}, at::kDouble);
+  double* values = sums.data_ptr<double>();
+  values[0] = static_cast<double>(mine.steps);
+  values[1] = mine.episodes.episodes;
+  values[2] = mine.episodes.return_sum;
+  values[3] = mine.episodes.length_sum;
+  values[4] = mine.stop ? 1.0 : 0.0;
+  values[5] = mine.ready ? 0.0 : 1.0;
+  learners_->all_reduce(sums, distributed::ReduceOp::kSum);
+  Round all;
+  all.steps = static_cast<std::int64_t>(values[0]);
+  all.episodes.episodes = values[1];
+  all.episodes.return_sum = values[2];
+  all.episodes.length_sum = values[3];
+  all.stop = values[4] > 0;
+  all.ready = values[5] == 0;
+  return all;
 }
 
 }  // namespace mnrl::experiments

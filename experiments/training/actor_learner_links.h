@@ -16,25 +16,25 @@ namespace mnrl::experiments {
 
 // The messages between the learners and the actors of an actors-and-learners job (IMPALA,
 // Ape-X; ActorsLearnersLayout says which rank is which): point-to-point float tensors of fixed
-// sizes, P = the
-// number of parameters, F = the floats of the algorithm's payload (an IMPALA trajectory, a
-// batch of Ape-X transitions).
+// sizes, P = the number of parameters, F = the floats of the algorithm's payload (an IMPALA
+// trajectory, a batch of Ape-X transitions). Versions and steps take two floats each (exact to
+// 2^48).
 //  - experience, actor -> learner (tag 3): [payload (F) | env steps, episodes ended, their
 //    return sum, their length sum, 1 if this rank was asked to stop, the parameter version it
 //    acted with, 1 if final];
 //  - parameters, learner -> actor (tag 4): [parameters (P) | 1 to stop, their version, the
 //    global step].
 // Protocol:
-//  1. Start: rank 0 broadcasts the initial (or resumed) parameters (the only collective of
-//     the whole job).
+//  1. Start: rank 0 broadcasts the initial (or resumed) parameters to every rank (the one
+//     collective the actors take part in).
 //  2. An actor takes the newest parameters its learner has sent before each payload, and sends
 //     payloads to it without waiting unless queue_size of them are still in flight.
 //  3. A learner receives its actors' payloads in arrival order; it sends parameters to each of
 //     them that has taken the previous ones.
 //  4. Once it stops, a learner sends each of its actors the stop flag, then receives (and
 //     drops) experience until each one's final message.
-// Several learners average their gradients and agree after each batch on the steps taken and
-// whether to stop (LearnerGroup), among themselves only.
+// Several learners average their gradients and agree on the steps taken, the episodes seen,
+// whether to stop and whether to update (LearnerGroup), among themselves.
 // A failing rank aborts the job (mnrl train), so no rank waits forever for a message.
 // A rank running another config or mnrl sends messages of other sizes: receive() then fails
 // naming the sizes.
@@ -58,7 +58,8 @@ struct ActorsLearnersLayout {
 struct ExperienceReport {
   double steps = 0, episodes = 0, return_sum = 0, length_sum = 0;
   bool stop_requested = false;  // Ctrl-C / SIGTERM reached the actor
-  double acted_with = 0;        // the parameter version it acted with
+  std::int64_t acted_with = 0;  // the parameter version it acted with
+  int source = 0;               // the actor's rank
 };
 
 // A learner's end, talking to its actors.
@@ -123,7 +124,7 @@ class LearnerLink {
   int learner_;
   at::Tensor parameters_, received_, outgoing_;
   std::int64_t payload_floats_, queue_size_;
-  float version_ = 0;
+  std::int64_t version_ = 0;
   std::int64_t global_step_ = 0;
 };
 
@@ -132,9 +133,17 @@ class LearnerGroup {
  public:
   explicit LearnerGroup(distributed::Communicator* learners) : learners_(learners) {}
 
-  // The env steps every learner's actors took since the last call (this learner's: `steps`),
-  // and whether any learner was asked to stop (`stop`). Collective among the learners.
-  std::pair<std::int64_t, bool> agree(std::int64_t steps, bool stop);
+  // What one learner brings to an agreement, and what all of them agree on: the env steps and
+  // the episodes their actors reported since the last one, whether one was asked to stop, and
+  // whether every one is ready to update.
+  struct Round {
+    std::int64_t steps = 0;
+    EpisodeTally episodes;  // its steps unused
+    bool stop = false;
+    bool ready = true;
+  };
+  // Collective among the learners (every one calls it as often).
+  Round agree(const Round& mine);
 
  private:
   distributed::Communicator* learners_;

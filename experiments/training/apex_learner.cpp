@@ -3,13 +3,16 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <variant>
 #include <vector>
 
 #include "agents/apex/apex_options.h"
 #include "agents/dqn/dqn.h"
 #include "distributed/communicator.h"
 #include "experiments/training/agent_factory.h"
-#include "experiments/training/env_stepper.h"
 #include "replay/transition_rows.h"
 
 namespace mnrl::experiments {
@@ -33,39 +36,50 @@ ApexLearner::ApexLearner(const ExperimentOptions& options, MetricsSink& metrics,
                       }),
       learner_(dynamic_cast<agents::Dqn&>(*replica_.agent)) {}
 
-void ApexLearner::begin(const TrainingClock& clock) {
-  LearnerTopology::begin(clock);
-  // This learner's share of the steps so far.
-  own_steps_ = step_ / options_.distributed.learners;
-  updates_ = updates_allowed(own_steps_);
+std::int64_t ApexLearner::updates_allowed() const {
+  const agents::ApexOptions& apex = apex_options(options_);
+  if (apex.steps_per_update == 0 || !ratio_from_) return 0;
+  return (own_steps_ - *ratio_from_) / apex.steps_per_update;
 }
 
-std::int64_t ApexLearner::updates_allowed(std::int64_t steps) const {
+bool ApexLearner::update_due() {
   const agents::ApexOptions& apex = apex_options(options_);
-  if (apex.steps_per_update == 0) return 0;  // unbounded
-  return std::max<std::int64_t>(0, steps - apex.learning_starts) / apex.steps_per_update;
-}
-
-bool ApexLearner::update_due() const {
-  const agents::ApexOptions& apex = apex_options(options_);
-  if (learner_.replay_size() < std::max(apex.learning_starts, apex.batch_size)) return false;
-  return apex.steps_per_update == 0 || updates_ < updates_allowed(own_steps_);
+  // DQN's warm-up: a replay smaller than learning_starts learns once it is full.
+  const std::int64_t warm = std::max(std::min(apex.learning_starts, apex.buffer_size),
+                                     apex.batch_size);
+  if (learner_.replay_size() < warm) return false;
+  if (apex.steps_per_update == 0) return true;
+  // The replay ratio counts from when the replay became ready (at the start, or after a
+  // resume without it), so that its filling is no backlog of updates.
+  if (!ratio_from_) ratio_from_ = own_steps_;
+  return updates_ < updates_allowed();
 }
 
 bool ApexLearner::receive_transitions() {
   const float* payload = actors_.receive();
   if (payload == nullptr) return false;
   const envs::EnvSpec& spec = learner_envs_.envs->spec();
-  replay::for_each_transition(
-      payload, apex_options(options_).send_size, envs::flat_size(spec.observation_space), 1,
-      envs::element_dtype(spec.observation_space),
-      [this](const replay::Transition& transition, float priority) {
-        learner_.add_transition(transition, priority);
-      });
   const ExperienceReport& report = actors_.report();
+  const auto actions = static_cast<float>(std::get<envs::Discrete>(spec.action_space).n);
+  try {
+    replay::for_each_transition(
+        payload, apex_options(options_).send_size, envs::flat_size(spec.observation_space), 1,
+        envs::element_dtype(spec.observation_space),
+        [&](const replay::Transition& transition, float priority) {
+          const float action = transition.action[0];
+          if (!(action >= 0 && action < actions) || action != std::floor(action)) {
+            throw std::invalid_argument("action " + std::to_string(action) + " (the env has " +
+                                        std::to_string(static_cast<int>(actions)) + ")");
+          }
+          learner_.add_transition(transition, priority);
+        });
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("a damaged message of transitions from rank " +
+                             std::to_string(report.source) + ": " + e.what());
+  }
   own_steps_ += static_cast<std::int64_t>(report.steps);
   count(report);
-  lag_sum_ += static_cast<double>(version_) - report.acted_with;
+  lag_sum_ += static_cast<double>(version_ - report.acted_with);
   ++lag_count_;
   return true;
 }
@@ -75,17 +89,17 @@ Advance ApexLearner::advance(std::int64_t until) {
   const std::int64_t total_steps = options_.train.total_steps;
   while (step_ < until && !stopping_) {
     // As fast as it can: what the actors have sent (at most a message each) before each
-    // update. Else only while no update is due, so that the learner keeps the replay ratio
-    // and the actors wait while it is behind.
-    bool open = true;
-    for (int k = 0; apex.steps_per_update == 0 && open && k < actors_.actors_running() &&
+    // update. Else a message only while no update is due, so that the learner keeps the
+    // replay ratio and the actors wait while it is behind.
+    for (int k = 0; apex.steps_per_update == 0 && k < actors_.actors_running() &&
                     actors_.experience_waiting();
          ++k) {
-      open = receive_transitions();
+      if (!receive_transitions()) return {step_, true};  // the actors are gone
     }
-    while (open && !update_due()) open = receive_transitions();
-    if (!open) break;
-    agree();
+    if (!update_due() && !receive_transitions()) return {step_, true};
+    // Every learner agrees after each message or update (so that stops and steps count while
+    // a replay fills), and all update together once each is due.
+    if (!agree(update_due()) || stopping_) continue;
     if (lag_count_ > 0) {
       metrics_.scalar(step_, "charts/policy_lag", lag_sum_ / lag_count_);
       lag_sum_ = 0.0;
@@ -111,34 +125,25 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
   auto agent = make_agent(mine, envs->spec());
   auto& dqn = dynamic_cast<agents::Dqn&>(*agent);
   const int learners = options.distributed.learners;
-  dqn.fix_epsilon(apex.actor_epsilon(communicator.rank() - learners, communicator.size() - learners));
+  dqn.fix_epsilon(
+      apex.actor_epsilon(communicator.rank() - learners, communicator.size() - learners));
   const envs::Space& observations = envs->spec().observation_space;
   replay::TransitionRows rows(envs::flat_size(observations), 1);
-  dqn.divert_transitions([&rows](const replay::Transition& transition) { rows.append(transition); });
+  dqn.divert_transitions(
+      [&rows](const replay::Transition& transition) { rows.append(transition); });
   torch::NoGradGuard no_grad;
   LearnerLink learner(communicator, layout_of(options, communicator), dqn.parameters().detach(),
                       apex.send_size * rows.row_floats(), apex.queue_size,
                       resumed_at.value_or(0));
-  learner.share_initial();
   replay::TransitionBatch batch;
   std::vector<float> priorities(static_cast<std::size_t>(apex.send_size));
-  EpisodeTally tally;
-  envs->reset();
-  EnvStepper stepper(*agent, *envs);
-  while (learner.take_parameters()) {
-    while (rows.rows() < apex.send_size) {
-      stepper.step();
-      tally.steps += stepper.num_envs();
-      stepper.report_episodes(tally, 0);
-    }
-    rows.gather(apex.send_size, envs::byte_scale(observations), batch);
-    dqn.measure_td_errors(batch, priorities.data());
-    rows.take(apex.send_size, priorities.data(), learner.next_payload());
-    learner.send(tally);
-    tally = EpisodeTally();
-  }
-  learner.finish();
-  return learner.global_step();
+  return act_until_stopped(
+      learner, *agent, *envs, [&] { return rows.rows() >= apex.send_size; },
+      [&](float* payload) {
+        rows.gather(apex.send_size, envs::byte_scale(observations), batch);
+        dqn.measure_td_errors(batch, priorities.data());
+        rows.take(apex.send_size, priorities.data(), payload);
+      });
 }
 
 }  // namespace mnrl::experiments

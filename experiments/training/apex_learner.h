@@ -13,22 +13,25 @@ class Dqn;
 namespace mnrl::experiments {
 
 // Ape-X DQN across the processes of an mpirun job: distributed.learners ranks learn, every
-// other rank acts, talking as actor_learner_links.h says. Actor i of N explores with its own epsilon
-// (ApexOptions::actor_epsilon), turns its steps into n-step transitions, measures each one's
-// |TD error| with its copy of the network and sends them apex_dqn.send_size at a time (the
-// payload: replay::TransitionRows). A learner adds them to its prioritized replay with those
-// priorities, and once it holds apex_dqn.learning_starts transitions samples it, takes Double
-// DQN steps and writes the new priorities back; it copies the target network every
+// other rank acts, talking as actor_learner_links.h says. Actor i of N explores with its own
+// epsilon (ApexOptions::actor_epsilon), turns its steps into n-step transitions, measures each
+// one's |TD error| with its copy of the network and sends them apex_dqn.send_size at a time
+// (the payload: replay::TransitionRows). A learner adds them to its prioritized replay with
+// those priorities, and once it holds apex_dqn.learning_starts transitions samples it, takes
+// Double DQN steps and writes the new priorities back; it copies the target network every
 // target_update_interval updates and sends the parameters every broadcast_interval updates.
-// Several learners each keep the replay of their own actors and average their gradients.
-// With steps_per_update k > 0 it takes exactly one update per k env steps received, receiving
-// only while no update is due (the actors wait while it is behind: their queues are bounded);
-// with 0, before each update it takes what the actors have sent (at most one message each, so
-// that neither side starves the other).
+// Several learners each keep the replay of their own actors, average their gradients and
+// agree after each message or update (so that steps and stops count while a replay fills);
+// they update together once each can.
+// With steps_per_update k > 0 a learner takes one update per k env steps its actors sent
+// (counted from when its replay was ready), receiving only while no update is due (the actors
+// wait while it is behind: their queues are bounded); with 0, before each update it takes what
+// the actors have sent (at most one message each, so that neither side starves the other).
 //
 // Checkpoints hold the learners' states: the networks, the optimizer, the step, the evaluation
-// envs and, with checkpoint.replay_buffer, the replay with its priorities. The actors' envs and the
-// transitions they have not yet sent stay on their ranks: a resume starts new episodes there.
+// envs and, with checkpoint.replay_buffer, the replay with its priorities. The actors' envs and
+// the transitions they have not yet sent stay on their ranks: a resume starts new episodes
+// there.
 class ApexLearner final : public LearnerTopology {
  public:
   // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
@@ -37,20 +40,22 @@ class ApexLearner final : public LearnerTopology {
               distributed::Communicator& world,
               std::unique_ptr<distributed::Communicator> learners);
 
-  void begin(const TrainingClock& clock) override;
   Advance advance(std::int64_t until) override;
 
  private:
   // Receives one message of transitions into the replay; false once every actor has sent its
   // final message.
   bool receive_transitions();
-  // Updates steps_per_update allows after `steps` env steps of this learner's actors.
-  std::int64_t updates_allowed(std::int64_t steps) const;
-  bool update_due() const;
+  // The updates steps_per_update allows so far.
+  std::int64_t updates_allowed() const;
+  // Whether this learner may update now: its replay holds learning_starts transitions, and
+  // steps_per_update allows one more.
+  bool update_due();
 
   agents::Dqn& learner_;        // the agent
-  std::int64_t own_steps_ = 0;  // this learner's actors', counted against steps_per_update
-  std::int64_t updates_ = 0;    // counted against steps_per_update (from the resumed share)
+  std::int64_t own_steps_ = 0;  // this learner's actors' env steps, since it started
+  std::optional<std::int64_t> ratio_from_;  // own_steps_ when the replay was first ready
+  std::int64_t updates_ = 0;                // taken since then
   double lag_sum_ = 0.0;        // of the messages received since the last update
   int lag_count_ = 0;
 };

@@ -4,7 +4,6 @@
 
 #include "agents/impala/impala.h"
 #include "distributed/communicator.h"
-#include "experiments/training/env_stepper.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -36,23 +35,24 @@ ImpalaLearner::ImpalaLearner(const ExperimentOptions& options, MetricsSink& metr
 bool ImpalaLearner::receive_batch() {
   const std::int64_t envs = options_.env.num_envs;
   const std::int64_t batch = impala_options(options_).batch_trajectories;
-  double lag = 0.0;
+  batch_lag_ = 0.0;
   for (std::int64_t b = 0; b < batch; ++b) {
     const float* trajectory = actors_.receive();
     if (trajectory == nullptr) return false;
     learner_.unpack_trajectory(trajectory, envs, b * envs);
     count(actors_.report());
-    lag += static_cast<double>(version_) - actors_.report().acted_with;
+    batch_lag_ += static_cast<double>(version_ - actors_.report().acted_with) /
+                  static_cast<double>(batch);
   }
-  metrics_.scalar(step_now(), "charts/policy_lag", lag / static_cast<double>(batch));
   return true;
 }
 
 Advance ImpalaLearner::advance(std::int64_t until) {
   const std::int64_t total_steps = options_.train.total_steps;
   do {
-    if (!receive_batch()) break;
+    if (!receive_batch()) return {step_, true};  // the actors are gone
     agree();
+    metrics_.scalar(step_, "charts/policy_lag", batch_lag_);
     report_learner_update(learner_.update({step_, total_steps}));
     if (!stopping_ && version_ % impala_options(options_).broadcast_interval == 0) {
       actors_.send_parameters(links_.parameters, version_, step_);
@@ -72,22 +72,9 @@ std::int64_t run_impala_actor(const ExperimentOptions& options,
   LearnerLink learner(communicator, layout_of(options, communicator),
                       impala.parameters().detach(), impala.trajectory_floats(envs->num_envs()),
                       impala_options(options).queue_size, resumed_at.value_or(0));
-  learner.share_initial();
-  EpisodeTally tally;
-  envs->reset();
-  EnvStepper stepper(*agent, *envs);
-  while (learner.take_parameters()) {
-    while (!agent->update_ready()) {
-      stepper.step();
-      tally.steps += stepper.num_envs();
-      stepper.report_episodes(tally, 0);
-    }
-    impala.pack_trajectory(learner.next_payload());
-    learner.send(tally);
-    tally = EpisodeTally();
-  }
-  learner.finish();
-  return learner.global_step();
+  return act_until_stopped(
+      learner, *agent, *envs, [&] { return agent->update_ready(); },
+      [&](float* payload) { impala.pack_trajectory(payload); });
 }
 
 }  // namespace mnrl::experiments

@@ -39,6 +39,7 @@ class ImpalaLearner final : public LearnerTopology {
   bool receive_batch();
 
   agents::Impala& learner_;  // the agent, sized for a batch of trajectories
+  double batch_lag_ = 0.0;   // the last batch's mean policy lag (updates)
 };
 
 // An actor rank of the IMPALA job: acts until its learner says stop; returns the global step

@@ -56,16 +56,25 @@ std::int64_t LearnerTopology::end(std::int64_t) {
 }
 
 void LearnerTopology::count(const ExperienceReport& report) {
-  new_steps_ += static_cast<std::int64_t>(report.steps);
-  report_tally(metrics_, step_now(), report.episodes, report.return_sum, report.length_sum);
-  if (report.stop_requested || core::stop_requested()) stop_asked_ = true;
+  mine_.steps += static_cast<std::int64_t>(report.steps);
+  mine_.episodes.episodes += report.episodes;
+  mine_.episodes.return_sum += report.return_sum;
+  mine_.episodes.length_sum += report.length_sum;
+  if (report.stop_requested) mine_.stop = true;
 }
 
-void LearnerTopology::agree() {
-  const auto [steps, stop] = learners_.agree(new_steps_, stop_asked_);
-  step_ += steps;
-  new_steps_ = 0;
-  stopping_ = stop || step_ >= options_.train.total_steps;
+bool LearnerTopology::agree(bool ready) {
+  if (core::stop_requested()) mine_.stop = true;
+  mine_.ready = ready;
+  const LearnerGroup::Round all = learners_.agree(mine_);
+  step_ += all.steps;
+  report_tally(metrics_, step_, all.episodes.episodes, all.episodes.return_sum,
+               all.episodes.length_sum);
+  stopping_ = all.stop || step_ >= options_.train.total_steps;
+  const bool stop_asked = mine_.stop;
+  mine_ = LearnerGroup::Round();
+  mine_.stop = stop_asked;
+  return all.ready;
 }
 
 void LearnerTopology::report_learner_update(const agents::Statistics& statistics) {
@@ -75,6 +84,27 @@ void LearnerTopology::report_learner_update(const agents::Statistics& statistics
   metrics_.scalar(step_, "charts/learner_wait_share",
                   actors_.waited_seconds() / clock_.elapsed());
   metrics_.progress(step_);
+}
+
+std::int64_t act_until_stopped(LearnerLink& learner, agents::Agent& agent, envs::VectorEnv& envs,
+                               const std::function<bool()>& payload_ready,
+                               const std::function<void(float*)>& write_payload) {
+  learner.share_initial();
+  EpisodeTally tally;
+  envs.reset();
+  EnvStepper stepper(agent, envs);
+  while (learner.take_parameters()) {
+    while (!payload_ready()) {
+      stepper.step();
+      tally.steps += stepper.num_envs();
+      stepper.report_episodes(tally, 0);
+    }
+    write_payload(learner.next_payload());
+    learner.send(tally);
+    tally = EpisodeTally();
+  }
+  learner.finish();
+  return learner.global_step();
 }
 
 }  // namespace mnrl::experiments

@@ -53,13 +53,13 @@ class LearnerTopology : public TrainingTopology {
 
   // Notes what an actor's message reported: its steps, its episodes, a stop asked for there.
   void count(const ExperienceReport& report);
-  // Agrees with the other learners on the steps their actors took since the last agreement
-  // (step_) and on stopping (stopping_: also once the budget is spent). Before each update.
-  void agree();
+  // Agrees with the other learners on the steps and episodes their actors reported since the
+  // last agreement (step_; the episodes are logged) and on stopping (stopping_: also once the
+  // budget is spent). Returns whether every learner is `ready` to update. Every learner calls
+  // it as often: before each update, and after each message while it cannot update yet.
+  bool agree(bool ready = true);
   // After an update: its statistics and the learner's rates, at step_.
   void report_learner_update(const agents::Statistics& statistics);
-  // The step a message received now is logged at.
-  std::int64_t step_now() const { return step_ + new_steps_; }
 
   const ExperimentOptions options_;
   MetricsSink& metrics_;
@@ -73,10 +73,17 @@ class LearnerTopology : public TrainingTopology {
   TrainingParts parts_;
   TrainingClock clock_;
   std::int64_t step_ = 0;       // agreed among the learners
-  std::int64_t new_steps_ = 0;  // this learner's actors' since the last agreement
+  LearnerGroup::Round mine_;    // what this learner's actors reported since the last agreement
   std::int64_t version_ = 0;    // updates taken by this process
-  bool stop_asked_ = false;     // by Ctrl-C / SIGTERM here or at one of this learner's actors
   bool stopping_ = false;       // agreed: the budget is spent or a stop was asked for
 };
+
+// An actor's loop (actor_learner_links.h, protocol steps 1, 2 and 4): steps `envs` with
+// `agent` until `payload_ready()`, has `write_payload` fill the next message and sends it with
+// the episodes that ended, taking the newest parameters before each, until its learner says
+// stop. Returns the global step the learner last reported.
+std::int64_t act_until_stopped(LearnerLink& learner, agents::Agent& agent, envs::VectorEnv& envs,
+                               const std::function<bool()>& payload_ready,
+                               const std::function<void(float*)>& write_payload);
 
 }  // namespace mnrl::experiments

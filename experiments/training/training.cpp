@@ -5,6 +5,7 @@
 #include "distributed/communicator.h"
 #include "experiments/training/apex_learner.h"
 #include "experiments/training/impala_learner.h"
+#include "experiments/training/learner_topology.h"
 #include "experiments/training/parameter_server.h"
 #include "experiments/training/replicas.h"
 #include "experiments/training/worker_threads.h"
@@ -51,7 +52,7 @@ std::unique_ptr<TrainingTopology> make_topology(const ExperimentOptions& options
   if (one_process) return std::make_unique<WorkerThreads>(options, metrics);
   if (agents::has_actors(topology)) {
     auto learners = split_learners(options, *communicator);
-    if (communicator->rank() >= options.distributed.learners) return nullptr;  // an actor
+    if (!layout_of(options, *communicator).learns(communicator->rank())) return nullptr;
     if (topology == agents::Topology::actors_send_trajectories) {
       return std::make_unique<ImpalaLearner>(options, metrics, *communicator, std::move(learners));
     }

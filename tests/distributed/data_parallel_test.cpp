@@ -20,6 +20,7 @@
 #include "experiments/evaluation/checkpoint_evaluation.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/runs/training_run.h"
+#include "experiments/training/actor_learner_links.h"
 #include "experiments/training/training.h"
 #include "test_communicator.h"
 
@@ -87,8 +88,11 @@ class DataParallelTest : public ::testing::Test {
   static inline const std::vector<std::string> kCheckpointedRun{
       "train.total_steps=6000", "train.eval_interval=2000", "train.eval_episodes=2",
       "checkpoint.interval=2000"};
-  void run_checkpointed_resume_and_evaluate(const std::string& config) {
-    const auto whole = train(config, kCheckpointedRun, "whole");
+  void run_checkpointed_resume_and_evaluate(const std::string& config,
+                                            const std::vector<std::string>& overrides = {}) {
+    std::vector<std::string> all = kCheckpointedRun;
+    all.insert(all.end(), overrides.begin(), overrides.end());
+    const auto whole = train(config, all, "whole");
     const bool leader = communicator().rank() == 0;
     if (leader) {
       EXPECT_GE(whole.training.steps, 6000);
@@ -411,6 +415,41 @@ TEST_F(DataParallelTest, TwoLearnersStayEqual) {
               std::string::npos)
         << e.what();
   }
+}
+
+// Two learners' checkpoints (each learner's state, Ape-X's each with its replay) resume, with
+// the same number of learners, and evaluate in one process.
+TEST_F(DataParallelTest, TwoLearnersCheckpointAndResume) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 learners, 2 actors)";
+  for (const char* config : {"cartpole_impala.yaml", "cartpole_apex.yaml"}) {
+    dir_ = shared_directory(std::string("two_learners_resume_") + config);
+    run_checkpointed_resume_and_evaluate(config, {"distributed.learners=2"});
+    if (communicator().rank() == 0) {
+      const Checkpoint last = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
+      EXPECT_TRUE(last.has(rank_file("agent.state", 1))) << config;
+      EXPECT_FALSE(last.has(rank_file("agent.state", 2))) << config;
+      const bool apex = std::string(config) == "cartpole_apex.yaml";
+      EXPECT_EQ(last.has("replay.bin"), apex) << config;
+      EXPECT_EQ(last.has(rank_file("replay.bin", 1)), apex) << config;
+    }
+    communicator().barrier();
+    if (communicator().rank() == 0) fs::remove_all(dir_);
+  }
+}
+
+// Actors go round the learners: with 2 learners among 5 ranks, learner 0 gets ranks 2 and 4,
+// learner 1 rank 3.
+TEST(ActorsLearnersLayoutTest, ActorsGoRoundTheLearners) {
+  const ActorsLearnersLayout layout{2, 5};
+  EXPECT_TRUE(layout.learns(1));
+  EXPECT_FALSE(layout.learns(2));
+  EXPECT_EQ(layout.actors_of(0), (std::vector<int>{2, 4}));
+  EXPECT_EQ(layout.actors_of(1), (std::vector<int>{3}));
+  for (const int actor : {2, 3, 4}) {
+    const auto& mine = layout.actors_of(layout.learner_of(actor));
+    EXPECT_NE(std::find(mine.begin(), mine.end(), actor), mine.end()) << actor;
+  }
+  EXPECT_EQ(ActorsLearnersLayout({1, 4}).actors_of(0), (std::vector<int>{1, 2, 3}));
 }
 
 // Several learners are for actors and learners only.

@@ -6,7 +6,8 @@
 #  3. SIGTERM to one rank stops every rank at the same step with one checkpoint of all ranks,
 #     which a job of another size refuses to resume;
 #  4. a rank stopped (SIGSTOP) or stuck in an env step ends the job at distributed.timeout, the
-#     others having named it;
+#     others having named it; ranks that wait for a busy one (IMPALA's actors while their
+#     learner evaluates) do not;
 #  5. ranks that run different configs are refused (exit 2) before any work, naming the key.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
 set -uo pipefail
@@ -150,6 +151,17 @@ start_job "$source_dir/configs/cartpole_ppo.yaml" --set train.total_steps=2048 \
   --set train.eval_episodes=100000 --set distributed.timeout=4 --run-dir "$work/final"
 for _ in $(seq 600); do compgen -G "$work/final/checkpoints/step_*" >/dev/null && break; sleep 0.1; done
 stop_rank 0 "rank(s) 0 did not join barrier within distributed.timeout = 4 s"
+
+echo "4c. a learner busy past the timeout while its actors wait (IMPALA, 1 learner, 3 actors)"
+# Its actors wait on their full queues while it evaluates for longer than distributed.timeout:
+# it says it is busy, they that they wait; the job goes on and ends well.
+log=$work/busy.log
+timeout 240 mpirun --oversubscribe -np 4 "$mnrl" train "$source_dir/configs/cartpole_impala.yaml" \
+  --set train.total_steps=8192 --set train.eval_interval=4096 --set train.eval_episodes=20000 \
+  --set distributed.timeout=4 --run-dir "$work/busy" >"$log" 2>&1
+status=$?
+[[ $status -eq 0 ]] || fail "exit status $status, expected 0: $(grep -v '^\[' "$log" | tail -3)"
+! grep -q "did not join\|waiting .* for rank" "$log" || fail "a waiting actor was taken for a hung rank"
 
 echo "5. ranks with different configs"
 log=$work/mismatch.log

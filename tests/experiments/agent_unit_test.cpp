@@ -211,9 +211,10 @@ TEST(ApexTest, ActorsExploreWithTheirOwnEpsilons) {
   EXPECT_DOUBLE_EQ(apex.actor_epsilon(2, 3), std::pow(0.4, 8.0));
 }
 
-// An actor's initial priorities are |y - Q(s, a)|: with rewards above any Q-value of a fresh
-// network, two terminal transitions of the same (s, a) differ by their rewards' difference,
-// and a discount of 0 bootstraps nothing, as a terminal transition.
+// An actor's initial priorities are |y - Q(s, a)|, y = r + discount max_a' Q(s', a') unless
+// terminal. With rewards above any Q-value of a fresh network, for one (s, a): two terminal
+// transitions differ by their rewards' difference; a discount of 0 bootstraps nothing, as a
+// terminal transition; and the bootstrap of s' = s is linear in the discount.
 TEST(ApexTest, ActorsMeasureTheTdErrorsOfTheirTransitions) {
   const ExperimentOptions options =
       load_experiment(std::string(MNRL_SOURCE_DIR "/configs/cartpole_apex.yaml"), {});
@@ -222,18 +223,23 @@ TEST(ApexTest, ActorsMeasureTheTdErrorsOfTheirTransitions) {
   auto& dqn = dynamic_cast<agents::Dqn&>(*agent);
   replay::TransitionBatch batch;
   const std::vector<float> observation{0.1f, -0.2f, 0.03f, 0.4f}, next{0.2f, 0.1f, -0.3f, 0.5f};
-  for (int row = 0; row < 3; ++row) {
+  for (int row = 0; row < 5; ++row) {
     batch.observations.insert(batch.observations.end(), observation.begin(), observation.end());
-    batch.next_observations.insert(batch.next_observations.end(), next.begin(), next.end());
+    const auto& following = row < 3 ? next : observation;
+    batch.next_observations.insert(batch.next_observations.end(), following.begin(),
+                                   following.end());
   }
-  batch.actions = {1, 1, 1};
-  batch.rewards = {1000, 2000, 1000};
-  batch.terminated = {1, 1, 0};
-  batch.discounts = {0.99f, 0.99f, 0.0f};
-  std::vector<float> td_errors(3);
+  batch.actions = {1, 1, 1, 1, 1};
+  batch.rewards = {1000, 2000, 1000, 1000, 1000};
+  batch.terminated = {1, 1, 0, 0, 0};
+  batch.discounts = {0.99f, 0.99f, 0.0f, 1.0f, 0.5f};
+  std::vector<float> td_errors(5);
   dqn.measure_td_errors(batch, td_errors.data());
   EXPECT_NEAR(td_errors[1] - td_errors[0], 1000.0f, 1e-3f);
   EXPECT_EQ(td_errors[2], td_errors[0]);
+  const float max_q = td_errors[3] - td_errors[0];  // max_a Q(s, a)
+  EXPECT_GT(std::abs(max_q), 1e-6f);
+  EXPECT_NEAR(td_errors[4] - td_errors[0], 0.5f * max_q, 1e-3f);
 }
 
 // Same seed, same everything: training is deterministic in one process.

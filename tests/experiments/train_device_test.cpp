@@ -59,8 +59,9 @@ TEST(TrainDeviceTest, RanksOnThisHostComeFromTheLauncher) {
 // srun's step layout lists the nodes in order, a count or a count repeated ("2(x3),1": 2 tasks
 // on nodes 0 to 2, 1 on node 3); SLURM_NODEID is this node's place in it.
 TEST(TrainDeviceTest, RanksOnThisHostComeFromSlurmsStepLayout) {
-  if (std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE") || std::getenv("MPI_LOCALNRANKS")) {
-    GTEST_SKIP() << "mpirun's count comes first";
+  if (std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE") || std::getenv("MPI_LOCALNRANKS") ||
+      std::getenv("SLURM_STEP_TASKS_PER_NODE") || std::getenv("SLURM_NTASKS_PER_NODE")) {
+    GTEST_SKIP() << "the launcher's own counts are set (run under mpirun or srun)";
   }
   ::setenv("SLURM_STEP_TASKS_PER_NODE", "2(x3),1", 1);
   ::setenv("SLURM_NODEID", "2", 1);
@@ -82,7 +83,9 @@ TEST(TrainDeviceTest, RanksOnThisHostComeFromSlurmsStepLayout) {
 // srun without an MPI plugin starts tasks that cannot meet: each would train alone, all into
 // one run directory. Refused, saying how to start them.
 TEST(TrainDeviceTest, SrunWithoutPmixIsRefused) {
-  if (distributed::launched_by_mpi()) GTEST_SKIP() << "runs as a plain process";
+  if (distributed::launched_by_mpi() || std::getenv("SLURM_STEP_NUM_TASKS")) {
+    GTEST_SKIP() << "runs as a plain process, outside srun";
+  }
   ::setenv("SLURM_STEP_NUM_TASKS", "2", 1);
   try {
     distributed::make_communicator("auto");

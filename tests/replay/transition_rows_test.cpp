@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "core/rng.h"
@@ -103,6 +104,11 @@ TEST(TransitionRowsTest, ByteObservationsTravelAsTheirValues) {
                         EXPECT_EQ(read_priority, priority);
                       });
   EXPECT_EQ(calls, 1);
+  // A damaged message: a byte observation's value out of range.
+  packed[1] = 300.0f;
+  EXPECT_THROW(for_each_transition(packed.data(), 1, 3, 1, core::Dtype::uint8,
+                                   [](const Transition&, float) {}),
+               std::invalid_argument);
 }
 
 // A learner's replay takes each transition with the priority its actor measured: with alpha 1
