@@ -46,20 +46,24 @@ StallWatchdog::~StallWatchdog() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  // Its messages are 16 bytes, delivered eagerly: complete, or let MPI finish them with their
-  // buffers kept (a sub-communicator's watchdog ends mid-run).
-  in_flight_.remove_if([](Outgoing& send) {
-    int done = 0;
-    MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
-    return done != 0;
-  });
+  // Its messages are 16 bytes, but over TCP a send completes only as the peer progresses:
+  // give them a moment, then let MPI finish the rest (even in MPI_Finalize) with their buffers
+  // kept for good, never freed under it.
+  const auto deadline = Clock::now() + std::chrono::milliseconds(200);
+  do {
+    in_flight_.remove_if([](Outgoing& send) {
+      int done = 0;
+      MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
+      return done != 0;
+    });
+  } while (!in_flight_.empty() && Clock::now() < deadline);
   if (in_flight_.empty()) {
     MPI_Comm_free(&comm_);
-  } else {
-    static std::list<Outgoing> unfinished;
-    for (Outgoing& send : in_flight_) MPI_Request_free(&send.request);
-    unfinished.splice(unfinished.end(), in_flight_);
+    return;
   }
+  static auto* unfinished = new std::list<Outgoing>();  // deliberately never destroyed
+  for (Outgoing& send : in_flight_) MPI_Request_free(&send.request);
+  unfinished->splice(unfinished->end(), in_flight_);
 }
 
 void StallWatchdog::begin_blocking(const char* operation) {
