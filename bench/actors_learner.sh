@@ -4,6 +4,8 @@
 # learner's updates/s, the mean policy lag (updates) and the share of its time the learner
 # spent waiting for the actors (the last charts/learner_wait_share). Ranks beyond the cores
 # oversubscribe them (--oversubscribe): say so with the figures. Take them on a quiet machine.
+# With TWO_HOSTS=1 the learner runs on one "host" and the actors on another, over TCP
+# (scripts/two_hosts.sh: network namespaces; needs root).
 #
 #   bench/actors_learner.sh [MNRL] [RUNS] CONFIG STEPS UPDATE_METRIC [--set KEY=VALUE ...]
 #   bench/actors_learner.sh build/apps/mnrl 3 configs/cartpole_impala.yaml 300000 losses/value_loss
@@ -17,12 +19,27 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 export OPENBLAS_NUM_THREADS=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+launch() {  # ACTORS COMMAND...: the learner and ACTORS actors
+  local actors=$1
+  shift
+  if [[ ${TWO_HOSTS:-0} == 1 ]]; then
+    across_two_hosts 900 "$host_a:1,$host_b:$actors" $((actors + 1)) "$@"
+  else
+    mpirun --oversubscribe -np $((actors + 1)) "$@"
+  fi
+}
+if [[ ${TWO_HOSTS:-0} == 1 ]]; then
+  source "$(dirname "$0")/../scripts/two_hosts.sh"
+  trap 'two_hosts_down; rm -rf "$work"' EXIT
+  two_hosts_up "$work" || { echo "TWO_HOSTS: $two_hosts_error" >&2; exit 1; }
+  echo "learner on $host_a, actors on $host_b (TCP over a veth pair)"
+fi
 
 echo "uptime before: $(uptime | sed 's/.*load average: //')"
 for actors in 1 2 4 8; do
   for _ in $(seq "$runs"); do
     dir="$work/run-$actors-$RANDOM"
-    mpirun --oversubscribe -np $((actors + 1)) "$mnrl" train "$config" \
+    launch "$actors" "$mnrl" train "$config" \
       --set train.total_steps="$steps" --set train.eval_interval=0 --set train.eval_episodes=1 \
       --set logging.tensorboard=false --progress none --run-dir "$dir" "$@" > /dev/null
     awk -v actors="$actors" -v metric="$update_metric" -F, '

@@ -29,11 +29,13 @@ RolloutBuffer::RolloutBuffer(std::int64_t n_steps, std::int64_t num_envs,
   truncated_.resize(n);
 }
 
+void RolloutBuffer::throw_full() const {
+  throw std::logic_error("RolloutBuffer: the buffer is full (" + std::to_string(n_steps_) +
+                         " steps); clear() it first");
+}
+
 void RolloutBuffer::advance() {
-  if (full()) {
-    throw std::logic_error("RolloutBuffer::advance: the buffer is full (" +
-                           std::to_string(n_steps_) + " steps); clear() it first");
-  }
+  if (full()) throw_full();
   ++step_;
 }
 

@@ -29,7 +29,8 @@ class RolloutBuffer {
   std::int64_t step() const { return step_; }
   bool full() const { return step_ == n_steps_; }
 
-  // Rows of the current step (num_envs entries each), for the agent to fill.
+  // Rows of the current step (num_envs entries each), for the agent to fill. Each throws
+  // std::logic_error when the buffer is full (an agent acting past its rollout).
   float* observations_at_step() { return &observations_[row(observation_size_)]; }
   float* actions_at_step() { return &actions_[row(action_size_)]; }
   float* log_probs_at_step() { return &log_probs_[row(1)]; }
@@ -103,8 +104,10 @@ class RolloutBuffer {
   void correct_backwards(const float* values, const float* last_values, float gamma,
                          const Weights& weights, const Write& write) const;
   std::size_t row(std::int64_t width) const {
+    if (full()) throw_full();
     return static_cast<std::size_t>(step_ * num_envs_ * width);
   }
+  [[noreturn]] void throw_full() const;
 
   std::int64_t n_steps_, num_envs_, observation_size_, action_size_;
   std::int64_t step_ = 0;

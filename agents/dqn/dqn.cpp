@@ -238,6 +238,16 @@ void Dqn::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
   }
 }
 
+void Dqn::add_transition(const replay::Transition& transition, float td_error) {
+  const float action = transition.action[0];
+  const auto actions = static_cast<float>(online_->options.num_actions());
+  if (!(action >= 0 && action < actions) || action != std::floor(action)) {
+    throw std::invalid_argument("action " + std::to_string(action) + " (the network has " +
+                                std::to_string(online_->options.num_actions()) + ")");
+  }
+  replay_->add_transition(transition, td_error);
+}
+
 void Dqn::save_state(core::StateWriter& out) const {
   out.tag("dqn");
   nn::save_tensor(out, parameters_->values());

@@ -68,10 +68,10 @@ class Dqn final : public Agent {
   // An actor's initial priorities: |y - Q(s, a)| for each row of `batch`, with the online
   // network as its own target (an actor holds no target network).
   void measure_td_errors(const replay::TransitionBatch& batch, float* td_errors);
-  // A learner's: a transition an actor sent, with the |TD error| it measured.
-  void add_transition(const replay::Transition& transition, float td_error) {
-    replay_->add_transition(transition, td_error);
-  }
+  // A learner's: a transition an actor sent, with the |TD error| it measured. Throws
+  // std::invalid_argument, storing nothing, for an action outside the network's or a TD error
+  // that is not finite (a damaged message).
+  void add_transition(const replay::Transition& transition, float td_error);
   std::int64_t replay_size() const { return replay_->size(); }
   // Copies the online network into the target (Polyak with tau < 1).
   void update_target();

@@ -20,6 +20,7 @@ constexpr const char* kAgentFile = "agent.state";
 constexpr const char* kEnvsFile = "envs.state";
 constexpr const char* kTrainingFile = "training.state";
 constexpr const char* kReplayFile = "replay.bin";
+constexpr const char* kActorFile = "actor.state";
 
 int rank_of(const TrainingParts& parts) {
   return parts.communicator ? parts.communicator->rank() : 0;
@@ -58,11 +59,30 @@ void check_rank_count(const Checkpoint& checkpoint, int ranks) {
   int saved = 1;
   while (checkpoint.has(rank_file(kAgentFile, saved))) ++saved;
   if (saved != ranks) {
-    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' was written by a "
-                          "job of " + std::to_string(saved) + " rank(s); resume it with " +
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() +
+                          "' was written by a "
+                          "job of " +
+                          std::to_string(saved) + " rank(s); resume it with " +
                           std::to_string(saved) + " (mpirun -np " + std::to_string(saved) +
                           "), not " + std::to_string(ranks));
   }
+}
+
+// Throws CheckpointError unless the checkpoint holds the states of `actors` actor ranks (from
+// rank `learners` on), or of none; returns how many it holds.
+int check_actor_count(const Checkpoint& checkpoint, int learners, int actors) {
+  int saved = 0;
+  while (checkpoint.has(rank_file(kActorFile, learners + saved))) ++saved;
+  if (saved != 0 && saved != actors) {
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() +
+                          "' was written by a "
+                          "job of " +
+                          std::to_string(learners) + " learner(s) and " + std::to_string(saved) +
+                          " actor(s); resume it with mpirun -np " +
+                          std::to_string(learners + saved) + ", not " +
+                          std::to_string(learners + actors));
+  }
+  return saved;
 }
 
 // Reads file `name` of the checkpoint into `bytes` (which must outlive the reader).
@@ -151,27 +171,38 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
                            options.checkpoint.replay_buffer;
   if (save_replay) parts.agents.front()->save_replay(replay);
 
-  // The other ranks' files go to rank 0.
+  Files actors;
+  if (parts.actor_states) {
+    for (ActorState& actor : parts.actor_states()) {
+      actors.emplace_back(rank_file(kActorFile, actor.rank), std::move(actor.bytes));
+    }
+  }
+
+  // The other ranks' files (named as in the checkpoint) go to rank 0.
   std::vector<Files> other_ranks;
   if (parts.communicator && parts.communicator->size() > 1) {
-    Files mine{{kAgentFile, agent_state.bytes()},
-               {kEnvsFile, env_state.bytes()},
-               {kTrainingFile, training.bytes()}};
-    if (save_replay && rank_of(parts) > 0) mine.emplace_back(kReplayFile, replay.bytes());
+    const int rank = rank_of(parts);
+    Files mine;
+    if (rank > 0) {
+      mine = std::move(actors);
+      mine.emplace_back(rank_file(kAgentFile, rank), agent_state.bytes());
+      mine.emplace_back(rank_file(kEnvsFile, rank), env_state.bytes());
+      mine.emplace_back(rank_file(kTrainingFile, rank), training.bytes());
+      if (save_replay) mine.emplace_back(rank_file(kReplayFile, rank), replay.bytes());
+    }
     const auto gathered = distributed::all_gather_bytes(*parts.communicator, pack(mine));
-    if (rank_of(parts) > 0) return {};
-    for (std::size_t rank = 1; rank < gathered.size(); ++rank) {
-      other_ranks.push_back(unpack(gathered[rank], static_cast<int>(rank)));
+    if (rank > 0) return {};
+    for (std::size_t other = 1; other < gathered.size(); ++other) {
+      other_ranks.push_back(unpack(gathered[other], static_cast<int>(other)));
     }
   }
 
   CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id, std::nullopt});
   writer.add(kAgentFile, agent_state.bytes());
   writer.add(kEnvsFile, env_state.bytes());
-  for (std::size_t i = 0; i < other_ranks.size(); ++i) {
-    for (const auto& [name, bytes] : other_ranks[i]) {
-      writer.add(rank_file(name, static_cast<int>(i + 1)), bytes);
-    }
+  for (const auto& [name, bytes] : actors) writer.add(name, bytes);
+  for (const Files& files : other_ranks) {
+    for (const auto& [name, bytes] : files) writer.add(name, bytes);
   }
 
   writer.add(kTrainingFile, training.bytes());
@@ -209,7 +240,9 @@ void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOpti
 bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
                                  LoopState& loop, const TrainingParts& parts) {
   check_checkpoint_matches(checkpoint, options);
-  check_rank_count(checkpoint, parts.communicator ? parts.communicator->size() : 1);
+  const int ranks = parts.communicator ? parts.communicator->size() : 1;
+  check_rank_count(checkpoint, ranks);
+  if (parts.actors > 0) check_actor_count(checkpoint, ranks, parts.actors);
   const int rank = rank_of(parts);
   std::string bytes;
   {
@@ -224,9 +257,11 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
   }
   // The manifest's step decides which metrics rows a resume keeps: it must be the loop's.
   if (loop.step != checkpoint.info().step) {
-    throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "': its manifest "
-                          "says step " + std::to_string(checkpoint.info().step) + ", its " +
-                          kTrainingFile + " step " + std::to_string(loop.step));
+    throw CheckpointError("checkpoint '" + checkpoint.directory().string() +
+                          "': its manifest "
+                          "says step " +
+                          std::to_string(checkpoint.info().step) + ", its " + kTrainingFile +
+                          " step " + std::to_string(loop.step));
   }
   load_agents(checkpoint, parts);
   const std::string replay = rank_file(kReplayFile, rank);
@@ -259,6 +294,12 @@ void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts) {
   std::string bytes;
   core::StateReader in = reader_of(checkpoint, kEnvsFile, bytes);
   parts.envs.front()->load_state(in);
+}
+
+std::optional<std::string> saved_actor_state(const Checkpoint& checkpoint, int rank, int learners,
+                                             int actors) {
+  if (check_actor_count(checkpoint, learners, actors) == 0) return std::nullopt;
+  return checkpoint.read(rank_file(kActorFile, rank));
 }
 
 bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,

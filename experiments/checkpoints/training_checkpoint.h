@@ -10,8 +10,8 @@
 #include "agents/agent.h"
 #include "envs/vector_env.h"
 #include "experiments/checkpoints/checkpoint.h"
-#include "experiments/evaluation/evaluator.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/evaluator.h"
 
 namespace mnrl::agents {
 struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
@@ -38,6 +38,12 @@ struct LoopState {
   double seconds = 0.0;        // wall time of the run's earlier segments (before resumes)
 };
 
+// An actor rank's state (IMPALA, Ape-X; actor_loop.h), as it sent it to its learner.
+struct ActorState {
+  int rank = 0;
+  std::string bytes;
+};
+
 // What a checkpoint holds besides the loop state: one learner and its envs, or the A3C workers
 // (their envs in the same order) and the model they share.
 struct TrainingParts {
@@ -48,14 +54,19 @@ struct TrainingParts {
   // A data-parallel job of several ranks: each rank's agent and envs are saved, rank r > 0's
   // files named "rank<r>.<file>", all written by rank 0. Null for one process.
   distributed::Communicator* communicator = nullptr;
+  // A learner of an actors-and-learners job: how many actor ranks the job has, and what
+  // collects its own actors' states (each saved as "rank<r>.actor.state", r the actor's rank).
+  int actors = 0;
+  std::function<std::vector<ActorState>()> actor_states;
 };
 
 // Writes a checkpoint at loop.step: agent.state (every agent, and the shared model), envs.state
 // (training envs, then the evaluation envs), training.state (loop state and LibTorch's
-// generator), replay.bin (a single agent's replay buffer, with checkpoint.replay_buffer) and
-// config.yaml (the resolved config). Then deletes all but the newest checkpoint.keep. Returns
-// the checkpoint's directory. With parts.communicator, every rank calls it and hands its files
-// to rank 0, which writes them; the other ranks return an empty path.
+// generator), replay.bin (a single agent's replay buffer, with checkpoint.replay_buffer), the
+// actors' states (parts.actor_states) and config.yaml (the resolved config). Then deletes all but
+// the newest checkpoint.keep. Returns the checkpoint's directory. With parts.communicator, every
+// rank calls it and hands its files to rank 0, which writes them; the other ranks return an empty
+// path.
 std::filesystem::path save_training_checkpoint(const std::filesystem::path& run_dir,
                                                const ExperimentOptions& options,
                                                const LoopState& loop, const TrainingParts& parts);
@@ -76,6 +87,13 @@ std::filesystem::path save_policy_checkpoint(const std::filesystem::path& run_di
 // Throws CheckpointError (another algo or env) or core::StateError (another configuration).
 bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
                                  LoopState& loop, const TrainingParts& parts);
+
+// The state actor rank `rank` of a job of `learners` learners and `actors` actors saved in
+// `checkpoint`; none where the checkpoint holds no actor's state (written by an mnrl that did
+// not save them: the actor then starts new episodes). Throws CheckpointError where it holds
+// the states of another number of actors.
+std::optional<std::string> saved_actor_state(const Checkpoint& checkpoint, int rank, int learners,
+                                             int actors);
 
 // Restores checkpoints.resume_from (restore_training_checkpoint) and calls on_restored.
 bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,

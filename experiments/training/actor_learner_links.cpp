@@ -1,19 +1,27 @@
 #include "experiments/training/actor_learner_links.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/zeros.h>
 
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
 #include "core/stop_signal.h"
+#include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
+#include "experiments/checkpoints/training_checkpoint.h"
 
 namespace mnrl::experiments {
 namespace {
 
 constexpr int kExperienceTag = 3;
 constexpr int kParametersTag = 4;
+constexpr int kStateRequestTag = 5;
+constexpr int kStateTag = 6;
+// The largest actor state a learner takes (its agent and envs: megabytes for pixel envs).
+constexpr std::int64_t kLargestState = std::int64_t{1} << 30;
 
 // The fields after a payload, and after the parameters.
 enum ExperienceField {
@@ -24,6 +32,7 @@ enum ExperienceField {
   kStopRequested,
   kActedWith,  // two fields (Count)
   kActedWithLow,
+  kStateFollows,
   kFinal,
   kExperienceFields
 };
@@ -60,31 +69,63 @@ ActorsLink::ActorsLink(distributed::Communicator& communicator, const ActorsLear
 
 void ActorsLink::share_initial(at::Tensor parameters) { communicator_.broadcast(parameters, 0); }
 
+bool ActorsLink::receive_message(at::Tensor& message, ExperienceReport& report) {
+  const auto start = std::chrono::steady_clock::now();
+  report.source =
+      communicator_.receive(message, distributed::Communicator::kAnySource, kExperienceTag);
+  waited_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const float* fields = message.data_ptr<float>() + payload_floats_;
+  if (fields[kFinal] != 0) {
+    --actors_running_;
+    return false;
+  }
+  report.steps = fields[kSteps];
+  report.episodes = fields[kEpisodes];
+  report.return_sum = fields[kReturnSum];
+  report.length_sum = fields[kLengthSum];
+  report.stop_requested = fields[kStopRequested] != 0;
+  report.acted_with = get_count(fields + kActedWith);
+  report.state_follows = fields[kStateFollows] != 0;
+  return true;
+}
+
 const float* ActorsLink::receive() {
-  const float* fields = message_.data_ptr<float>() + payload_floats_;
-  while (actors_running_ > 0) {
-    const auto start = std::chrono::steady_clock::now();
-    report_.source =
-        communicator_.receive(message_, distributed::Communicator::kAnySource, kExperienceTag);
-    waited_seconds_ +=
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (fields[kFinal] != 0) {
-      --actors_running_;
-      continue;
-    }
-    report_.steps = fields[kSteps];
-    report_.episodes = fields[kEpisodes];
-    report_.return_sum = fields[kReturnSum];
-    report_.length_sum = fields[kLengthSum];
-    report_.stop_requested = fields[kStopRequested] != 0;
-    report_.acted_with = get_count(fields + kActedWith);
+  if (!kept_.empty()) {
+    message_ = std::move(kept_.front().message);
+    report_ = kept_.front().report;
+    kept_.pop_front();
     return message_.data_ptr<float>();
+  }
+  while (actors_running_ > 0) {
+    if (receive_message(message_, report_)) return message_.data_ptr<float>();
   }
   return nullptr;
 }
 
+std::vector<ActorState> ActorsLink::collect_states() {
+  std::vector<ActorState> states;
+  if (actors_running_ < static_cast<int>(actors_.size())) return states;
+  const at::Tensor request = at::ones({1}, at::kFloat);
+  for (const int actor : actors_) communicator_.start_send(request, actor, kStateRequestTag);
+  while (states.size() < actors_.size()) {
+    Experience experience{at::empty({payload_floats_ + kExperienceFields}, at::kFloat), {}};
+    if (!receive_message(experience.message, experience.report)) {
+      throw std::logic_error("an actor ended while its learner collected the actors' states");
+    }
+    if (experience.report.state_follows) {
+      const int actor = experience.report.source;
+      states.push_back({actor, distributed::receive_bytes(communicator_, actor, kStateTag,
+                                                          kLargestState, "an actor's state")});
+    }
+    kept_.push_back(std::move(experience));
+  }
+  return states;
+}
+
 bool ActorsLink::experience_waiting() {
-  return communicator_.has_message(distributed::Communicator::kAnySource, kExperienceTag);
+  return !kept_.empty() ||
+         communicator_.has_message(distributed::Communicator::kAnySource, kExperienceTag);
 }
 
 void ActorsLink::send(const at::Tensor& parameters, std::int64_t version, std::int64_t step,
@@ -121,12 +162,15 @@ LearnerLink::LearnerLink(distributed::Communicator& communicator,
                          std::int64_t payload_floats, std::int64_t queue_size,
                          std::int64_t first_step)
     : communicator_(communicator),
+      layout_(layout),
       learner_(layout.learner_of(communicator.rank())),
       parameters_(std::move(parameters)),
       received_(at::empty({parameters_.numel() + kParametersFields}, at::kFloat)),
       payload_floats_(payload_floats),
       queue_size_(queue_size),
       global_step_(first_step) {}
+
+int LearnerLink::rank() const { return communicator_.rank(); }
 
 void LearnerLink::share_initial() { communicator_.broadcast(parameters_, 0); }
 
@@ -146,13 +190,20 @@ bool LearnerLink::take_parameters() {
   return true;
 }
 
+bool LearnerLink::state_requested() {
+  if (!communicator_.has_message(learner_, kStateRequestTag)) return false;
+  at::Tensor request = at::empty({1}, at::kFloat);
+  communicator_.receive(request, learner_, kStateRequestTag);
+  return true;
+}
+
 float* LearnerLink::next_payload() {
   // A fresh message each time: start_send() holds the previous ones until they are delivered.
   outgoing_ = at::empty({payload_floats_ + kExperienceFields}, at::kFloat);
   return outgoing_.data_ptr<float>();
 }
 
-void LearnerLink::send(const EpisodeTally& tally) {
+void LearnerLink::send(const EpisodeTally& tally, bool state_follows) {
   float* fields = outgoing_.data_ptr<float>() + payload_floats_;
   fields[kSteps] = static_cast<float>(tally.steps);
   fields[kEpisodes] = static_cast<float>(tally.episodes);
@@ -160,9 +211,14 @@ void LearnerLink::send(const EpisodeTally& tally) {
   fields[kLengthSum] = static_cast<float>(tally.length_sum);
   fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
   put_count(version_, fields + kActedWith);
+  fields[kStateFollows] = state_follows ? 1.0f : 0.0f;
   fields[kFinal] = 0.0f;
   communicator_.wait_for_sends(static_cast<int>(queue_size_) - 1);
   communicator_.start_send(outgoing_, learner_, kExperienceTag);
+}
+
+void LearnerLink::send_state(const std::string& state) {
+  distributed::send_bytes(communicator_, state, learner_, kStateTag);
 }
 
 void LearnerLink::finish() {

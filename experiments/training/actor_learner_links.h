@@ -3,6 +3,8 @@
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,8 @@ class Communicator;
 
 namespace mnrl::experiments {
 
+struct ActorState;  // training_checkpoint.h
+
 // The messages between the learners and the actors of an actors-and-learners job (IMPALA,
 // Ape-X; ActorsLearnersLayout says which rank is which): point-to-point float tensors of fixed
 // sizes, P = the number of parameters, F = the floats of the algorithm's payload (an IMPALA
@@ -21,9 +25,11 @@ namespace mnrl::experiments {
 // 2^48).
 //  - experience, actor -> learner (tag 3): [payload (F) | env steps, episodes ended, their
 //    return sum, their length sum, 1 if this rank was asked to stop, the parameter version it
-//    acted with, 1 if final];
+//    acted with, 1 if its state follows, 1 if final];
 //  - parameters, learner -> actor (tag 4): [parameters (P) | 1 to stop, their version, the
-//    global step].
+//    global step];
+//  - state request, learner -> actor (tag 5): [1];
+//  - state, actor -> learner (tag 6): its length, then its bytes (distributed::send_bytes).
 // Protocol:
 //  1. Start: rank 0 broadcasts the initial (or resumed) parameters to every rank (the one
 //     collective the actors take part in).
@@ -31,7 +37,11 @@ namespace mnrl::experiments {
 //     payloads to it without waiting unless queue_size of them are still in flight.
 //  3. A learner receives its actors' payloads in arrival order; it sends parameters to each of
 //     them that has taken the previous ones.
-//  4. Once it stops, a learner sends each of its actors the stop flag, then receives (and
+//  4. For a checkpoint, a learner sends each of its actors a state request. An actor that
+//     takes one sends its next payload saying that its state follows, then its state (as it
+//     stands after that payload). The learner keeps the experience that arrives meanwhile for
+//     later, so the actors never wait on a full queue while it collects.
+//  5. Once it stops, a learner sends each of its actors the stop flag, then receives (and
 //     drops) experience until each one's final message.
 // Several learners average their gradients and agree on the steps taken, the episodes seen,
 // whether to stop and whether to update (LearnerGroup), among themselves.
@@ -59,6 +69,7 @@ struct ExperienceReport {
   double steps = 0, episodes = 0, return_sum = 0, length_sum = 0;
   bool stop_requested = false;  // Ctrl-C / SIGTERM reached the actor
   std::int64_t acted_with = 0;  // the parameter version it acted with
+  bool state_follows = false;   // the actor's state comes next (protocol step 4)
   int source = 0;               // the actor's rank
 };
 
@@ -74,6 +85,9 @@ class ActorsLink {
   // The next payload (protocol step 3), valid until the next receive(), and its report in
   // report(); null once every actor has sent its final message.
   const float* receive();
+  // Protocol step 4: every actor's state, in the order they arrive; none once an actor has
+  // sent its final message.
+  std::vector<ActorState> collect_states();
   const ExperienceReport& report() const { return report_; }
   // Seconds receive() has spent waiting for a message so far.
   double waited_seconds() const { return waited_seconds_; }
@@ -82,17 +96,26 @@ class ActorsLink {
   bool experience_waiting();
   // Sends `parameters` to every actor that has taken the previous ones.
   void send_parameters(const at::Tensor& parameters, std::int64_t version, std::int64_t step);
-  // Protocol step 4; returns once every actor has sent its final message.
+  // Protocol step 5; returns once every actor has sent its final message.
   void stop(const at::Tensor& parameters, std::int64_t version, std::int64_t step);
 
  private:
   void send(const at::Tensor& parameters, std::int64_t version, std::int64_t step, bool stop);
+  // Receives the next message into `message` and reads its report into `report`; false for a
+  // final message.
+  bool receive_message(at::Tensor& message, ExperienceReport& report);
+
+  struct Experience {
+    at::Tensor message;
+    ExperienceReport report;
+  };
 
   distributed::Communicator& communicator_;
   std::vector<int> actors_;
   std::int64_t payload_floats_;
   at::Tensor message_;  // the experience being read
   ExperienceReport report_;
+  std::deque<Experience> kept_;  // what arrived while collect_states() waited, oldest first
   int actors_running_;
   double waited_seconds_ = 0.0;
 };
@@ -106,6 +129,8 @@ class LearnerLink {
               at::Tensor parameters, std::int64_t payload_floats, std::int64_t queue_size,
               std::int64_t first_step);
 
+  int rank() const;
+  const ActorsLearnersLayout& layout() const { return layout_; }
   // Protocol step 1.
   void share_initial();
   // Takes the newest parameters the learner has sent (protocol step 2); false once it said
@@ -113,14 +138,19 @@ class LearnerLink {
   bool take_parameters();
   // The global step the learner last reported.
   std::int64_t global_step() const { return global_step_; }
-  // A fresh payload to fill, then send() (which may wait for the queue).
+  // Whether the learner asks for this actor's state (protocol step 4; once per request).
+  bool state_requested();
+  // A fresh payload to fill, then send() (which may wait for the queue); `state_follows`: the
+  // actor sends its state next, with send_state().
   float* next_payload();
-  void send(const EpisodeTally& tally);
+  void send(const EpisodeTally& tally, bool state_follows = false);
+  void send_state(const std::string& state);
   // The final message, once take_parameters() said stop; returns once it is delivered.
   void finish();
 
  private:
   distributed::Communicator& communicator_;
+  const ActorsLearnersLayout layout_;
   int learner_;
   at::Tensor parameters_, received_, outgoing_;
   std::int64_t payload_floats_, queue_size_;

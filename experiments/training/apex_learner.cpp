@@ -3,15 +3,14 @@
 #include <torch/utils.h>
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "agents/apex/apex_options.h"
 #include "agents/dqn/dqn.h"
 #include "distributed/communicator.h"
+#include "experiments/training/actor_loop.h"
 #include "experiments/training/agent_factory.h"
 #include "replay/transition_rows.h"
 
@@ -45,8 +44,8 @@ std::int64_t ApexLearner::updates_allowed() const {
 bool ApexLearner::update_due() {
   const agents::ApexOptions& apex = apex_options(options_);
   // DQN's warm-up: a replay smaller than learning_starts learns once it is full.
-  const std::int64_t warm = std::max(std::min(apex.learning_starts, apex.buffer_size),
-                                     apex.batch_size);
+  const std::int64_t warm =
+      std::max(std::min(apex.learning_starts, apex.buffer_size), apex.batch_size);
   if (learner_.replay_size() < warm) return false;
   if (apex.steps_per_update == 0) return true;
   // The replay ratio counts from when the replay became ready (at the start, or after a
@@ -60,19 +59,13 @@ bool ApexLearner::receive_transitions() {
   if (payload == nullptr) return false;
   const envs::EnvSpec& spec = learner_envs_.envs->spec();
   const ExperienceReport& report = actors_.report();
-  const auto actions = static_cast<float>(std::get<envs::Discrete>(spec.action_space).n);
   try {
-    replay::for_each_transition(
-        payload, apex_options(options_).send_size, envs::flat_size(spec.observation_space), 1,
-        envs::element_dtype(spec.observation_space),
-        [&](const replay::Transition& transition, float priority) {
-          const float action = transition.action[0];
-          if (!(action >= 0 && action < actions) || action != std::floor(action)) {
-            throw std::invalid_argument("action " + std::to_string(action) + " (the env has " +
-                                        std::to_string(static_cast<int>(actions)) + ")");
-          }
-          learner_.add_transition(transition, priority);
-        });
+    replay::for_each_transition(payload, apex_options(options_).send_size,
+                                envs::flat_size(spec.observation_space), 1,
+                                envs::element_dtype(spec.observation_space),
+                                [&](const replay::Transition& transition, float priority) {
+                                  learner_.add_transition(transition, priority);
+                                });
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error("a damaged message of transitions from rank " +
                              std::to_string(report.source) + ": " + e.what());
@@ -91,8 +84,8 @@ Advance ApexLearner::advance(std::int64_t until) {
     // As fast as it can: what the actors have sent (at most a message each) before each
     // update. Else a message only while no update is due, so that the learner keeps the
     // replay ratio and the actors wait while it is behind.
-    for (int k = 0; apex.steps_per_update == 0 && k < actors_.actors_running() &&
-                    actors_.experience_waiting();
+    for (int k = 0;
+         apex.steps_per_update == 0 && k < actors_.actors_running() && actors_.experience_waiting();
          ++k) {
       if (!receive_transitions()) return {step_, true};  // the actors are gone
     }
@@ -117,28 +110,28 @@ Advance ApexLearner::advance(std::int64_t until) {
 
 std::int64_t run_apex_actor(const ExperimentOptions& options,
                             distributed::Communicator& communicator,
-                            std::optional<std::int64_t> resumed_at) {
-  set_compute_threads(options.train.threads);
-  auto [mine, envs] = make_worker_envs(options, communicator.rank(), resumed_at);
-  agents::ApexOptions& apex = mine.hyperparameters<agents::ApexOptions>();
-  apex.buffer_size = apex.batch_size;  // an actor keeps no replay: its transitions go on
-  auto agent = make_agent(mine, envs->spec());
-  auto& dqn = dynamic_cast<agents::Dqn&>(*agent);
+                            const Checkpoint* resume_from) {
+  Actor actor = make_actor(options, communicator.rank(), resume_from, [](ExperimentOptions& mine) {
+    agents::ApexOptions& apex = mine.hyperparameters<agents::ApexOptions>();
+    apex.buffer_size = apex.batch_size;  // an actor keeps no replay: its transitions go on
+  });
+  const agents::ApexOptions& apex = actor.options.hyperparameters<agents::ApexOptions>();
+  auto& dqn = dynamic_cast<agents::Dqn&>(*actor.agent);
   const int learners = options.distributed.learners;
   dqn.fix_epsilon(
       apex.actor_epsilon(communicator.rank() - learners, communicator.size() - learners));
-  const envs::Space& observations = envs->spec().observation_space;
+  const envs::Space& observations = actor.envs->spec().observation_space;
   replay::TransitionRows rows(envs::flat_size(observations), 1);
   dqn.divert_transitions(
       [&rows](const replay::Transition& transition) { rows.append(transition); });
   torch::NoGradGuard no_grad;
   LearnerLink learner(communicator, layout_of(options, communicator), dqn.parameters().detach(),
                       apex.send_size * rows.row_floats(), apex.queue_size,
-                      resumed_at.value_or(0));
+                      resume_from ? resume_from->info().step : 0);
   replay::TransitionBatch batch;
   std::vector<float> priorities(static_cast<std::size_t>(apex.send_size));
   return act_until_stopped(
-      learner, *agent, *envs, [&] { return rows.rows() >= apex.send_size; },
+      learner, actor, resume_from, [&] { return rows.rows() >= apex.send_size; },
       [&](float* payload) {
         rows.gather(apex.send_size, envs::byte_scale(observations), batch);
         dqn.measure_td_errors(batch, priorities.data());

@@ -28,10 +28,11 @@ namespace mnrl::experiments {
 // wait while it is behind: their queues are bounded); with 0, before each update it takes what
 // the actors have sent (at most one message each, so that neither side starves the other).
 //
-// Checkpoints hold the learners' states: the networks, the optimizer, the step, the evaluation
-// envs and, with checkpoint.replay_buffer, the replay with its priorities. The actors' envs and
-// the transitions they have not yet sent stay on their ranks: a resume starts new episodes
-// there.
+// Checkpoints hold the learners' states (the networks, the optimizer, the step, the evaluation
+// envs and, with checkpoint.replay_buffer, the replay with its priorities) and the actors'
+// (actor_loop.h), each as it stood after the transitions it sent with it; the transitions still
+// on their way, and those an actor had made but not yet sent (fewer than a message), are not
+// kept.
 class ApexLearner final : public LearnerTopology {
  public:
   // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
@@ -61,10 +62,9 @@ class ApexLearner final : public LearnerTopology {
 };
 
 // An actor rank of the Ape-X job: acts until its learner says stop; returns the global step
-// it last reported. `resumed_at`: the step of the checkpoint the learners resume from (this
-// rank's envs then start new episodes seeded by it).
+// it last reported. `resume_from`: the checkpoint the learners resume from, or null.
 std::int64_t run_apex_actor(const ExperimentOptions& options,
                             distributed::Communicator& communicator,
-                            std::optional<std::int64_t> resumed_at);
+                            const Checkpoint* resume_from);
 
 }  // namespace mnrl::experiments

@@ -4,6 +4,7 @@
 
 #include "agents/impala/impala.h"
 #include "distributed/communicator.h"
+#include "experiments/training/actor_loop.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -41,8 +42,8 @@ bool ImpalaLearner::receive_batch() {
     if (trajectory == nullptr) return false;
     learner_.unpack_trajectory(trajectory, envs, b * envs);
     count(actors_.report());
-    batch_lag_ += static_cast<double>(version_ - actors_.report().acted_with) /
-                  static_cast<double>(batch);
+    batch_lag_ +=
+        static_cast<double>(version_ - actors_.report().acted_with) / static_cast<double>(batch);
   }
   return true;
 }
@@ -63,17 +64,16 @@ Advance ImpalaLearner::advance(std::int64_t until) {
 
 std::int64_t run_impala_actor(const ExperimentOptions& options,
                               distributed::Communicator& communicator,
-                              std::optional<std::int64_t> resumed_at) {
-  set_compute_threads(options.train.threads);
-  auto [mine, envs] = make_worker_envs(options, communicator.rank(), resumed_at);
-  auto agent = make_agent(mine, envs->spec());
-  auto& impala = dynamic_cast<agents::Impala&>(*agent);
+                              const Checkpoint* resume_from) {
+  Actor actor = make_actor(options, communicator.rank(), resume_from);
+  auto& impala = dynamic_cast<agents::Impala&>(*actor.agent);
   torch::NoGradGuard no_grad;
-  LearnerLink learner(communicator, layout_of(options, communicator),
-                      impala.parameters().detach(), impala.trajectory_floats(envs->num_envs()),
-                      impala_options(options).queue_size, resumed_at.value_or(0));
+  LearnerLink learner(communicator, layout_of(options, communicator), impala.parameters().detach(),
+                      impala.trajectory_floats(actor.envs->num_envs()),
+                      impala_options(options).queue_size,
+                      resume_from ? resume_from->info().step : 0);
   return act_until_stopped(
-      learner, *agent, *envs, [&] { return agent->update_ready(); },
+      learner, actor, resume_from, [&] { return impala.update_ready(); },
       [&](float* payload) { impala.pack_trajectory(payload); });
 }
 

@@ -21,8 +21,9 @@ namespace mnrl::experiments {
 // the parameters to its actors. Between two updates rank 0 may evaluate or write a checkpoint
 // while the actors go on acting.
 //
-// Checkpoints hold the learners' states: the parameters and optimizer, the step, the evaluation
-// envs. The actors' envs stay on their ranks: a resume starts new episodes there.
+// Checkpoints hold the learners' states (the parameters and optimizer, the step, the evaluation
+// envs) and the actors' (actor_loop.h), each as it stood after the trajectory it sent with
+// it; the trajectories still on their way are not kept.
 class ImpalaLearner final : public LearnerTopology {
  public:
   // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
@@ -43,10 +44,9 @@ class ImpalaLearner final : public LearnerTopology {
 };
 
 // An actor rank of the IMPALA job: acts until its learner says stop; returns the global step
-// it last reported. `resumed_at`: the step of the checkpoint the learners resume from (this
-// rank's envs then start new episodes seeded by it).
+// it last reported. `resume_from`: the checkpoint the learners resume from, or null.
 std::int64_t run_impala_actor(const ExperimentOptions& options,
                               distributed::Communicator& communicator,
-                              std::optional<std::int64_t> resumed_at);
+                              const Checkpoint* resume_from);
 
 }  // namespace mnrl::experiments

@@ -3,7 +3,6 @@
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
 #include "experiments/training/env_stepper.h"
-#include "experiments/training/episode_tally.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -32,14 +31,19 @@ LearnerTopology::LearnerTopology(const ExperimentOptions& options,
       learners_communicator_(std::move(learners)),
       learners_(learners_communicator_.get()),
       learner_envs_(make_learner_envs(options)),
-      replica_(make_learner(agent_options, learner_envs_.envs->spec(),
-                            learners_communicator_.get())),
+      replica_(
+          make_learner(agent_options, learner_envs_.envs->spec(), learners_communicator_.get())),
       links_(describe(*replica_.agent, learner_envs_.envs->spec())),
       actors_(world, layout_of(options, world), links_.payload_floats) {
   parts_.agents = {replica_.agent.get()};
   parts_.envs = {learner_envs_.envs.get()};
   if (leader_) parts_.evaluator = learner_envs_.evaluator.get();
   parts_.communicator = learners_communicator_.get();
+  const ActorsLearnersLayout layout = layout_of(options, world);
+  parts_.actors = layout.ranks - layout.learners;
+  parts_.actor_states = [this] {
+    return final_actor_states_ ? *final_actor_states_ : actors_.collect_states();
+  };
 }
 
 LearnerTopology::~LearnerTopology() = default;
@@ -51,6 +55,7 @@ void LearnerTopology::begin(const TrainingClock& clock) {
 }
 
 std::int64_t LearnerTopology::end(std::int64_t) {
+  final_actor_states_ = actors_.collect_states();
   actors_.stop(links_.parameters, version_, step_);
   return step_;
 }
@@ -81,30 +86,8 @@ void LearnerTopology::report_learner_update(const agents::Statistics& statistics
   report_update(metrics_, step_, statistics);
   ++version_;
   metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
-  metrics_.scalar(step_, "charts/learner_wait_share",
-                  actors_.waited_seconds() / clock_.elapsed());
+  metrics_.scalar(step_, "charts/learner_wait_share", actors_.waited_seconds() / clock_.elapsed());
   metrics_.progress(step_);
-}
-
-std::int64_t act_until_stopped(LearnerLink& learner, agents::Agent& agent, envs::VectorEnv& envs,
-                               const std::function<bool()>& payload_ready,
-                               const std::function<void(float*)>& write_payload) {
-  learner.share_initial();
-  EpisodeTally tally;
-  envs.reset();
-  EnvStepper stepper(agent, envs);
-  while (learner.take_parameters()) {
-    while (!payload_ready()) {
-      stepper.step();
-      tally.steps += stepper.num_envs();
-      stepper.report_episodes(tally, 0);
-    }
-    write_payload(learner.next_payload());
-    learner.send(tally);
-    tally = EpisodeTally();
-  }
-  learner.finish();
-  return learner.global_step();
 }
 
 }  // namespace mnrl::experiments

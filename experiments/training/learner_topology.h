@@ -20,8 +20,9 @@ ActorsLearnersLayout layout_of(const ExperimentOptions& options,
 // What the learners of IMPALA and Ape-X share: a learner rank of an actors-and-learners job,
 // its agent (gradients averaged over the learners where there are several), its link to its
 // actors, the steps and the stop agreed among the learners, and what a checkpoint holds: every
-// learner's agent and (never stepped) envs; rank 0 alone evaluates. Subclasses receive their
-// payloads and update in advance().
+// learner's agent and (never stepped) envs, and every actor's state (collected from the actors
+// at each checkpoint, and before they stop for the final one); rank 0 alone evaluates. Subclasses
+// receive their payloads and update in advance().
 class LearnerTopology : public TrainingTopology {
  public:
   ~LearnerTopology() override;
@@ -72,18 +73,14 @@ class LearnerTopology : public TrainingTopology {
   ActorsLink actors_;
   TrainingParts parts_;
   TrainingClock clock_;
-  std::int64_t step_ = 0;       // agreed among the learners
-  LearnerGroup::Round mine_;    // what this learner's actors reported since the last agreement
-  std::int64_t version_ = 0;    // updates taken by this process
-  bool stopping_ = false;       // agreed: the budget is spent or a stop was asked for
-};
+  std::int64_t step_ = 0;     // agreed among the learners
+  LearnerGroup::Round mine_;  // what this learner's actors reported since the last agreement
+  std::int64_t version_ = 0;  // updates taken by this process
+  bool stopping_ = false;     // agreed: the budget is spent or a stop was asked for
 
-// An actor's loop (actor_learner_links.h, protocol steps 1, 2 and 4): steps `envs` with
-// `agent` until `payload_ready()`, has `write_payload` fill the next message and sends it with
-// the episodes that ended, taking the newest parameters before each, until its learner says
-// stop. Returns the global step the learner last reported.
-std::int64_t act_until_stopped(LearnerLink& learner, agents::Agent& agent, envs::VectorEnv& envs,
-                               const std::function<bool()>& payload_ready,
-                               const std::function<void(float*)>& write_payload);
+ private:
+  // Once the actors have stopped: the states they sent last, for the final checkpoint.
+  std::optional<std::vector<ActorState>> final_actor_states_;
+};
 
 }  // namespace mnrl::experiments

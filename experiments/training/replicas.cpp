@@ -39,8 +39,10 @@ Replicas::Replicas(const ExperimentOptions& options, MetricsSink& metrics,
     replica_.agent = make_agent(options_, envs_->spec());
   }
   actor_.emplace(*replica_.agent, *envs_);
-  parts_ = {{replica_.agent.get()}, {envs_.get()}, evaluator_ ? &*evaluator_ : nullptr, nullptr,
-            ranks_ > 1 ? communicator : nullptr};
+  parts_.agents = {replica_.agent.get()};
+  parts_.envs = {envs_.get()};
+  parts_.evaluator = evaluator_ ? &*evaluator_ : nullptr;
+  parts_.communicator = ranks_ > 1 ? communicator : nullptr;
 }
 
 Replicas::~Replicas() = default;

@@ -18,10 +18,10 @@ void check_ranks_fit(const ExperimentOptions& options, const distributed::Commun
       world.size() >= 2 * learners) {
     return;
   }
-  throw distributed::CommunicatorError(
-      "distributed.learners = " + std::to_string(learners) + " needs at least " +
-      std::to_string(2 * learners) + " ranks (an actor for each learner); the job has " +
-      std::to_string(world.size()));
+  throw distributed::CommunicatorError("distributed.learners = " + std::to_string(learners) +
+                                       " needs at least " + std::to_string(2 * learners) +
+                                       " ranks (an actor for each learner); the job has " +
+                                       std::to_string(world.size()));
 }
 
 namespace {
@@ -67,14 +67,17 @@ namespace {
 // What a rank > 0 of a job runs; returns the global step its rank 0 last reported.
 std::int64_t run_worker_rank(const ExperimentOptions& options,
                              distributed::Communicator& communicator,
-                             std::optional<std::int64_t> resumed_at) {
+                             const Checkpoint* resume_from) {
   switch (options.algorithm().topology()) {
     case agents::Topology::actors_send_trajectories:
-      return run_impala_actor(options, communicator, resumed_at);
+      return run_impala_actor(options, communicator, resume_from);
     case agents::Topology::actors_send_transitions:
-      return run_apex_actor(options, communicator, resumed_at);
-    default:
+      return run_apex_actor(options, communicator, resume_from);
+    default: {
+      std::optional<std::int64_t> resumed_at;
+      if (resume_from) resumed_at = resume_from->info().step;
       return run_parameter_server_worker(options, communicator, resumed_at);
+    }
   }
 }
 
@@ -86,11 +89,11 @@ TrainingResult train(const ExperimentOptions& options, MetricsSink& metrics,
   if (const auto topology = make_topology(options, metrics, communicator)) {
     return run_training_loop(*topology, options, checkpoints);
   }
-  std::optional<std::int64_t> resumed_at;
-  if (checkpoints && checkpoints->resume_from) resumed_at = checkpoints->resume_from->info().step;
+  const Checkpoint* resume_from =
+      checkpoints && checkpoints->resume_from ? &*checkpoints->resume_from : nullptr;
   const TrainingClock clock;
   TrainingResult result;
-  result.steps = run_worker_rank(options, *communicator, resumed_at);
+  result.steps = run_worker_rank(options, *communicator, resume_from);
   result.seconds = clock.elapsed();
   return result;
 }

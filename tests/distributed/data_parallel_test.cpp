@@ -2,13 +2,12 @@
 // training loop's collectives. Rank 0 writes the checkpoints, holding every rank's state, and
 // checks them. As one process (no mpirun) the same tests run a job of one rank.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -17,8 +16,8 @@
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
 #include "experiments/checkpoints/checkpoint.h"
-#include "experiments/evaluation/checkpoint_evaluation.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/checkpoint_evaluation.h"
 #include "experiments/runs/training_run.h"
 #include "experiments/training/actor_learner_links.h"
 #include "experiments/training/training.h"
@@ -151,6 +150,20 @@ class DataParallelTest : public ::testing::Test {
   // (`label`2; `seeded`: with the attempt's number as the seed, else the same config again,
   // which the machine's scheduling makes another sample). Rank 0 prints each attempt and
   // returns the best evaluation of the last one; the other ranks return 0.
+  // Rank 0: every checkpoint of `run` holds the state of each actor rank (from `learners` on)
+  // under mpirun, and none in one process.
+  void expect_actor_states(const std::string& run, int learners = 1) {
+    if (communicator().rank() != 0) return;
+    for (const fs::path& directory : list_checkpoints(dir_ / run)) {
+      const Checkpoint checkpoint = Checkpoint::open(directory);
+      for (int rank = 1; rank <= communicator().size(); ++rank) {
+        EXPECT_EQ(checkpoint.has(rank_file("actor.state", rank)),
+                  rank >= learners && rank < communicator().size())
+            << directory << ", rank " << rank;
+      }
+    }
+  }
+
   double best_of_two_attempts(const std::string& config, std::vector<std::string> overrides,
                               const std::string& label, bool seeded) {
     double best = 0.0;
@@ -162,11 +175,17 @@ class DataParallelTest : public ::testing::Test {
       bool solved = false;
       if (communicator().rank() == 0) {
         best = best_evaluation(dir_ / run_name);
-        std::printf("[ RESULT   ] %s CartPole-v1, attempt %d: best evaluation %.2f, final %.2f "
-                    "at %lld steps (BLAS kernel %s)\n",
-                    label.c_str(), attempt, best, run.training.final_evaluation.mean_return,
-                    static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
+        std::printf(
+            "[ RESULT   ] %s CartPole-v1, attempt %d: best evaluation %.2f, final %.2f "
+            "at %lld steps (BLAS kernel %s)\n",
+            label.c_str(), attempt, best, run.training.final_evaluation.mean_return,
+            static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
         solved = best >= 475.0;
+        // The learners kept the budget: whatever the attempt learned, it took all its steps.
+        const ExperimentOptions options =
+            load_experiment(MNRL_SOURCE_DIR "/configs/" + config, these);
+        EXPECT_GE(run.training.steps, options.train.total_steps);
+        EXPECT_FALSE(run.training.interrupted);
       }
       // Every rank takes rank 0's decision.
       if (distributed::all_gather_bytes(communicator(), solved ? "1" : "0").front() == "1") break;
@@ -183,13 +202,13 @@ TEST_F(DataParallelTest, PpoReplicasAreBitwiseEqualAfter100Updates) {
   const int ranks = communicator().size();
   // 100 updates of 4 steps x 2 envs on each rank, with merged observation statistics and the
   // replica check every 10 updates.
-  const auto run = train("cartpole_ppo.yaml",
-                         {"env.num_envs=2", "ppo.n_steps=4", "ppo.batch_size=8", "ppo.n_epochs=2",
-                          "train.total_steps=" + std::to_string(100 * 4 * 2 * ranks),
-                          "train.eval_interval=0", "train.eval_episodes=1",
-                          "env.wrappers=[{type: normalize_observation}]",
-                          "distributed.sync_check_interval=10"},
-                         "ppo");
+  const auto run =
+      train("cartpole_ppo.yaml",
+            {"env.num_envs=2", "ppo.n_steps=4", "ppo.batch_size=8", "ppo.n_epochs=2",
+             "train.total_steps=" + std::to_string(100 * 4 * 2 * ranks), "train.eval_interval=0",
+             "train.eval_episodes=1", "env.wrappers=[{type: normalize_observation}]",
+             "distributed.sync_check_interval=10"},
+            "ppo");
   EXPECT_EQ(run.training.steps, 100 * 4 * 2 * ranks);
   expect_replicas_equal("ppo", "actor_critic");
 }
@@ -214,11 +233,10 @@ TEST_F(DataParallelTest, SacAndTd3ReplicasAreBitwiseEqual) {
     dir_ = shared_directory(algo);
     const std::string a = algo;
     train("pendulum_" + a + ".yaml",
-          {"env.num_envs=2", a + ".learning_starts=200", a + ".batch_size=16",
-           a + ".n_step=2", "network.hidden_sizes=[16,16]",
+          {"env.num_envs=2", a + ".learning_starts=200", a + ".batch_size=16", a + ".n_step=2",
+           "network.hidden_sizes=[16,16]",
            "train.total_steps=" + std::to_string(800 * communicator().size()),
-           "train.eval_interval=0", "train.eval_episodes=1",
-           "distributed.sync_check_interval=50"},
+           "train.eval_interval=0", "train.eval_episodes=1", "distributed.sync_check_interval=50"},
           algo);
     expect_replicas_equal(algo, algo);
     communicator().barrier();
@@ -229,10 +247,14 @@ TEST_F(DataParallelTest, SacAndTd3ReplicasAreBitwiseEqual) {
 TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
   dir_ = shared_directory("resume");
   const int ranks = communicator().size();
-  const std::vector<std::string> overrides{
-      "env.num_envs=2", "ppo.n_steps=8", "ppo.batch_size=16", "ppo.n_epochs=2",
-      "train.total_steps=" + std::to_string(48 * 2 * ranks), "train.eval_interval=0",
-      "train.eval_episodes=1", "checkpoint.interval=" + std::to_string(20 * 2 * ranks)};
+  const std::vector<std::string> overrides{"env.num_envs=2",
+                                           "ppo.n_steps=8",
+                                           "ppo.batch_size=16",
+                                           "ppo.n_epochs=2",
+                                           "train.total_steps=" + std::to_string(48 * 2 * ranks),
+                                           "train.eval_interval=0",
+                                           "train.eval_episodes=1",
+                                           "checkpoint.interval=" + std::to_string(20 * 2 * ranks)};
   train("cartpole_ppo.yaml", overrides, "whole");
   // The same run stopped at its first checkpoint (a mid-rollout one) and resumed.
   if (communicator().rank() == 0) {
@@ -308,7 +330,9 @@ TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
   dir_ = shared_directory("a3c");
   const double best =
       best_of_two_attempts("cartpole_a3c.yaml", {"train.eval_interval=50000"}, "a3c", false);
-  if (communicator().rank() == 0) EXPECT_GE(best, 475.0);
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
 }
 
 // IMPALA: one process acting and learning in turn, or under mpirun rank 0 learning from the
@@ -319,6 +343,8 @@ TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
 TEST_F(DataParallelTest, ImpalaCheckpointsResumesAndKeepsTheBestPolicy) {
   dir_ = shared_directory("impala_checkpoints");
   run_checkpointed_resume_and_evaluate("cartpole_impala.yaml");
+  expect_actor_states("whole");
+  expect_actor_states("resumed");
   if (communicator().rank() != 0) return;
   std::ifstream csv(dir_ / "whole" / "metrics.csv");
   const std::string metrics((std::istreambuf_iterator<char>(csv)), {});
@@ -332,9 +358,11 @@ TEST_F(DataParallelTest, ImpalaCheckpointsResumesAndKeepsTheBestPolicy) {
 TEST_F(DataParallelTest, ImpalaWithThreeActorsSolvesCartPole) {
   if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (1 learner, 3 actors)";
   dir_ = shared_directory("impala");
-  const double best = best_of_two_attempts("cartpole_impala.yaml", {"train.eval_interval=25000"},
-                                           "impala", false);
-  if (communicator().rank() == 0) EXPECT_GE(best, 475.0);
+  const double best =
+      best_of_two_attempts("cartpole_impala.yaml", {"train.eval_interval=25000"}, "impala", false);
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
 }
 
 // Ape-X: one process acting and learning in turn, or under mpirun rank 0 learning from the
@@ -343,6 +371,8 @@ TEST_F(DataParallelTest, ImpalaWithThreeActorsSolvesCartPole) {
 TEST_F(DataParallelTest, ApexCheckpointsResumesAndKeepsTheBestPolicy) {
   dir_ = shared_directory("apex_checkpoints");
   run_checkpointed_resume_and_evaluate("cartpole_apex.yaml");
+  expect_actor_states("whole");
+  expect_actor_states("resumed");
   if (communicator().rank() != 0) return;
   std::ifstream csv(dir_ / "whole" / "metrics.csv");
   const std::string metrics((std::istreambuf_iterator<char>(csv)), {});
@@ -358,10 +388,12 @@ TEST_F(DataParallelTest, ApexCheckpointsResumesAndKeepsTheBestPolicy) {
 TEST_F(DataParallelTest, ApexWithThreeActorsSolvesCartPole) {
   if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (1 learner, 3 actors)";
   dir_ = shared_directory("apex");
-  const double best = best_of_two_attempts(
-      "cartpole_apex.yaml", {"train.total_steps=50000", "train.eval_interval=5000"}, "apex_dqn",
-      true);
-  if (communicator().rank() == 0) EXPECT_GE(best, 475.0);
+  const double best = best_of_two_attempts("cartpole_apex.yaml",
+                                           {"train.total_steps=50000", "train.eval_interval=5000"},
+                                           "apex_dqn", true);
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
 }
 
 // The flat parameters of a learner's state in a checkpoint's `file` (IMPALA's or Ape-X's).
@@ -392,10 +424,11 @@ TEST_F(DataParallelTest, TwoLearnersStayEqual) {
   if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 learners, 2 actors)";
   dir_ = shared_directory("two_learners");
   for (const std::string algo : {"impala", "apex_dqn"}) {
-    const auto run = train("cartpole_" + std::string(algo == "impala" ? "impala" : "apex") + ".yaml",
-                           {"distributed.learners=2", "train.total_steps=12000",
-                            "train.eval_interval=4000", "apex_dqn.learning_starts=1000"},
-                           algo);
+    const auto run =
+        train("cartpole_" + std::string(algo == "impala" ? "impala" : "apex") + ".yaml",
+              {"distributed.learners=2", "train.total_steps=12000", "train.eval_interval=4000",
+               "apex_dqn.learning_starts=1000"},
+              algo);
     if (communicator().rank() != 0) continue;
     EXPECT_GE(run.training.steps, 12000) << algo;
     EXPECT_FALSE(run.training.interrupted) << algo;
@@ -424,6 +457,7 @@ TEST_F(DataParallelTest, TwoLearnersCheckpointAndResume) {
   for (const char* config : {"cartpole_impala.yaml", "cartpole_apex.yaml"}) {
     dir_ = shared_directory(std::string("two_learners_resume_") + config);
     run_checkpointed_resume_and_evaluate(config, {"distributed.learners=2"});
+    expect_actor_states("resumed", 2);
     if (communicator().rank() == 0) {
       const Checkpoint last = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
       EXPECT_TRUE(last.has(rank_file("agent.state", 1))) << config;

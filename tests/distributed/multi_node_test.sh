@@ -1,55 +1,19 @@
 #!/usr/bin/env bash
-# Two "hosts" for real: Linux network namespaces joined by a veth pair, each with its own
-# address (10.77.<n>.1 and .2) and host name. mpirun starts in the first and reaches the second
-# over TCP through an rsh agent that runs the command inside that host's namespace (as ssh
-# would on a cluster). With 2 ranks per host it runs the communicator tests and a few hundred
-# steps of PPO training across the hosts. Exits 77 (ctest: skipped), saying why, where
+# Two "hosts" for real (scripts/two_hosts.sh: network namespaces joined by a veth pair, mpirun
+# reaching the second through an rsh agent). With 2 ranks per host it runs the communicator
+# tests, a few hundred steps of PPO training and an IMPALA job with checkpoints (its actors'
+# states collected over TCP) across the hosts. Exits 77 (ctest: skipped), saying why, where
 # namespaces cannot be made (no root, no CAP_NET_ADMIN, no iproute2).
 # Usage: multi_node_test.sh MNRL_BINARY DISTRIBUTED_TESTS SOURCE_DIR
 set -uo pipefail
 mnrl=$1 distributed_tests=$2 source_dir=$3
-subnet=10.77.$(( $$ % 250 ))
-host_a=$subnet.1 host_b=$subnet.2
+source "$source_dir/scripts/two_hosts.sh"
 work=$(mktemp -d)
-veth=mnrl$(( $$ % 100000 ))
-
-cleanup() {
-  ip netns del "mnrl-$host_a" 2>/dev/null
-  ip netns del "mnrl-$host_b" 2>/dev/null
-  rm -rf "$work"
-}
-trap cleanup EXIT
+trap 'two_hosts_down; rm -rf "$work"' EXIT
 skip() { echo "SKIPPED: $*"; exit 77; }
+two_hosts_up "$work" || skip "$two_hosts_error"
 
-command -v ip >/dev/null || skip "iproute2 (ip) is not installed"
-ip netns add "mnrl-$host_a" 2>/dev/null || skip "cannot create network namespaces (needs root / CAP_SYS_ADMIN)"
-ip netns add "mnrl-$host_b" 2>/dev/null || skip "cannot create a second network namespace"
-ip link add "${veth}a" type veth peer name "${veth}b" 2>/dev/null || skip "cannot create a veth pair"
-for side in a b; do
-  host=$([[ $side == a ]] && echo "$host_a" || echo "$host_b")
-  ip link set "${veth}$side" netns "mnrl-$host"
-  ip -n "mnrl-$host" addr add "$host/24" dev "${veth}$side"
-  ip -n "mnrl-$host" link set "${veth}$side" up
-  ip -n "mnrl-$host" link set lo up
-done
-
-# The rsh agent: HOST COMMAND... runs COMMAND in HOST's namespace, under HOST's host name.
-cat >"$work/rsh" <<'AGENT'
-#!/bin/sh
-host=$1; shift
-exec ip netns exec "mnrl-$host" unshare --uts sh -c "hostname $host; $*"
-AGENT
-chmod +x "$work/rsh"
-
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-# mpirun on host A; every rank's traffic over the veth pair's subnet.
-across_hosts() {
-  timeout 120 ip netns exec "mnrl-$host_a" unshare --uts sh -c "hostname $host_a; exec \"\$@\"" sh \
-    mpirun --oversubscribe -H "$host_a:2,$host_b:2" -np 4 --mca plm_rsh_agent "$work/rsh" \
-    --mca btl tcp,self --mca btl_tcp_if_include "$subnet.0/24" --mca oob_tcp_if_include "$subnet.0/24" \
-    -x OMP_NUM_THREADS -x OPENBLAS_NUM_THREADS -x OMPI_ALLOW_RUN_AS_ROOT -x OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
-    "$@"
-}
+across_hosts() { across_two_hosts 120 "$host_a:2,$host_b:2" 4 "$@"; }
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
@@ -67,6 +31,17 @@ grep -q "steps: 1024" "$work/run/summary.yaml" 2>/dev/null || fail "no summary o
 checkpoint=$(ls -d "$work"/run/checkpoints/step_* 2>/dev/null | tail -1)
 for rank in 1 2 3; do
   [[ -f $checkpoint/rank$rank.agent.state ]] || fail "the checkpoint lacks rank $rank's state"
+done
+
+across_hosts "$mnrl" train "$source_dir/configs/cartpole_impala.yaml" \
+  --set train.total_steps=20000 --set checkpoint.interval=5000 --set train.eval_episodes=2 \
+  --run-dir "$work/impala" >"$work/impala.log" 2>&1 ||
+  { fail "IMPALA across hosts"; tail -30 "$work/impala.log"; }
+for checkpoint in "$work"/impala/checkpoints/step_*; do
+  for rank in 1 2 3; do
+    [[ -f $checkpoint/rank$rank.actor.state ]] ||
+      fail "$(basename "$checkpoint") lacks actor rank $rank's state"
+  done
 done
 
 (( failures == 0 )) || exit 1

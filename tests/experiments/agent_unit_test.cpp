@@ -12,8 +12,10 @@
 
 #include "agents/apex/apex_options.h"
 #include "agents/dqn/dqn.h"
+#include "agents/impala/impala.h"
 #include "core/state_stream.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/training/actor_loop.h"
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/training.h"
@@ -202,6 +204,60 @@ TEST(ImpalaStateTest, ARolloutWidthOutOfBoundsIsRefused) {
   }
 }
 
+// An IMPALA or Ape-X actor's state, as a checkpoint keeps it, carries on where it was saved
+// in an actor of another rank (other seeds, other initial parameters): the same episodes and
+// the same draws.
+TEST(ActorStateTest, AnActorCarriesOnFromItsSavedState) {
+  // Steps an actor as its loop does (an IMPALA actor's full rollout goes into a message),
+  // appending what its envs observe to `seen`.
+  const auto act = [](Actor& actor, EnvStepper& stepper, int steps, std::vector<float>& seen) {
+    const auto floats = static_cast<std::size_t>(
+        envs::flat_size(actor.envs->spec().observation_space) * actor.envs->num_envs());
+    auto* impala = dynamic_cast<agents::Impala*>(actor.agent.get());
+    std::vector<float> message(
+        impala ? static_cast<std::size_t>(impala->trajectory_floats(actor.envs->num_envs())) : 0);
+    for (int step = 0; step < steps; ++step) {
+      stepper.step();
+      if (impala && impala->update_ready()) impala->pack_trajectory(message.data());
+      const float* row = actor.envs->observations().floats();
+      seen.insert(seen.end(), row, row + floats);
+    }
+  };
+  for (const char* config : {"cartpole_impala.yaml", "cartpole_apex.yaml"}) {
+    SCOPED_TRACE(config);
+    const ExperimentOptions options =
+        load_experiment(std::string(MNRL_SOURCE_DIR "/configs/") + config, {});
+    Actor saved = make_actor(options, 1, nullptr);
+    saved.envs->reset();
+    EnvStepper saved_stepper(*saved.agent, *saved.envs);
+    std::vector<float> before, expected, observed;
+    act(saved, saved_stepper, 7, before);
+    const std::string state = save_actor_state(*saved.agent, *saved.envs);
+    act(saved, saved_stepper, 70, expected);
+
+    Actor resumed = make_actor(options, 2, nullptr);
+    resumed.envs->reset();
+    ASSERT_TRUE(load_actor_state(state, "actor.state", *resumed.agent, *resumed.envs));
+    EnvStepper resumed_stepper(*resumed.agent, *resumed.envs);
+    act(resumed, resumed_stepper, 70, observed);
+    EXPECT_EQ(observed, expected);
+
+    // Another algorithm's actor state is refused, naming where it came from.
+    const ExperimentOptions other = load_experiment(
+        std::string(MNRL_SOURCE_DIR "/configs/") + (std::string(config) == "cartpole_impala.yaml"
+                                                        ? "cartpole_apex.yaml"
+                                                        : "cartpole_impala.yaml"),
+        {});
+    Actor foreign = make_actor(other, 1, nullptr);
+    try {
+      load_actor_state(state, "rank 3's actor.state", *foreign.agent, *foreign.envs);
+      ADD_FAILURE() << "another algorithm's actor state was read";
+    } catch (const core::StateError& e) {
+      EXPECT_NE(std::string(e.what()).find("rank 3's actor.state"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // Ape-X's actors explore with epsilon^(1 + alpha i/(N-1)): 0.4 to 0.4^8 by default.
 TEST(ApexTest, ActorsExploreWithTheirOwnEpsilons) {
   const agents::ApexOptions apex;
@@ -240,6 +296,32 @@ TEST(ApexTest, ActorsMeasureTheTdErrorsOfTheirTransitions) {
   const float max_q = td_errors[3] - td_errors[0];  // max_a Q(s, a)
   EXPECT_GT(std::abs(max_q), 1e-6f);
   EXPECT_NEAR(td_errors[4] - td_errors[0], 0.5f * max_q, 1e-3f);
+}
+
+// A learner refuses a transition an actor sent whose action is not one of its network's (a
+// damaged message), and one whose priority is not finite, storing neither.
+TEST(ApexTest, ALearnerRefusesDamagedTransitions) {
+  const ExperimentOptions options =
+      load_experiment(std::string(MNRL_SOURCE_DIR "/configs/cartpole_apex.yaml"), {});
+  auto envs = envs::make_vector_env(options.env, 3);
+  auto agent = make_agent(options, envs->spec());
+  auto& dqn = dynamic_cast<agents::Dqn&>(*agent);
+  const std::vector<float> observation{0.1f, -0.2f, 0.03f, 0.4f};
+  for (const float action : {2.0f, -1.0f, 0.5f, std::nanf("")}) {
+    const replay::Transition transition{observation.data(), &action, 1.0f, observation.data()};
+    try {
+      dqn.add_transition(transition, 1.0f);
+      ADD_FAILURE() << "action " << action << " was stored";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("(the network has 2)"), std::string::npos) << e.what();
+    }
+  }
+  const float action = 1.0f;
+  const replay::Transition transition{observation.data(), &action, 1.0f, observation.data()};
+  EXPECT_THROW(dqn.add_transition(transition, std::nanf("")), std::invalid_argument);
+  EXPECT_EQ(dqn.replay_size(), 0);
+  dqn.add_transition(transition, 1.0f);
+  EXPECT_EQ(dqn.replay_size(), 1);
 }
 
 // Same seed, same everything: training is deterministic in one process.

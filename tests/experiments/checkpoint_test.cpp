@@ -1,15 +1,17 @@
 // The checkpoint container: complete directories only, every file checked against the manifest,
 // the newest usable one found, old ones pruned.
-#include <gtest/gtest.h>
+#include "experiments/checkpoints/checkpoint.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/checkpoints/training_checkpoint.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -159,6 +161,32 @@ TEST_F(CheckpointTest, LatestSkipsUnusableCheckpointsAndSaysWhy) {
 
   fs::remove_all(run_ / "checkpoints");
   EXPECT_THROW(open_latest_checkpoint(run_, [](const std::string&) {}), CheckpointError);
+}
+
+// An actors-and-learners checkpoint holds rank<r>.actor.state for each actor rank r (from the
+// learners on): an actor finds its own; a job of another number of actors is refused, naming
+// both; a checkpoint without actors' states (an earlier mnrl's) gives none.
+TEST_F(CheckpointTest, ActorStatesAreFoundByRankAndTheirCountChecked) {
+  CheckpointWriter writer(run_, {10, "impala", "CartPole-v1", std::nullopt});
+  writer.add("agent.state", "learner 0");
+  writer.add("rank1.agent.state", "learner 1");
+  writer.add("rank2.actor.state", "actor 2");
+  writer.add("rank3.actor.state", "actor 3");
+  const Checkpoint checkpoint = Checkpoint::open(writer.commit("now"));
+  EXPECT_EQ(saved_actor_state(checkpoint, 3, 2, 2), std::optional<std::string>("actor 3"));
+  for (const int actors : {1, 3}) {
+    try {
+      saved_actor_state(checkpoint, 2, 2, actors);
+      ADD_FAILURE() << "the states of 2 actors resumed " << actors;
+    } catch (const CheckpointError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("2 learner(s) and 2 actor(s); resume it with mpirun -np 4, not " +
+                             std::to_string(2 + actors)),
+                std::string::npos)
+          << message;
+    }
+  }
+  EXPECT_EQ(saved_actor_state(Checkpoint::open(write(20)), 1, 1, 3), std::nullopt);
 }
 
 TEST_F(CheckpointTest, PruneKeepsTheNewest) {

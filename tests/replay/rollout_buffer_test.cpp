@@ -227,6 +227,9 @@ TEST(RolloutBufferTest, RefusesToOverfillOrComputeEarly) {
   buffer.advance();
   EXPECT_TRUE(buffer.full());
   EXPECT_THROW(buffer.advance(), std::logic_error);
+  // A full buffer hands out no row to write past its end.
+  EXPECT_THROW(buffer.observations_at_step(), std::logic_error);
+  EXPECT_THROW(buffer.bootstrap_values_at_step(), std::logic_error);
   buffer.clear();
   EXPECT_EQ(buffer.step(), 0);
 }
