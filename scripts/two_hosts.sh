@@ -45,14 +45,17 @@ AGENT
   chmod +x "$two_hosts_rsh"
 }
 
-# mpirun on host A, every rank's traffic over the veth pair's subnet, at most SECONDS.
+# mpirun on host A, every rank's traffic over the veth pair's subnet, at most SECONDS. The two
+# hosts share this machine's cores, so no rank is bound to one: each host's daemon would bind
+# its first rank to core 0, the same core.
 across_two_hosts() {
   local seconds=$1 hosts=$2 np=$3
   shift 3
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
     timeout "$seconds" ip netns exec "mnrl-$host_a" unshare --uts \
     sh -c "hostname $host_a; exec \"\$@\"" sh \
-    mpirun --oversubscribe -H "$hosts" -np "$np" --mca plm_rsh_agent "$two_hosts_rsh" \
+    mpirun --oversubscribe --bind-to none -H "$hosts" -np "$np" \
+    --mca plm_rsh_agent "$two_hosts_rsh" \
     --mca btl tcp,self --mca btl_tcp_if_include "$two_hosts_subnet.0/24" \
     --mca oob_tcp_if_include "$two_hosts_subnet.0/24" \
     -x OMP_NUM_THREADS -x OPENBLAS_NUM_THREADS -x OMPI_ALLOW_RUN_AS_ROOT \

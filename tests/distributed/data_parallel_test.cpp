@@ -380,6 +380,27 @@ TEST_F(DataParallelTest, ApexCheckpointsResumesAndKeepsTheBestPolicy) {
   EXPECT_EQ(metrics.find(",charts/policy_lag,") != std::string::npos, communicator().size() > 1);
 }
 
+// The actors and learners of IMPALA and Ape-X take pixels (MinAtar's uint8 observations) and
+// a convolutional encoder as they take vectors: they train, checkpoint (the actors' states with
+// their frames) and resume.
+TEST_F(DataParallelTest, ActorsAndLearnersTrainOnPixels) {
+  const std::vector<std::string> pixels{"env.id=MinAtar/Breakout-v1", "env.num_envs=4",
+                                        "network.encoder=minatar_cnn", "network.hidden_sizes=[]"};
+  for (const char* config : {"cartpole_impala.yaml", "cartpole_apex.yaml"}) {
+    SCOPED_TRACE(config);
+    dir_ = shared_directory(std::string("pixels_") + config);
+    std::vector<std::string> overrides = pixels;
+    if (std::string(config) == "cartpole_apex.yaml") {
+      overrides.insert(overrides.end(), {"apex_dqn.learning_starts=1000", "apex_dqn.batch_size=32",
+                                         "apex_dqn.steps_per_update=8"});
+    }
+    run_checkpointed_resume_and_evaluate(config, overrides);
+    expect_actor_states("resumed");
+    communicator().barrier();
+    if (communicator().rank() == 0) fs::remove_all(dir_);
+  }
+}
+
 // Ape-X across processes: rank 0 the learner, ranks 1-3 the actors (epsilons 0.4, 0.016 and
 // 0.0007), with half the shipped config's budget: 50k env steps, one update per 2 of them
 // (rl-zoo's CartPole DQN budget and replay ratio). Which actor's transitions arrive when is the
