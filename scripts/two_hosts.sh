@@ -13,9 +13,12 @@ host_a=$two_hosts_subnet.1 host_b=$two_hosts_subnet.2
 two_hosts_veth=mnrl$(( $$ % 100000 ))
 two_hosts_error=""
 
+two_hosts_made=()  # the namespaces this shell made, and deletes
+
 two_hosts_down() {
-  ip netns del "mnrl-$host_a" 2>/dev/null
-  ip netns del "mnrl-$host_b" 2>/dev/null
+  local namespace
+  for namespace in "${two_hosts_made[@]}"; do ip netns del "$namespace" 2>/dev/null; done
+  two_hosts_made=()
   return 0
 }
 
@@ -24,8 +27,10 @@ two_hosts_up() {
   command -v ip >/dev/null || { two_hosts_error="iproute2 (ip) is not installed"; return 1; }
   ip netns add "mnrl-$host_a" 2>/dev/null ||
     { two_hosts_error="cannot create network namespaces (needs root / CAP_SYS_ADMIN)"; return 1; }
+  two_hosts_made+=("mnrl-$host_a")
   ip netns add "mnrl-$host_b" 2>/dev/null ||
     { two_hosts_error="cannot create a second network namespace"; return 1; }
+  two_hosts_made+=("mnrl-$host_b")
   ip link add "${two_hosts_veth}a" type veth peer name "${two_hosts_veth}b" 2>/dev/null ||
     { two_hosts_error="cannot create a veth pair"; return 1; }
   for side in a b; do

@@ -1,6 +1,8 @@
 #include "experiments/checkpoints/training_checkpoint.h"
 
 #include <limits>
+#include <set>
+#include <stdexcept>
 #include <utility>
 
 #include "agents/a3c/shared_rmsprop.h"
@@ -52,6 +54,30 @@ Files unpack(const std::string& packed, int rank) {
     bytes = in.text();
   }
   return files;
+}
+
+// Rank r's files travel to rank 0 with this tag, at most this many bytes (what a length beyond
+// it is: damaged).
+constexpr int kFilesTag = 8;
+constexpr std::int64_t kLargestFiles = std::int64_t{1} << 40;
+
+// Throws std::runtime_error unless `files`, from rank `rank` of a job of `ranks` ranks (the
+// learners' ranks where actors are, `actors` of them), are named as that rank's files, each
+// once: a damaged message would otherwise overwrite another rank's file in the checkpoint.
+void check_file_names(const Files& files, int rank, int ranks, int actors) {
+  std::set<std::string> expected;
+  for (const char* file : {kAgentFile, kEnvsFile, kTrainingFile, kReplayFile}) {
+    expected.insert(rank_file(file, rank));
+  }
+  for (int actor = ranks + rank; actor < ranks + actors; actor += ranks) {
+    expected.insert(rank_file(kActorFile, actor));
+  }
+  for (const auto& file : files) {
+    if (expected.erase(file.first) == 0) {
+      throw std::runtime_error("checkpoint files of rank " + std::to_string(rank) + ": '" +
+                               file.first + "' is not one of its files, or comes twice");
+    }
+  }
 }
 
 // Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks.
@@ -178,22 +204,27 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
     }
   }
 
-  // The other ranks' files (named as in the checkpoint) go to rank 0.
+  // The other ranks send their files (named as in the checkpoint) to rank 0, one rank at a
+  // time, so that no rank holds more than its own and rank 0 more than one other's at once.
   std::vector<Files> other_ranks;
   if (parts.communicator && parts.communicator->size() > 1) {
-    const int rank = rank_of(parts);
-    Files mine;
+    distributed::Communicator& communicator = *parts.communicator;
+    const int rank = communicator.rank();
     if (rank > 0) {
-      mine = std::move(actors);
+      Files mine = std::move(actors);
       mine.emplace_back(rank_file(kAgentFile, rank), agent_state.bytes());
       mine.emplace_back(rank_file(kEnvsFile, rank), env_state.bytes());
       mine.emplace_back(rank_file(kTrainingFile, rank), training.bytes());
       if (save_replay) mine.emplace_back(rank_file(kReplayFile, rank), replay.bytes());
+      distributed::send_bytes(communicator, pack(mine), 0, kFilesTag);
+      return {};
     }
-    const auto gathered = distributed::all_gather_bytes(*parts.communicator, pack(mine));
-    if (rank > 0) return {};
-    for (std::size_t other = 1; other < gathered.size(); ++other) {
-      other_ranks.push_back(unpack(gathered[other], static_cast<int>(other)));
+    for (int other = 1; other < communicator.size(); ++other) {
+      other_ranks.push_back(unpack(distributed::receive_bytes(communicator, other, kFilesTag,
+                                                              kLargestFiles,
+                                                              "checkpoint files"),
+                                   other));
+      check_file_names(other_ranks.back(), other, communicator.size(), parts.actors);
     }
   }
 
@@ -328,7 +359,7 @@ void CheckpointSchedule::write(const LoopState& loop, const TrainingParts& parts
   if (interval_ > 0) {
     while (next_ <= loop.step) next_ += interval_;
   }
-  if (!checkpoints_ || loop.step == newest_step_) return;
+  if (!writes(loop.step)) return;
   newest_ = save_training_checkpoint(checkpoints_->run_dir, options_, loop, parts);
   newest_step_ = loop.step;
 }

@@ -109,6 +109,8 @@ class CheckpointSchedule {
                      const LoopState& loop);
 
   bool due(std::int64_t step) const { return step >= next_ && step < total_steps_; }
+  // Whether write() at `step` writes a checkpoint.
+  bool writes(std::int64_t step) const { return checkpoints_ && step != newest_step_; }
   // The step from which the next scheduled checkpoint is due.
   std::int64_t next() const { return next_; }
   // Writes a checkpoint of `loop` (see above) and schedules the next one.

@@ -41,8 +41,9 @@ struct ActorState;  // training_checkpoint.h
 //     takes one sends its next payload saying that its state follows, then its state (as it
 //     stands after that payload). The learner keeps the experience that arrives meanwhile for
 //     later, so the actors never wait on a full queue while it collects.
-//  5. Once it stops, a learner sends each of its actors the stop flag, then receives (and
-//     drops) experience until each one's final message.
+//  5. Once it stops (after a last step 4 where a final checkpoint follows), a learner sends
+//     each of its actors the stop flag, then receives (and drops) experience until each one's
+//     final message.
 // Several learners average their gradients and agree on the steps taken, the episodes seen,
 // whether to stop and whether to update (LearnerGroup), among themselves.
 // A failing rank aborts the job (mnrl train), so no rank waits forever for a message.

@@ -54,8 +54,11 @@ void LearnerTopology::begin(const TrainingClock& clock) {
   step_ = clock.first_step;
 }
 
-std::int64_t LearnerTopology::end(std::int64_t) {
+void LearnerTopology::prepare_final_checkpoint() {
   final_actor_states_ = actors_.collect_states();
+}
+
+std::int64_t LearnerTopology::end(std::int64_t) {
   actors_.stop(links_.parameters, version_, step_);
   return step_;
 }

@@ -21,7 +21,7 @@ ActorsLearnersLayout layout_of(const ExperimentOptions& options,
 // its agent (gradients averaged over the learners where there are several), its link to its
 // actors, the steps and the stop agreed among the learners, and what a checkpoint holds: every
 // learner's agent and (never stepped) envs, and every actor's state (collected from the actors
-// at each checkpoint, and before they stop for the final one); rank 0 alone evaluates. Subclasses
+// at each checkpoint, and before they stop for a final one); rank 0 alone evaluates. Subclasses
 // receive their payloads and update in advance().
 class LearnerTopology : public TrainingTopology {
  public:
@@ -33,6 +33,7 @@ class LearnerTopology : public TrainingTopology {
   // Resets the learner's envs (the actors' envs are theirs).
   void start_episodes(std::optional<std::int64_t>) override { learner_envs_.envs->reset(); }
   void begin(const TrainingClock& clock) override;
+  void prepare_final_checkpoint() override;
   std::int64_t end(std::int64_t step) override;
   agents::Agent& evaluation_agent() override { return *replica_.agent; }
 
@@ -79,7 +80,7 @@ class LearnerTopology : public TrainingTopology {
   bool stopping_ = false;     // agreed: the budget is spent or a stop was asked for
 
  private:
-  // Once the actors have stopped: the states they sent last, for the final checkpoint.
+  // Before the actors stop, where a final checkpoint follows: the states they sent last.
   std::optional<std::vector<ActorState>> final_actor_states_;
 };
 

@@ -56,6 +56,9 @@ class TrainingTopology {
   virtual Advance advance(std::int64_t until) = 0;
   // Runs `action` while the state in parts() is consistent (no worker in the middle of a step).
   virtual void while_consistent(const std::function<void()>& action) { action(); }
+  // Called before end() where the loop writes a final checkpoint: takes what that checkpoint
+  // needs of what stops in end() (the actors' states).
+  virtual void prepare_final_checkpoint() {}
   // Ends training (workers joined, their errors rethrown); returns the final step count.
   virtual std::int64_t end(std::int64_t step) { return step; }
 

@@ -51,6 +51,7 @@ TrainingResult run_training_loop(TrainingTopology& topology, const ExperimentOpt
     }
     if (schedule.due(loop.step)) topology.while_consistent(write_checkpoint);
   }
+  if (schedule.writes(loop.step)) topology.prepare_final_checkpoint();
   loop.step = topology.end(loop.step);
   result.interrupted = loop.step < total_steps;
 
