@@ -221,8 +221,7 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
     }
     for (int other = 1; other < communicator.size(); ++other) {
       other_ranks.push_back(unpack(distributed::receive_bytes(communicator, other, kFilesTag,
-                                                              kLargestFiles,
-                                                              "checkpoint files"),
+                                                              kLargestFiles, "checkpoint files"),
                                    other));
       check_file_names(other_ranks.back(), other, communicator.size(), parts.actors);
     }
