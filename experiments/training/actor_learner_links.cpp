@@ -4,10 +4,14 @@
 #include <ATen/ops/ones.h>
 #include <ATen/ops/zeros.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
+#include "core/liveness.h"
 #include "core/stop_signal.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
@@ -69,10 +73,9 @@ ActorsLink::ActorsLink(distributed::Communicator& communicator, const ActorsLear
 
 void ActorsLink::share_initial(at::Tensor parameters) { communicator_.broadcast(parameters, 0); }
 
-bool ActorsLink::receive_message(at::Tensor& message, ExperienceReport& report) {
+bool ActorsLink::receive_message(int source, at::Tensor& message, ExperienceReport& report) {
   const auto start = std::chrono::steady_clock::now();
-  report.source =
-      communicator_.receive(message, distributed::Communicator::kAnySource, kExperienceTag);
+  report.source = communicator_.receive(message, source, kExperienceTag);
   waited_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const float* fields = message.data_ptr<float>() + payload_floats_;
@@ -98,25 +101,51 @@ const float* ActorsLink::receive() {
     return message_.data_ptr<float>();
   }
   while (actors_running_ > 0) {
-    if (receive_message(message_, report_)) return message_.data_ptr<float>();
+    if (receive_message(distributed::Communicator::kAnySource, message_, report_)) {
+      return message_.data_ptr<float>();
+    }
   }
   return nullptr;
 }
 
-std::vector<ActorState> ActorsLink::collect_states() {
+std::vector<ActorState> ActorsLink::collect_states(double timeout_seconds) {
   std::vector<ActorState> states;
   if (actors_running_ < static_cast<int>(actors_.size())) return states;
   const at::Tensor request = at::ones({1}, at::kFloat);
   for (const int actor : actors_) communicator_.start_send(request, actor, kStateRequestTag);
-  while (states.size() < actors_.size()) {
+  std::vector<int> waiting_for = actors_;
+  auto heard = std::chrono::steady_clock::now();  // when an actor last sent something
+  while (!waiting_for.empty()) {
+    const auto from = std::find_if(waiting_for.begin(), waiting_for.end(), [&](int actor) {
+      return communicator_.has_message(actor, kExperienceTag);
+    });
+    if (from == waiting_for.end()) {
+      core::report_alive();  // to the actors waiting on their full queues meanwhile
+      const double silent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - heard).count();
+      if (silent > timeout_seconds) {
+        std::string ranks;
+        for (const int actor : waiting_for)
+          ranks += (ranks.empty() ? "" : ", ") + std::to_string(actor);
+        throw std::runtime_error("actor rank(s) " + ranks + " sent nothing for " +
+                                 std::to_string(static_cast<int>(timeout_seconds)) +
+                                 " s (distributed.timeout) while their learner collected the "
+                                 "actors' states for a checkpoint (stopped, hung, or stuck in an "
+                                 "env step?)");
+      }
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      continue;
+    }
+    const int actor = *from;
     Experience experience{at::empty({payload_floats_ + kExperienceFields}, at::kFloat), {}};
-    if (!receive_message(experience.message, experience.report)) {
+    if (!receive_message(actor, experience.message, experience.report)) {
       throw std::logic_error("an actor ended while its learner collected the actors' states");
     }
+    heard = std::chrono::steady_clock::now();
     if (experience.report.state_follows) {
-      const int actor = experience.report.source;
       states.push_back({actor, distributed::receive_bytes(communicator_, actor, kStateTag,
                                                           kLargestState, "an actor's state")});
+      waiting_for.erase(from);
     }
     kept_.push_back(std::move(experience));
   }

@@ -87,8 +87,10 @@ class ActorsLink {
   // report(); null once every actor has sent its final message.
   const float* receive();
   // Protocol step 4: every actor's state, in the order they arrive; none once an actor has
-  // sent its final message.
-  std::vector<ActorState> collect_states();
+  // sent its final message. Receives only from the actors yet to answer (the others wait on
+  // their full queues, so what is kept stays bounded). Throws std::runtime_error naming the
+  // actors that have sent nothing for `timeout_seconds` (distributed.timeout: stopped or hung).
+  std::vector<ActorState> collect_states(double timeout_seconds);
   const ExperienceReport& report() const { return report_; }
   // Seconds receive() has spent waiting for a message so far.
   double waited_seconds() const { return waited_seconds_; }
@@ -102,9 +104,9 @@ class ActorsLink {
 
  private:
   void send(const at::Tensor& parameters, std::int64_t version, std::int64_t step, bool stop);
-  // Receives the next message into `message` and reads its report into `report`; false for a
-  // final message.
-  bool receive_message(at::Tensor& message, ExperienceReport& report);
+  // Receives the next message from `source` (or any actor) into `message` and reads its report
+  // into `report`; false for a final message.
+  bool receive_message(int source, at::Tensor& message, ExperienceReport& report);
 
   struct Experience {
     at::Tensor message;

@@ -42,7 +42,8 @@ LearnerTopology::LearnerTopology(const ExperimentOptions& options,
   const ActorsLearnersLayout layout = layout_of(options, world);
   parts_.actors = layout.ranks - layout.learners;
   parts_.actor_states = [this] {
-    return final_actor_states_ ? *final_actor_states_ : actors_.collect_states();
+    return final_actor_states_ ? *final_actor_states_
+                               : actors_.collect_states(options_.distributed.timeout);
   };
 }
 
@@ -55,7 +56,7 @@ void LearnerTopology::begin(const TrainingClock& clock) {
 }
 
 void LearnerTopology::prepare_final_checkpoint() {
-  final_actor_states_ = actors_.collect_states();
+  final_actor_states_ = actors_.collect_states(options_.distributed.timeout);
 }
 
 std::int64_t LearnerTopology::end(std::int64_t) {

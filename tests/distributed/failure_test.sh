@@ -7,7 +7,8 @@
 #     which a job of another size refuses to resume;
 #  4. a rank stopped (SIGSTOP) or stuck in an env step ends the job at distributed.timeout, the
 #     others having named it; ranks that wait for a busy one (IMPALA's actors while their
-#     learner evaluates) do not;
+#     learner evaluates) do not; a learner names an actor that stopped while it collected the
+#     actors' states for a checkpoint;
 #  5. ranks that run different configs are refused (exit 2) before any work, naming the key.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
 set -uo pipefail
@@ -162,6 +163,18 @@ timeout 240 mpirun --oversubscribe -np 4 "$mnrl" train "$source_dir/configs/cart
 status=$?
 [[ $status -eq 0 ]] || fail "exit status $status, expected 0: $(grep -v '^\[' "$log" | tail -3)"
 ! grep -q "did not join\|waiting .* for rank" "$log" || fail "a waiting actor was taken for a hung rank"
+
+echo "4d. an actor stopped while its learner collects the actors' states (IMPALA, 2 actors)"
+# The other actor goes on until it has answered; the learner names the silent one at the
+# timeout rather than waiting for it for ever (or, stopped between its payload and its state,
+# the others' watchdogs name it).
+log=$work/job.log
+mpirun --oversubscribe -np 3 "$mnrl" train "$source_dir/configs/cartpole_impala.yaml" \
+  "${long_run[@]}" --set checkpoint.interval=20000 --set distributed.timeout=4 \
+  --run-dir "$work/collect" >"$log" 2>&1 &
+job=$!
+wait_for_file "$work/collect/metrics.csv" &&
+  stop_rank 2 "actor rank(s) 2 sent nothing for 4 s (distributed.timeout) while their learner\|rank(s) 2 did not join .* within distributed.timeout = 4 s"
 
 echo "5. ranks with different configs"
 log=$work/mismatch.log
