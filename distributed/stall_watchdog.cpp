@@ -1,13 +1,14 @@
 #include "distributed/stall_watchdog.h"
 
-#include "core/liveness.h"
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <thread>
 
-#include <unistd.h>
+#include "core/liveness.h"
+#include "core/text.h"
 
 namespace mnrl::distributed {
 namespace {
@@ -18,15 +19,14 @@ constexpr double kSpinSeconds = 0.002;
 constexpr double kWatchEverySeconds = 0.5;
 
 std::string rank_list(const std::vector<int>& ranks) {
-  std::string text;
-  for (const int rank : ranks) text += (text.empty() ? "" : ", ") + std::to_string(rank);
-  return text;
+  std::vector<std::string> names;
+  for (const int rank : ranks) names.push_back(std::to_string(rank));
+  return core::join(names);
 }
 
 }  // namespace
 
-StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds)
-    : timeout_(timeout_seconds) {
+StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds) : timeout_(timeout_seconds) {
   MPI_Comm_dup(world, &comm_);  // collective: every rank makes its communicators in one order
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
@@ -77,7 +77,8 @@ void StallWatchdog::guard_blocking_calls() {
   for (;;) {
     {
       std::unique_lock<std::mutex> lock(stop_mutex_);
-      if (stop_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping_; })) return;
+      if (stop_.wait_for(lock, std::chrono::milliseconds(200), [this] { return stopping_; }))
+        return;
     }
     const std::int64_t since = blocking_since_;
     if (since == 0) continue;
@@ -159,8 +160,8 @@ void StallWatchdog::receive_messages() {
     MPI_Get_count(&status, MPI_LONG_LONG, &count);
     if (count != 2) {  // not ours: take it off the queue and ignore it
       std::vector<char> ignored(static_cast<std::size_t>(std::max(count, 0)) * 8 + 8);
-      MPI_Recv(ignored.data(), static_cast<int>(ignored.size()), MPI_BYTE, status.MPI_SOURCE,
-               kTag, comm_, MPI_STATUS_IGNORE);
+      MPI_Recv(ignored.data(), static_cast<int>(ignored.size()), MPI_BYTE, status.MPI_SOURCE, kTag,
+               comm_, MPI_STATUS_IGNORE);
       continue;
     }
     MPI_Recv(message, 2, MPI_LONG_LONG, status.MPI_SOURCE, kTag, comm_, MPI_STATUS_IGNORE);
@@ -186,8 +187,8 @@ std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
   return missing;
 }
 
-void StallWatchdog::watch(const char* operation, bool collective, double waited,
-                          double& announced, bool& warned) {
+void StallWatchdog::watch(const char* operation, bool collective, double waited, double& announced,
+                          bool& warned) {
   receive_messages();
   if (waited >= timeout_ / 4 && (announced < 0 || waited - announced >= timeout_ / 4)) {
     core::report_waiting();  // to the ranks of this rank's other communicators
@@ -195,7 +196,8 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
     announced = waited;
   }
   const std::vector<int> missing = missing_ranks(collective);
-  const std::string me = "mnrl (rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ")";
+  const std::string me =
+      "mnrl (rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ")";
   if (!warned && waited >= timeout_ / 2 && !missing.empty()) {
     std::fprintf(stderr,
                  "%s: waiting %.0f s in %s for rank(s) %s (stopped, hung, or stuck in an env "
@@ -212,17 +214,19 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
   bool all_waiting = true;
   for (int rank = 0; rank < size_; ++rank) {
     const auto r = static_cast<std::size_t>(rank);
-    all_waiting = all_waiting && (rank == rank_ || (collective ? waiting_in_[r] == collectives_
-                                                               : waiting_at_[r] > lately &&
-                                                                     alive_[r] <= lately));
+    all_waiting = all_waiting &&
+                  (rank == rank_ || (collective ? waiting_in_[r] == collectives_
+                                                : waiting_at_[r] > lately && alive_[r] <= lately));
   }
   if (missing.empty() && !all_waiting) return;  // the others are busy, and say so
   if (missing.empty()) {
-    std::fprintf(stderr, "%s: every rank has waited %.0f s in a collective that does not "
+    std::fprintf(stderr,
+                 "%s: every rank has waited %.0f s in a collective that does not "
                  "complete (%s here): the ranks disagree on what to exchange; ending the job\n",
                  me.c_str(), waited, operation);
   } else {
-    std::fprintf(stderr, "%s: rank(s) %s did not join %s within distributed.timeout = %g s "
+    std::fprintf(stderr,
+                 "%s: rank(s) %s did not join %s within distributed.timeout = %g s "
                  "(stopped, hung, or stuck in an env step); ending the job\n",
                  me.c_str(), rank_list(missing).c_str(), operation, timeout_.load());
   }

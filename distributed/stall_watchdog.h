@@ -19,12 +19,13 @@ namespace mnrl::distributed {
 // Protocol, on a communicator of its own (a duplicate of the job's): a rank that has waited a
 // quarter of the timeout in one exchange tells every other rank WAITING(n), n being its count
 // of collectives so far (-1 for a point-to-point wait), and again every quarter of the
-// timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting); a rank working alone (evaluating,
-// writing a checkpoint) sends ALIVE at most once a second (keep_alive). A rank waiting in a
-// collective takes as missing the ranks that neither wait in the same collective nor were
-// heard ALIVE lately; one waiting point to point (A3C, IMPALA, Ape-X), those heard neither
-// ALIVE nor waiting (in anything) lately. At half the timeout it names them on stderr, and at the timeout it
-// ends the job (MPI_Abort) with a message; also when every other rank waits too (a deadlock).
+// timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting); a rank
+// working alone (evaluating, writing a checkpoint) sends ALIVE at most once a second
+// (keep_alive). A rank waiting in a collective takes as missing the ranks that neither wait in
+// the same collective nor were heard ALIVE lately; one waiting point to point (A3C, IMPALA,
+// Ape-X), those heard neither ALIVE nor waiting (in anything) lately. At half the timeout it
+// names them on stderr, and at the timeout it ends the job (MPI_Abort) with a message; also
+// when every other rank waits too (a deadlock).
 //
 // A blocking call that every rank has joined (begin_blocking .. end_blocking) is watched by a
 // thread of its own: if it lasts past the timeout (a rank stopped in the middle of it), the

@@ -13,6 +13,7 @@
 
 #include "core/liveness.h"
 #include "core/stop_signal.h"
+#include "core/text.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
 #include "experiments/checkpoints/training_checkpoint.h"
@@ -124,10 +125,9 @@ std::vector<ActorState> ActorsLink::collect_states(double timeout_seconds) {
       const double silent =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - heard).count();
       if (silent > timeout_seconds) {
-        std::string ranks;
-        for (const int actor : waiting_for)
-          ranks += (ranks.empty() ? "" : ", ") + std::to_string(actor);
-        throw std::runtime_error("actor rank(s) " + ranks + " sent nothing for " +
+        std::vector<std::string> ranks;
+        for (const int actor : waiting_for) ranks.push_back(std::to_string(actor));
+        throw std::runtime_error("actor rank(s) " + core::join(ranks) + " sent nothing for " +
                                  std::to_string(static_cast<int>(timeout_seconds)) +
                                  " s (distributed.timeout) while their learner collected the "
                                  "actors' states for a checkpoint (stopped, hung, or stuck in an "

@@ -21,7 +21,7 @@ Actor make_actor(const ExperimentOptions& options, int rank, const Checkpoint* r
   auto [mine, envs] = make_worker_envs(options, rank, resumed_at);
   if (adjust) adjust(mine);
   auto agent = make_agent(mine, envs->spec());
-  return {std::move(mine), std::move(envs), std::move(agent)};
+  return {std::move(mine), std::move(envs), std::move(agent), resumed_at.value_or(0)};
 }
 
 std::string save_actor_state(const agents::Agent& agent, const envs::VectorEnv& envs) {

@@ -26,6 +26,7 @@ struct Actor {
   ExperimentOptions options;
   std::unique_ptr<envs::VectorEnv> envs;
   std::unique_ptr<agents::Agent> agent;
+  std::int64_t first_step = 0;  // the global step training starts from (after a resume)
 };
 Actor make_actor(const ExperimentOptions& options, int rank, const Checkpoint* resume_from,
                  const std::function<void(ExperimentOptions&)>& adjust = nullptr);

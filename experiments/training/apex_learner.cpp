@@ -126,8 +126,7 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
       [&rows](const replay::Transition& transition) { rows.append(transition); });
   torch::NoGradGuard no_grad;
   LearnerLink learner(communicator, layout_of(options, communicator), dqn.parameters().detach(),
-                      apex.send_size * rows.row_floats(), apex.queue_size,
-                      resume_from ? resume_from->info().step : 0);
+                      apex.send_size * rows.row_floats(), apex.queue_size, actor.first_step);
   replay::TransitionBatch batch;
   std::vector<float> priorities(static_cast<std::size_t>(apex.send_size));
   return act_until_stopped(

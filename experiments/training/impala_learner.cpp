@@ -70,8 +70,7 @@ std::int64_t run_impala_actor(const ExperimentOptions& options,
   torch::NoGradGuard no_grad;
   LearnerLink learner(communicator, layout_of(options, communicator), impala.parameters().detach(),
                       impala.trajectory_floats(actor.envs->num_envs()),
-                      impala_options(options).queue_size,
-                      resume_from ? resume_from->info().step : 0);
+                      impala_options(options).queue_size, actor.first_step);
   return act_until_stopped(
       learner, actor, resume_from, [&] { return impala.update_ready(); },
       [&](float* payload) { impala.pack_trajectory(payload); });

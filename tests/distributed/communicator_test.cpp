@@ -1,5 +1,10 @@
 // Collectives give exact results on every rank. Run under `mpirun -np N` (ctest label mpi)
 // with the MPI backend, and as a plain process with the local one.
+#include "distributed/communicator.h"
+
+#include <ATen/ops/arange.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/zeros.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,11 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include <ATen/ops/arange.h>
-#include <ATen/ops/full.h>
-#include <ATen/ops/zeros.h>
-
-#include "distributed/communicator.h"
+#include "distributed/byte_exchange.h"
 #include "test_communicator.h"
 
 namespace mnrl::distributed {
@@ -163,6 +164,38 @@ TEST(CommunicatorTest, SmallStartedSendsStayInFlightUntilReceived) {
   } else {
     comm.wait_for_sends(0);
     EXPECT_EQ(comm.sends_pending(), 0);
+  }
+  comm.barrier();
+}
+
+// Bytes point to point (an actor's state, a learner's checkpoint files): every rank but 0
+// sends rank 0 a string whose length is not a multiple of 8 words, which arrives whole, then
+// one longer than rank 0 takes, which is refused naming the sender and the lengths.
+TEST(CommunicatorTest, BytesArriveWholeAndOversizedOnesAreRefused) {
+  Communicator& comm = test_communicator();
+  if (comm.size() == 1) GTEST_SKIP() << "needs 2 ranks or more";
+  constexpr int kTag = 13;
+  const auto bytes_of = [](int rank) { return std::string(1000 + 3 * rank, 'a' + rank % 26); };
+  if (comm.rank() > 0) {
+    send_bytes(comm, bytes_of(comm.rank()), 0, kTag);
+    send_bytes(comm, std::string(101, 'x'), 0, kTag);
+  } else {
+    for (int source = 1; source < comm.size(); ++source) {
+      EXPECT_EQ(receive_bytes(comm, source, kTag, 2000, "a test string"), bytes_of(source));
+      try {
+        receive_bytes(comm, source, kTag, 100, "a test string");
+        ADD_FAILURE() << "101 bytes taken where at most 100 were";
+      } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("a test string from rank " + std::to_string(source) +
+                                             ": 101 bytes, expected at most 100"),
+                  std::string::npos)
+            << e.what();
+      }
+      // The refused bytes (13 words) are still on their way: take them, so that the sender
+      // completes.
+      at::Tensor words = at::zeros({13}, at::kLong);
+      comm.receive(words, source, kTag);
+    }
   }
   comm.barrier();
 }
