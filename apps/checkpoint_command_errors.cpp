@@ -8,6 +8,7 @@
 #include "core/files.h"
 #include "core/state_stream.h"
 #include "experiments/checkpoints/checkpoint.h"
+#include "experiments/evaluation/episode_video.h"
 
 namespace mnrl::apps {
 
@@ -22,6 +23,8 @@ int run_checkpoint_command(const std::string& command, const std::function<int()
   } catch (const core::StateError& e) {
     std::fprintf(stderr, "mnrl %s: %s\n", name, e.what());
   } catch (const core::FileError& e) {
+    std::fprintf(stderr, "mnrl %s: %s\n", name, e.what());
+  } catch (const experiments::VideoRequestError& e) {
     std::fprintf(stderr, "mnrl %s: %s\n", name, e.what());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mnrl %s: error: %s\n", name, e.what());

@@ -6,12 +6,16 @@
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/env_arguments.h"
+#include "core/stop_signal.h"
 #include "experiments/evaluation/checkpoint_evaluation.h"
 
 namespace mnrl::apps {
 
 int eval_command(const EvalArguments& args) {
-  return run_checkpoint_command("eval", [&] {
+  // Ctrl-C or SIGTERM ends the episodes at their next step; a --video GIF is then not written
+  // and its temporary file is deleted.
+  core::install_stop_handlers();
+  const int status = run_checkpoint_command("eval", [&] {
     std::optional<experiments::VideoOptions> video;
     if (!args.video.empty()) video = experiments::VideoOptions{args.video, args.video_fps};
     const auto evaluation = experiments::evaluate_checkpoint(
@@ -19,7 +23,10 @@ int eval_command(const EvalArguments& args) {
         [](const std::string& reason) {
           std::fprintf(stderr, "mnrl eval: skipping a checkpoint: %s\n", reason.c_str());
         },
-        video);
+        video,
+        [](const std::string& warning) {
+          std::fprintf(stderr, "mnrl eval: warning: %s\n", warning.c_str());
+        });
     const auto& r = evaluation.result;
     std::printf("%s on %s, step %lld (%s)\n", evaluation.info.algo.c_str(),
                 evaluation.info.env.c_str(), static_cast<long long>(evaluation.info.step),
@@ -31,6 +38,7 @@ int eval_command(const EvalArguments& args) {
     if (video) std::printf("video: %s\n", args.video.c_str());
     return kExitOk;
   });
+  return core::stop_requested() ? 128 + core::stop_signal() : status;
 }
 
 Command add_eval_command(CLI::App& mnrl) {

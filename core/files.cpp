@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <system_error>
+#include <utility>
 
 namespace mnrl::core {
 namespace fs = std::filesystem;
@@ -106,33 +107,70 @@ void check_replaceable(const fs::path& path) {
   }
 }
 
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  check_replaceable(path);
-  const fs::path temporary = path.string() + ".tmp";
-  const auto fail = [&path](int error_number) {
-    return FileError("cannot write " + quoted(path) + ": " + errno_text(error_number));
-  };
+AtomicFileWriter::AtomicFileWriter(const fs::path& path)
+    : path_(path), temporary_(path.string() + ".tmp") {
+  check_replaceable(path_);
   // O_NOFOLLOW and O_NONBLOCK: a symlink or a FIFO left at the temporary name is refused, not
   // followed or waited on.
-  const int fd = ::open(temporary.c_str(),
-                        O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-  if (fd < 0) throw fail(errno);
+  fd_ = ::open(temporary_.c_str(),
+               O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd_ < 0 && errno == ELOOP) {
+    throw FileError("will not write " + quoted(temporary_) +
+                    ": it is a symbolic link, not a regular file");
+  }
+  if (fd_ < 0) {
+    throw FileError("cannot write " + quoted(path_) + ": " + errno_text(errno));
+  }
   struct stat status {};
-  int error_number = ::fstat(fd, &status) != 0 ? errno : 0;
-  if (error_number == 0 && !S_ISREG(status.st_mode)) {
-    ::close(fd);
-    throw FileError("will not write " + quoted(temporary) + ": it is " +
-                    kind_of(status.st_mode) + ", not a regular file");
+  if (::fstat(fd_, &status) != 0) throw failure(errno);
+  if (!S_ISREG(status.st_mode)) {
+    ::close(std::exchange(fd_, -1));  // not ours to delete
+    throw FileError("will not write " + quoted(temporary_) + ": it is " + kind_of(status.st_mode) +
+                    ", not a regular file");
   }
-  if (error_number == 0) error_number = write_all(fd, content.data(), content.size());
-  if (error_number == 0 && ::fsync(fd) != 0) error_number = errno;
-  if (::close(fd) != 0 && error_number == 0) error_number = errno;
-  if (error_number == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error_number = errno;
-  if (error_number != 0) {
-    ::unlink(temporary.c_str());
-    throw fail(error_number);
+}
+
+AtomicFileWriter::~AtomicFileWriter() { discard(); }
+
+void AtomicFileWriter::write(const char* data, std::size_t size) {
+  if (fd_ < 0) throw FileError("cannot write " + quoted(path_) + ": already closed");
+  if (const int error_number = write_all(fd_, data, size)) throw failure(error_number);
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) throw FileError("cannot write " + quoted(path_) + ": already closed");
+  if (::fsync(fd_) != 0) throw failure(errno);
+  // What is at `path` may have changed while the pieces were written.
+  try {
+    check_replaceable(path_);
+  } catch (const FileError&) {
+    discard();
+    throw;
   }
-  sync_directory(path.parent_path().empty() ? fs::path(".") : path.parent_path());
+  const int fd = std::exchange(fd_, -1);
+  if (::close(fd) != 0 || ::rename(temporary_.c_str(), path_.c_str()) != 0) {
+    const int error_number = errno;
+    ::unlink(temporary_.c_str());
+    throw FileError("cannot write " + quoted(path_) + ": " + errno_text(error_number));
+  }
+  sync_directory(path_.parent_path().empty() ? fs::path(".") : path_.parent_path());
+}
+
+void AtomicFileWriter::discard() {
+  if (fd_ < 0) return;
+  ::close(std::exchange(fd_, -1));
+  ::unlink(temporary_.c_str());
+}
+
+FileError AtomicFileWriter::failure(int error_number) {
+  discard();
+  return FileError("cannot write " + quoted(path_) + ": " + errno_text(error_number));
+}
+
+void write_file_atomically(const fs::path& path, const std::string& content) {
+  AtomicFileWriter file(path);
+  file.write(content.data(), content.size());
+  file.commit();
 }
 
 void sync_directory(const fs::path& directory) {

@@ -8,6 +8,7 @@
 // - an output replaces only a regular file (or creates a new one): `mnrl plot -o /dev/null`
 //   must not turn a device node into a file.
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <stdexcept>
@@ -35,10 +36,35 @@ void check_regular_file(const std::filesystem::path& path, const std::string& wh
 // A symlink counts as something else: renaming over it would replace the link, not its target.
 void check_replaceable(const std::filesystem::path& path);
 
-// Writes `content` to `path` through a temporary file in the same directory, flushed to disk
-// (fsync) and then renamed over `path`: readers see the old file or the whole new one, never a
-// partial one, even after a crash. Refuses (check_replaceable) to replace anything but a
-// regular file. Throws FileError naming the path and the cause.
+// A file written in pieces that appears at `path` whole or not at all: the pieces go to
+// `path + ".tmp"` (opened without following a symlink or waiting on a FIFO there, and only if
+// it is a regular file), which commit() flushes to disk (fsync) and renames over `path`. Only
+// a regular file at `path` is ever replaced (check_replaceable, at opening and again at the
+// rename). Without a successful commit(), the destructor deletes the temporary file. Every
+// failure throws FileError naming the path and the cause, and deletes the temporary file.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(const std::filesystem::path& path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(const char* data, std::size_t size);
+  void commit();
+
+ private:
+  // Closes and deletes the temporary file, if still open.
+  void discard();
+  // discard(), then the FileError for `error_number`.
+  FileError failure(int error_number);
+
+  std::filesystem::path path_;
+  std::filesystem::path temporary_;
+  int fd_ = -1;  // -1 once committed or discarded
+};
+
+// Writes `content` to `path` at once through an AtomicFileWriter: readers see the old file or
+// the whole new one, never a partial one, even after a crash.
 void write_file_atomically(const std::filesystem::path& path, const std::string& content);
 
 // Makes the entries of `directory` (renames into it) durable; best effort.

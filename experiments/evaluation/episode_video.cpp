@@ -29,8 +29,8 @@ void EpisodeVideo::capture(const envs::VectorEnv& envs, const std::vector<bool>&
   for (int env = 0; env < envs.num_envs(); ++env) {
     if (done[static_cast<std::size_t>(env)]) continue;
     if (!envs.render(static_cast<std::size_t>(env), frame_)) {
-      throw std::runtime_error("--video: '" + envs.spec().id +
-                               "' draws no pictures (its render() returns false)");
+      throw VideoRequestError("--video: '" + envs.spec().id +
+                              "' draws no pictures (its render() returns false)");
     }
     check_frame(frame_, envs.spec().id);
     if (scale_ == 0) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,13 @@
 #include "experiments/evaluation/gif_writer.h"
 
 namespace mnrl::experiments {
+
+// A --video request that no run of this env can meet (the env draws no pictures): a usage
+// error, found at the first frame, before any step is played.
+class VideoRequestError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 // `mnrl eval --video`: the evaluation episodes, which play side by side (one env each), as one
 // animated GIF of tiles, up to four a row with grey gaps between them, each env's render()
@@ -27,7 +35,7 @@ class EpisodeVideo {
   EpisodeVideo(std::string path, int frames_per_second);
 
   // Draws the envs not yet done into their tiles and adds the picture as a frame. Throws
-  // std::runtime_error naming the env when its render() draws nothing (an env without
+  // VideoRequestError naming the env when its render() draws nothing (an env without
   // pictures), and std::invalid_argument when an env's frame changes size.
   void capture(const envs::VectorEnv& envs, const std::vector<bool>& done);
   // Completes the GIF (GifWriter::finish).

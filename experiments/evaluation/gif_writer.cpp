@@ -1,13 +1,8 @@
 #include "experiments/evaluation/gif_writer.h"
 
-#include <fcntl.h>
 #include <gif_lib.h>
-#include <unistd.h>
 
 #include <array>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -65,27 +60,30 @@ const std::array<GifColorType, 256>& palette() {
 }  // namespace
 
 GifWriter::GifWriter(std::string path, int frame_delay_centiseconds)
-    : path_(std::move(path)),
-      temporary_path_(path_ + ".tmp"),
-      delay_centiseconds_(frame_delay_centiseconds) {
+    : path_(std::move(path)), delay_centiseconds_(frame_delay_centiseconds) {
   if (frame_delay_centiseconds < 0 || frame_delay_centiseconds > 65535) {
     throw std::invalid_argument("GIF frame delay " + std::to_string(frame_delay_centiseconds) +
                                 " cs is outside [0, 65535]");
   }
-  // Opened here rather than by EGifOpenFileName, which creates files readable by their owner
-  // only (mode 0600).
-  const int file = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
-  if (file < 0) {
-    throw std::runtime_error("cannot create GIF " + temporary_path_ + ": " + std::strerror(errno));
-  }
+  file_ = std::make_unique<core::AtomicFileWriter>(path_);
   int error = 0;
-  gif_ = EGifOpenFileHandle(file, &error);  // owns `file` from here, unless it fails
+  gif_ = EGifOpen(this, &GifWriter::write_bytes, &error);
   if (gif_ == nullptr) {
-    ::close(file);
-    std::remove(temporary_path_.c_str());
-    throw std::runtime_error("cannot write GIF " + temporary_path_ + ": " + GifErrorString(error));
+    file_.reset();
+    throw std::runtime_error("cannot write GIF " + path_ + ": " + GifErrorString(error));
   }
   EGifSetGifVersion(gif_, true);  // GIF89a, for the loop and delay extensions
+}
+
+int GifWriter::write_bytes(GifFileType* gif, const unsigned char* bytes, int size) {
+  auto* writer = static_cast<GifWriter*>(gif->UserData);
+  try {
+    writer->file_->write(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(size));
+    return size;
+  } catch (const core::FileError& e) {
+    if (writer->write_error_.empty()) writer->write_error_ = e.what();
+    return 0;  // giflib then reports E_GIF_ERR_WRITE_FAILED
+  }
 }
 
 GifWriter::~GifWriter() { discard(); }
@@ -153,16 +151,9 @@ void GifWriter::finish() {
     throw std::logic_error("no frames to write to GIF " + path_);
   }
   int error = 0;
-  const int closed = EGifCloseFile(std::exchange(gif_, nullptr), &error);
-  if (closed == GIF_ERROR) {
-    std::remove(temporary_path_.c_str());
-    throw std::runtime_error("cannot finish GIF " + temporary_path_ + ": " + GifErrorString(error));
-  }
-  if (std::rename(temporary_path_.c_str(), path_.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary_path_.c_str());
-    throw std::runtime_error("cannot rename " + temporary_path_ + " to " + path_ + ": " + reason);
-  }
+  if (EGifCloseFile(std::exchange(gif_, nullptr), &error) == GIF_ERROR) fail("finishing", error);
+  file_->commit();
+  file_.reset();
 }
 
 void GifWriter::check_open() const {
@@ -171,14 +162,16 @@ void GifWriter::check_open() const {
 
 void GifWriter::fail(const std::string& doing, int gif_error) {
   discard();
-  throw std::runtime_error(doing + " GIF " + temporary_path_ + ": " + GifErrorString(gif_error));
+  if (!write_error_.empty()) throw std::runtime_error(doing + " GIF: " + write_error_);
+  throw std::runtime_error(doing + " GIF " + path_ + ": " + GifErrorString(gif_error));
 }
 
 void GifWriter::discard() {
-  if (gif_ == nullptr) return;
-  int ignored = 0;
-  EGifCloseFile(std::exchange(gif_, nullptr), &ignored);
-  std::remove(temporary_path_.c_str());
+  if (gif_ != nullptr) {
+    int ignored = 0;
+    EGifCloseFile(std::exchange(gif_, nullptr), &ignored);
+  }
+  file_.reset();  // deletes the .tmp file, unless committed
 }
 
 }  // namespace mnrl::experiments

@@ -48,6 +48,32 @@ std::string file_error_of(Action action) {
   return "";
 }
 
+// A file written in pieces (a GIF) appears whole or not at all, and a symlink left at its
+// temporary name is neither followed nor its target overwritten.
+TEST_F(FilesTest, AFileWrittenInPiecesAppearsOnlyWhenCommitted) {
+  const fs::path file = dir_ / "out.gif";
+  {
+    AtomicFileWriter abandoned(file);
+    abandoned.write("GIF", 3);
+    EXPECT_FALSE(fs::exists(file));
+  }
+  EXPECT_TRUE(fs::is_empty(dir_));
+  AtomicFileWriter writer(file);
+  writer.write("GIF", 3);
+  writer.write("89a", 3);
+  writer.commit();
+  EXPECT_EQ(contents(file), "GIF89a");
+  EXPECT_FALSE(fs::exists(dir_ / "out.gif.tmp"));
+
+  std::ofstream(dir_ / "precious") << "keep";
+  fs::create_symlink(dir_ / "precious", dir_ / "out.gif.tmp");
+  EXPECT_EQ(file_error_of([&] { AtomicFileWriter again(file); }),
+            "will not write '" + (dir_ / "out.gif.tmp").string() +
+                "': it is a symbolic link, not a regular file");
+  EXPECT_EQ(contents(dir_ / "precious"), "keep");
+  EXPECT_EQ(contents(file), "GIF89a");
+}
+
 TEST_F(FilesTest, WritesReplaceOnlyRegularFiles) {
   const fs::path file = dir_ / "out.txt";
   write_file_atomically(file, "one");
