@@ -7,25 +7,15 @@
 #include "apps/commands.h"
 #include "core/build_info.h"
 #include "core/openblas.h"
-#include "experiments/runs/physics_engines.h"
+#include "core/shell_words.h"
 #include "core/text.h"
+#include "experiments/runs/physics_engines.h"
 
 namespace mnrl::apps {
 namespace {
 
-std::string shell_quoted(const std::string& word) {
-  if (!word.empty() && word.find_first_of(" \t\n'\"\\$`*?[]{}()<>|&;#~") == std::string::npos) {
-    return word;
-  }
-  std::string out = "'";
-  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::string command_line(int argc, char** argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) line += (i ? " " : "") + shell_quoted(argv[i]);
-  return line;
+  return core::shell_command_line(std::vector<std::string>(argv, argv + argc));
 }
 
 }  // namespace
@@ -40,8 +30,8 @@ std::vector<Command> add_commands(CLI::App& mnrl, int argc, char** argv) {
   mnrl.require_subcommand(1, 1);
   mnrl.footer(
       "Exit codes: 0 success; 1 failure while running; 2 bad command line, config, run "
-      "directory, checkpoint or plugin (nothing run or written); 130/143 stopped by Ctrl-C / "
-      "SIGTERM (checkpoint written); 128+N ended by signal N.\n"
+      "directory, checkpoint or plugin (nothing run or written); 130/143/129/138 stopped by "
+      "Ctrl-C / SIGTERM / SIGHUP / SIGUSR1 (checkpoint written); 128+N ended by signal N.\n"
       "Docs: README.md, docs/ (reliability.md: what mnrl promises when things go wrong).");
   std::vector<Command> commands{add_train_command(mnrl, command_line(argc, argv)),
                                 add_eval_command(mnrl), add_export_command(mnrl),

@@ -17,7 +17,13 @@ namespace mnrl::apps {
 namespace {
 
 const char* signal_name(int signal) {
-  return signal == SIGINT ? "Ctrl-C (SIGINT)" : signal == SIGTERM ? "SIGTERM" : "a signal";
+  switch (signal) {
+    case SIGINT: return "Ctrl-C (SIGINT)";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP (hangup)";
+    case SIGUSR1: return "SIGUSR1";
+    default: return "a signal";
+  }
 }
 
 void say_skipped(const std::string& reason) {
@@ -112,14 +118,18 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
   resume_option->type_name("RUN_DIR")->excludes(config_option);
   train
       ->add_flag("--allow-changes", args->allow_changes,
-                 "With --resume: train on although config.yaml changed keys that alter the run "
-                 "since the checkpoint (they are recorded in run_info.yaml)")
+                 "With --resume: train on although config.yaml (or --set) changed keys that alter "
+                 "the run since the checkpoint (they are recorded in run_info.yaml)")
       ->needs(resume_option);
-  resume_option->excludes(
-      train->add_option("--set", args->overrides,
-                        "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable)")
-          ->type_name("KEY=VALUE")
-          ->allow_extra_args(false));
+  // With --resume, as an edit of the run's config.yaml: keys that change what is trained need
+  // --allow-changes.
+  train
+      ->add_option("--set", args->overrides,
+                   "Override a config key, e.g. --set ppo.gamma=0.99 (repeatable); with --resume "
+                   "it changes the run's config.yaml, e.g. --set train.total_steps=N (keys that "
+                   "change what is trained need --allow-changes)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
   resume_option->excludes(
       train->add_option("--seed", args->seed, "Experiment seed (same as --set seed=N)"));
   resume_option->excludes(train->add_option(
@@ -140,6 +150,11 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
               return kExitUsage;
             }
             args->config = find_config(args->config);
+            if (const std::string unknown = unknown_config_message(args->config);
+                !unknown.empty()) {
+              std::fprintf(stderr, "mnrl train: config error: %s\n", unknown.c_str());
+              return kExitUsage;
+            }
             return report(experiments::run_train_job(request_of(*args)));
           }};
 }

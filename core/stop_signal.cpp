@@ -4,13 +4,27 @@
 
 #include <csignal>
 #include <cstring>
-#include <initializer_list>
 
 namespace mnrl::core {
 namespace {
 
 volatile std::sig_atomic_t received_signal = 0;
 volatile StuckProbe stuck_probe = nullptr;
+bool handlers_installed = false;
+
+// The stop signals the process was started ignoring (nohup, a background job): they stay
+// ignored. Read before main(), so before any plugin code could change them.
+sigset_t stop_signals_ignored_at_start() {
+  sigset_t ignored;
+  sigemptyset(&ignored);
+  for (const int signal : kStopSignals) {
+    struct sigaction inherited {};
+    sigaction(signal, nullptr, &inherited);
+    if (inherited.sa_handler == SIG_IGN) sigaddset(&ignored, signal);
+  }
+  return ignored;
+}
+const sigset_t ignored_at_start = stop_signals_ignored_at_start();
 
 void write_text(const char* text) {
   if (::write(STDERR_FILENO, text, std::strlen(text)) < 0) {
@@ -47,15 +61,21 @@ extern "C" void on_grace_expired(int) {
 }  // namespace
 
 void install_stop_handlers() {
+  handlers_installed = true;
+  reassert_stop_handlers();
+}
+
+void reassert_stop_handlers() {
+  if (!handlers_installed) return;
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
-  for (const int signal : {SIGINT, SIGTERM}) {
-    // A signal the process was started ignoring (nohup, a background job) stays ignored.
-    struct sigaction inherited {};
-    sigaction(signal, nullptr, &inherited);
-    if (inherited.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+  for (const int signal : kStopSignals) {
+    if (sigismember(&ignored_at_start, signal) != 1) sigaction(signal, &action, nullptr);
   }
+  // A closed pipe on stdout or stderr (`mnrl train ... | head -1`) fails the writes to it with
+  // EPIPE instead of killing the process.
+  std::signal(SIGPIPE, SIG_IGN);
   struct sigaction grace {};
   grace.sa_handler = on_grace_expired;
   sigemptyset(&grace.sa_mask);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numeric>
@@ -12,7 +13,7 @@ namespace {
 constexpr std::size_t kReturnWindow = 100;
 constexpr double kRedrawSeconds = 0.1;
 
-double now_seconds() {
+double steady_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
@@ -39,14 +40,15 @@ ProgressMode resolve(ProgressMode mode, std::FILE* out) {
 
 ConsoleReporter::ConsoleReporter(std::FILE* out, std::int64_t total_steps,
                                  std::int64_t log_interval, std::int64_t first_step,
-                                 ProgressMode mode)
+                                 ProgressMode mode, Clock clock)
     : out_(out),
       mode_(resolve(mode, out)),
       total_steps_(total_steps),
       first_step_(first_step),
       log_interval_(log_interval > 0 ? log_interval : std::max<std::int64_t>(1, total_steps / 10)),
       next_log_step_((first_step / log_interval_ + 1) * log_interval_),
-      start_seconds_(now_seconds()) {}
+      clock_(clock ? std::move(clock) : Clock(steady_seconds)),
+      start_seconds_(clock_()) {}
 
 void ConsoleReporter::scalar(std::int64_t step, const std::string& name, double value) {
   if (name == "charts/episodic_return") {
@@ -54,12 +56,13 @@ void ConsoleReporter::scalar(std::int64_t step, const std::string& name, double 
     if (recent_returns_.size() > kReturnWindow) recent_returns_.pop_front();
     return;
   }
+  if (name == "eval/mean_return") eval_step_ = step;
   latest_[name] = value;
 }
 
 void ConsoleReporter::progress(std::int64_t step) {
   if (mode_ == ProgressMode::kLive) {
-    const double now = now_seconds();
+    const double now = clock_();
     if (now - last_draw_seconds_ < kRedrawSeconds) return;
     last_draw_seconds_ = now;
     print(step);
@@ -76,34 +79,50 @@ void ConsoleReporter::flush() {
 }
 
 std::string ConsoleReporter::line(std::int64_t step) const {
-  const double elapsed = now_seconds() - start_seconds_;
-  const double sps = elapsed > 0 ? static_cast<double>(step - first_step_) / elapsed : 0.0;
-  std::string s = format("[%5.1f%%] ", 100.0 * static_cast<double>(step) /
-                                          static_cast<double>(total_steps_)) +
-                  "step " + std::to_string(step) + "/" + std::to_string(total_steps_) + " | " +
-                  format("%.0f SPS", sps);
+  const double done = std::min(1.0, static_cast<double>(step) / static_cast<double>(total_steps_));
+  std::string s = format("[%5.1f%%] ", 100.0 * done) + "step " + std::to_string(step) + "/" +
+                  std::to_string(total_steps_);
+  const double elapsed = clock_() - start_seconds_;
+  const double sps = static_cast<double>(step - first_step_) / elapsed;
+  const bool rate_known = elapsed >= kRateSeconds && sps > 0;
+  if (rate_known) s += " | " + format("%.0f SPS", sps);
   if (!recent_returns_.empty()) {
     const double mean = std::accumulate(recent_returns_.begin(), recent_returns_.end(), 0.0) /
                         static_cast<double>(recent_returns_.size());
     s += " | return " + format("%.1f", mean) + " (" + std::to_string(recent_returns_.size()) +
          " ep)";
   }
-  std::string losses;
-  const auto show = [&](const char* name, const char* label, const char* pattern) {
-    const auto it = latest_.find(name);
-    if (it != latest_.end()) losses += std::string(" ") + label + format(pattern, it->second);
-  };
-  show("losses/policy_loss", "pg ", "%.3g");
-  show("losses/value_loss", "v ", "%.3g");
-  show("losses/entropy", "ent ", "%.3g");
-  if (!losses.empty()) s += " |" + losses;  // none before the first update
+  const std::string shown_losses = losses();
+  if (!shown_losses.empty()) s += " |" + shown_losses;  // none before the first update
   const auto eval = latest_.find("eval/mean_return");
   if (eval != latest_.end()) {
     s += " | eval " + format("%.1f", eval->second) + " ± " +
-         format("%.1f", latest_.at("eval/std_return"));
+         format("%.1f", latest_.at("eval/std_return")) + " @" + std::to_string(eval_step_);
   }
-  const double eta = sps > 0 ? static_cast<double>(total_steps_ - step) / sps : NAN;
-  s += " | ETA " + format_duration(std::max(0.0, eta));
+  if (rate_known) {
+    s += " | ETA " + format_duration(std::max(0.0, static_cast<double>(total_steps_ - step) / sps));
+  }
+  return s;
+}
+
+// The latest value of each loss the algorithm reports: PPO, A2C, A3C and IMPALA's policy,
+// value and entropy terms, the DQN family's TD loss, SAC, TD3 and DDPG's critic and actor
+// losses (DDPG's one critic has no losses/qf_loss).
+std::string ConsoleReporter::losses() const {
+  static const struct {
+    const char* label;
+    const char* name;
+    const char* or_else;  // shown when `name` is not reported
+  } kShown[] = {
+      {"pg", "losses/policy_loss", nullptr},       {"v", "losses/value_loss", nullptr},
+      {"ent", "losses/entropy", nullptr},          {"td", "losses/td_loss", nullptr},
+      {"qf", "losses/qf_loss", "losses/qf1_loss"}, {"actor", "losses/actor_loss", nullptr}};
+  std::string s;
+  for (const auto& shown : kShown) {
+    auto it = latest_.find(shown.name);
+    if (it == latest_.end() && shown.or_else) it = latest_.find(shown.or_else);
+    if (it != latest_.end()) s += std::string(" ") + shown.label + " " + format("%.3g", it->second);
+  }
   return s;
 }
 
@@ -115,7 +134,11 @@ void ConsoleReporter::print(std::int64_t step) {
   } else {
     std::fprintf(out_, "%s\n", text.c_str());
   }
-  std::fflush(out_);
+  // A closed stdout (`mnrl train ... | head -1`) ends the progress output, never the run.
+  if (std::fflush(out_) != 0) {
+    mode_ = ProgressMode::kNone;
+    line_open_ = false;
+  }
 }
 
 }  // namespace mnrl::experiments
