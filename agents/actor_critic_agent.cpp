@@ -12,6 +12,7 @@
 
 #include "agents/policy_sampling.h"
 #include "nn/gradient_clipping.h"
+#include "nn/learning_rate.h"
 #include "nn/memory_views.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
@@ -301,7 +302,7 @@ Statistics ActorCriticAgent::whole_rollout_step(const RolloutBatch& rollout, dou
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {
-  for (auto& group : optimizer_->param_groups()) group.options().set_lr(learning_rate);
+  nn::set_learning_rate(*optimizer_, learning_rate);
 }
 
 LossValues ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const std::int64_t* rows,

@@ -109,6 +109,11 @@ constexpr std::uint64_t kMaxConfigBytes = 1 << 20;
 constexpr std::size_t kMaxConfigValues = 100'000;
 constexpr double kMaxConfigNumber = 1e9;
 
+// ConfigVisitor::learning_rate's keys, and rl-zoo's prefix of a linearly decaying rate.
+constexpr std::string_view kRateKey = "learning_rate";
+constexpr std::string_view kScheduleKey = "lr_schedule";
+constexpr std::string_view kLinearPrefix = "lin_";
+
 // Throws unless every mapping key in `node` is a name given at most once per mapping (yaml-cpp
 // silently keeps duplicates), and `node` holds at most `budget` values with aliases expanded.
 void check_keys(const YAML::Node& node, const std::string& path, const Locator& where,
@@ -424,6 +429,26 @@ class Reader final : public ConfigVisitor {
     value = std::move(values);
   }
 
+  void learning_rate(double& rate, std::string& schedule, std::string_view help,
+                     const Limits& limits) override {
+    const auto rate_entry = take(kRateKey);
+    const bool linear = rate_entry && rate_entry->node.IsScalar() &&
+                        rate_entry->node.Scalar().rfind(kLinearPrefix, 0) == 0;
+    if (rate_entry) {
+      rate = linear ? read_linear_rate(*rate_entry, limits) : read_number(*rate_entry, limits);
+    }
+    const bool schedule_given = has_key(kScheduleKey);
+    field(kScheduleKey, schedule, "learning-rate schedule", one_of(kLearningRateSchedules));
+    if (!linear) return;
+    if (schedule_given && schedule != "linear") {
+      throw error(*rate_entry, rate_entry->path + " = '" + rate_entry->node.Scalar() +
+                                   "' asks for the linear schedule but " +
+                                   child_path(levels_.back().path, kScheduleKey) + " is '" +
+                                   schedule + "': write a plain number or drop lr_schedule");
+    }
+    schedule = "linear";
+  }
+
   void field(std::string_view key, Kwargs& value, std::string_view) override {
     const auto entry = take(key);
     if (!entry) return;
@@ -553,6 +578,12 @@ class Reader final : public ConfigVisitor {
                  mark.is_null() ? level.fallback_mark : mark};
   }
 
+  // True if the current level of the document has `key`.
+  bool has_key(std::string_view key) const {
+    const Level& level = levels_.back();
+    return level.map && find_entry(*level.map, key);
+  }
+
   void check_unknown_keys(const Level& level) const {
     if (!level.map) return;
     for (const auto& pair : *level.map) {
@@ -574,16 +605,32 @@ class Reader final : public ConfigVisitor {
   double read_number(const Entry& entry, const Limits& limits) const {
     const auto value = entry.node.IsScalar() ? parse_number(entry.node.Scalar()) : std::nullopt;
     if (!value) throw type_error(entry, "a number");
-    if (std::isnan(*value)) throw type_error(entry, "a number (NaN is never allowed)");
+    return checked_number(entry, *value, limits);
+  }
+
+  // rl-zoo's "lin_<number>" (`entry` starts with kLinearPrefix): the number.
+  double read_linear_rate(const Entry& entry, const Limits& limits) const {
+    const std::string& text = entry.node.Scalar();
+    const auto value = parse_number(std::string_view(text).substr(kLinearPrefix.size()));
+    if (!value) {
+      throw error(entry, entry.path + " = '" + text + "' is malformed: expected a number or " +
+                             "lin_<number> (a linear schedule from that number, like lin_7.3e-4)");
+    }
+    return checked_number(entry, *value, limits);
+  }
+
+  // A number parsed from `entry`, if finite, not too large and within `limits`.
+  double checked_number(const Entry& entry, double value, const Limits& limits) const {
+    if (std::isnan(value)) throw type_error(entry, "a number (NaN is never allowed)");
     // Far beyond any real setting, far below float's range: a 1e38 learning rate or a 1e308
     // clip range would overflow float arithmetic in LibTorch mid-run.
-    if (std::isinf(*value) || std::abs(*value) > kMaxConfigNumber) {
+    if (std::isinf(value) || std::abs(value) > kMaxConfigNumber) {
       throw error(entry, entry.path + " = " + entry.node.Scalar() +
                              " is out of range: a number in a config must be finite and at "
                              "most 1e9 in magnitude");
     }
-    check_range(entry, *value, limits);
-    return *value;
+    check_range(entry, value, limits);
+    return value;
   }
 
   // An integer in [min, max]; a float that is a whole number ("1e5", "100000.0") counts.
@@ -714,6 +761,20 @@ class Writer final : public ConfigVisitor {
 };
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// ConfigVisitor
+// ---------------------------------------------------------------------------------------------
+
+// Writers and key listers see the two keys as they are; the Reader also takes "lin_".
+void ConfigVisitor::learning_rate(double& rate, std::string& schedule, std::string_view help,
+                                  const Limits& limits) {
+  field(kRateKey, rate, help, limits);
+  field(kScheduleKey, schedule,
+        "learning-rate schedule: linear decays to 0 at the end of training (learning_rate: "
+        "lin_<number> is that number with linear)",
+        one_of(kLearningRateSchedules));
+}
 
 // ---------------------------------------------------------------------------------------------
 // Limits

@@ -57,6 +57,10 @@ Limits greater_than(double min);    // (min, +inf]
 Limits between(double min, double max);  // [min, max]
 Limits one_of(std::vector<std::string> choices);
 
+// The values of every lr_schedule key (see ConfigVisitor::learning_rate): "linear" goes from
+// learning_rate to 0 over training (agents/schedule.h).
+inline const std::vector<std::string> kLearningRateSchedules{"constant", "linear"};
+
 // Walks the fields of an Options struct. Readers fill them, writers print them.
 class ConfigVisitor {
  public:
@@ -79,6 +83,12 @@ class ConfigVisitor {
   // A free mapping of scalars or sequences of scalars, typed later by whoever reads it (an
   // env's kwargs); null means empty. Values keep their text and where they were written.
   virtual void field(std::string_view key, Kwargs& value, std::string_view help) = 0;
+
+  // A learning rate under "learning_rate" (a number in `limits`, or rl-zoo's "lin_<number>":
+  // that number with the linear schedule) and its schedule under "lr_schedule" (one of
+  // kLearningRateSchedules). "lin_" beside an lr_schedule other than linear is an error.
+  virtual void learning_rate(double& rate, std::string& schedule, std::string_view help,
+                             const Limits& limits);
 
   // A nested mapping read by `options.visit(*this)`.
   template <class Options>

@@ -30,9 +30,7 @@ struct A2cOptions {
     v.field("n_steps", n_steps, "steps per env in one rollout", core::at_least(1));
     v.field("gamma", gamma, "discount factor", core::between(0, 1));
     v.field("gae_lambda", gae_lambda, "GAE lambda; 1 = n-step returns", core::between(0, 1));
-    v.field("learning_rate", learning_rate, "optimizer step size", core::greater_than(0));
-    v.field("lr_schedule", lr_schedule, "learning-rate schedule",
-            core::one_of({"constant", "linear"}));
+    v.learning_rate(learning_rate, lr_schedule, "optimizer step size", core::greater_than(0));
     v.field("ent_coef", ent_coef, "entropy bonus weight", core::at_least(0));
     v.field("vf_coef", vf_coef, "value loss weight", core::at_least(0));
     v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));

@@ -17,7 +17,8 @@ namespace mnrl::agents {
 // section are these field names; defaults are the paper's (Adam for its RMSProp, at DQN's
 // default step size).
 struct ApexOptions {
-  double learning_rate = 1e-4;            // Adam step size
+  double learning_rate = 1e-4;            // Adam step size at the start
+  std::string lr_schedule = "constant";   // constant | linear (decays to 0 at the end)
   std::int64_t buffer_size = 2'000'000;   // the learner's replay capacity in transitions
   std::int64_t learning_starts = 50'000;  // transitions in the replay before the first update
   std::int64_t batch_size = 512;          // transitions per gradient step
@@ -53,6 +54,7 @@ struct ApexOptions {
   DqnOptions dqn(std::int64_t num_envs) const {
     DqnOptions dqn;
     dqn.learning_rate = learning_rate;
+    dqn.lr_schedule = lr_schedule;
     dqn.buffer_size = buffer_size;
     dqn.learning_starts = learning_starts;
     dqn.batch_size = batch_size;
@@ -73,7 +75,7 @@ struct ApexOptions {
   }
 
   void visit(core::ConfigVisitor& v) {
-    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
     v.field("buffer_size", buffer_size, "the learner's replay capacity (transitions)",
             core::at_least(1));
     v.field("learning_starts", learning_starts, "transitions stored before learning",

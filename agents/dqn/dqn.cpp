@@ -8,8 +8,10 @@
 #include <stdexcept>
 
 #include "agents/dqn/q_learning.h"
+#include "agents/schedule.h"
 #include "nn/compute_threads.h"
 #include "nn/gradient_clipping.h"
+#include "nn/learning_rate.h"
 #include "nn/memory_views.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
@@ -149,7 +151,12 @@ std::pair<double, double> Dqn::write_gradients_by_autograd() {
   return loss_and_q;
 }
 
+double Dqn::learning_rate() const { return nn::learning_rate_of(*optimizer_); }
+
 Statistics Dqn::update(const TrainingProgress& progress) {
+  const double learning_rate =
+      scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
+  nn::set_learning_rate(*optimizer_, learning_rate);
   double loss_sum = 0.0, q_sum = 0.0;
   const std::int64_t b = options_.batch_size;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
@@ -166,6 +173,7 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   return {{"losses/td_loss", loss_sum / steps},
           {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
           {"charts/epsilon", epsilon()},
+          {"charts/learning_rate", learning_rate},
           {"charts/buffer_size", static_cast<double>(replay_->size())}};
 }
 

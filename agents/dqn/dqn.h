@@ -54,6 +54,8 @@ class Dqn final : public Agent {
 
   // Epsilon-greedy's epsilon now: the fixed one if set, else the linear schedule's.
   double epsilon() const;
+  // The optimizer's step size now (lr_schedule sets it at each update).
+  double learning_rate() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
   // For Ape-X's actors and learner (experiments/training/apex_learner.h).

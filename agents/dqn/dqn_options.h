@@ -12,7 +12,8 @@ namespace mnrl::agents {
 // The keys of the `dqn:` section are these field names; defaults are SB3's DQN where SB3 has
 // the key, and the papers' otherwise.
 struct DqnOptions {
-  double learning_rate = 1e-4;              // Adam step size
+  double learning_rate = 1e-4;              // Adam step size at the start
+  std::string lr_schedule = "constant";     // constant | linear (decays to 0 at the end)
   std::int64_t buffer_size = 1'000'000;     // replay capacity in transitions
   std::int64_t learning_starts = 100;       // env steps before the first update
   std::int64_t batch_size = 32;             // transitions per gradient step
@@ -34,7 +35,7 @@ struct DqnOptions {
   double per_eps = 1e-6;                    // added to |TD error|
 
   void visit(core::ConfigVisitor& v) {
-    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
     v.field("buffer_size", buffer_size, "replay capacity (transitions)", core::at_least(1));
     v.field("learning_starts", learning_starts, "env steps before learning", core::at_least(0));
     v.field("batch_size", batch_size, "transitions per gradient step", core::at_least(1));

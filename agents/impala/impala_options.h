@@ -39,9 +39,7 @@ struct ImpalaOptions {
             core::greater_than(0));
     v.field("pg_rho_bar", pg_rho_bar, "V-trace: clip of the policy gradient's importance weights",
             core::greater_than(0));
-    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
-    v.field("lr_schedule", lr_schedule, "learning-rate schedule",
-            core::one_of({"constant", "linear"}));
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
     v.field("ent_coef", ent_coef, "entropy bonus weight", core::at_least(0));
     v.field("vf_coef", vf_coef, "value loss weight", core::at_least(0));
     v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "agents/schedule.h"
 #include "core/rng.h"
 #include "nn/policy_export.h"
 
@@ -93,6 +94,9 @@ Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
     int count = 0;
   };
   std::vector<Mean> means;
+  const double learning_rate =
+      scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
+  set_learning_rate(learning_rate);
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, options_.batch_size, 1.0 - progress.remaining(), batch_);
     for (const auto& [name, value] : gradient_step(batch_)) {
@@ -109,6 +113,7 @@ Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
   Statistics statistics;
   for (const Mean& m : means) statistics.emplace_back(m.name, m.sum / m.count);
   statistics.emplace_back("charts/buffer_size", static_cast<double>(replay_->size()));
+  statistics.emplace_back("charts/learning_rate", learning_rate);
   return statistics;
 }
 

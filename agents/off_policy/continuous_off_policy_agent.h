@@ -27,9 +27,10 @@ class ContinuousOffPolicyAgent : public Agent {
   void act(core::ConstTypedPtr observations, const ActionsOut& out) final;
   void observe(const StepOutcome& outcome) final;
   bool update_ready() const final;
-  // The mean of each statistic over the update's gradient steps that reported it, from the
-  // updates that cross a multiple of kStatisticsInterval env steps (none from the others):
-  // CleanRL's cadence, which keeps an update per env step from writing 10 metrics per step.
+  // The mean of each statistic over the update's gradient steps that reported it, and the
+  // learning rate, from the updates that cross a multiple of kStatisticsInterval env steps
+  // (none from the others): CleanRL's cadence, which keeps an update per env step from writing
+  // 10 metrics per step.
   Statistics update(const TrainingProgress& progress) final;
   static constexpr std::int64_t kStatisticsInterval = 100;
   void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
@@ -48,6 +49,8 @@ class ContinuousOffPolicyAgent : public Agent {
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const final;
 
   void set_gradient_hook(GradientRangeHook hook) { average_gradients_ = std::move(hook); }
+  // Every optimizer's step size now (lr_schedule sets them at each update).
+  virtual std::vector<double> learning_rates() const = 0;
 
  protected:
   // `tag` names the subclass's state in checkpoints. With `explore_at_warmup`, explore()
@@ -64,6 +67,8 @@ class ContinuousOffPolicyAgent : public Agent {
   virtual void episode_ended(std::int64_t /*env*/) {}
   // One gradient step on `batch`; its statistics (CleanRL's names).
   virtual Statistics gradient_step(const replay::TransitionBatch& batch) = 0;
+  // The step size of every optimizer, set before each update (lr_schedule).
+  virtual void set_learning_rate(double learning_rate) = 0;
   virtual void save_learner(core::StateWriter& out) const = 0;
   virtual void load_learner(core::StateReader& in) = 0;
 

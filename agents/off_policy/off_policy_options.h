@@ -14,6 +14,7 @@ struct OffPolicyOptions {
   explicit OffPolicyOptions(double learning_rate_) : learning_rate(learning_rate_) {}
 
   double learning_rate;                   // Adam step size of every network (and of log alpha)
+  std::string lr_schedule = "constant";   // constant | linear (decays to 0 at the end)
   std::int64_t buffer_size = 1'000'000;   // replay capacity in transitions
   std::int64_t learning_starts = 100;     // env steps of uniform random actions before learning
   std::int64_t batch_size = 256;          // transitions per gradient step
@@ -24,8 +25,8 @@ struct OffPolicyOptions {
   int n_step = 1;                         // n-step returns
 
   void visit(core::ConfigVisitor& v) {
-    v.field("learning_rate", learning_rate, "Adam step size of every network",
-            core::greater_than(0));
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size of every network",
+                    core::greater_than(0));
     v.field("buffer_size", buffer_size, "replay capacity (transitions)", core::at_least(1));
     v.field("learning_starts", learning_starts,
             "env steps of uniform random actions before learning", core::at_least(0));

@@ -36,8 +36,7 @@ struct PpoOptions {
     v.field("n_epochs", n_epochs, "passes over each rollout", core::at_least(1));
     v.field("gamma", gamma, "discount factor", core::between(0, 1));
     v.field("gae_lambda", gae_lambda, "GAE lambda", core::between(0, 1));
-    v.field("learning_rate", learning_rate, "Adam step size", core::greater_than(0));
-    v.field("lr_schedule", lr_schedule, "learning-rate schedule", schedules);
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
     v.field("clip_range", clip_range, "policy ratio clip", core::greater_than(0));
     v.field("clip_range_schedule", clip_range_schedule, "clip-range schedule", schedules);
     v.field("clip_range_vf", clip_range_vf, "value clip; null disables", core::greater_than(0));

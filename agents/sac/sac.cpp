@@ -5,6 +5,7 @@
 
 #include <torch/utils.h>
 
+#include "nn/learning_rate.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::agents {
@@ -69,6 +70,19 @@ Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPoli
     train_weights_.resize(matrix);
     exploration_weights_.resize(matrix * static_cast<std::size_t>(num_envs()));
   }
+}
+
+void Sac::set_learning_rate(double learning_rate) {
+  nn::set_learning_rate(*critic_optimizer_, learning_rate);
+  nn::set_learning_rate(*actor_optimizer_, learning_rate);
+  if (alpha_optimizer_) nn::set_learning_rate(*alpha_optimizer_, learning_rate);
+}
+
+std::vector<double> Sac::learning_rates() const {
+  std::vector<double> rates{nn::learning_rate_of(*critic_optimizer_),
+                            nn::learning_rate_of(*actor_optimizer_)};
+  if (alpha_optimizer_) rates.push_back(nn::learning_rate_of(*alpha_optimizer_));
+  return rates;
 }
 
 double Sac::alpha() const {

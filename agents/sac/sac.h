@@ -34,11 +34,13 @@ class Sac final : public ContinuousOffPolicyAgent {
       std::uint64_t seed);
 
   double alpha() const;
+  std::vector<double> learning_rates() const override;
 
  protected:
   void explore(const float* observations, float* actions) override;
   void sample_actions(const float* observations, std::int64_t batch, float* actions) override;
   Statistics gradient_step(const replay::TransitionBatch& batch) override;
+  void set_learning_rate(double learning_rate) override;
   void save_learner(core::StateWriter& out) const override;
   void load_learner(core::StateReader& in) override;
 

@@ -4,6 +4,7 @@
 
 #include <torch/utils.h>
 
+#include "nn/learning_rate.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::agents {
@@ -106,6 +107,15 @@ Statistics Td3::gradient_step(const replay::TransitionBatch& batch) {
   update_targets();
   statistics.emplace_back("losses/actor_loss", -mean_q_mu);
   return statistics;
+}
+
+void Td3::set_learning_rate(double learning_rate) {
+  nn::set_learning_rate(*critic_optimizer_, learning_rate);
+  nn::set_learning_rate(*actor_optimizer_, learning_rate);
+}
+
+std::vector<double> Td3::learning_rates() const {
+  return {nn::learning_rate_of(*critic_optimizer_), nn::learning_rate_of(*actor_optimizer_)};
 }
 
 void Td3::save_learner(core::StateWriter& out) const {

@@ -31,12 +31,15 @@ class Td3 final : public ContinuousOffPolicyAgent {
       std::shared_ptr<OffPolicyNetworks> networks, std::shared_ptr<nn::FlatParameters> parameters,
       std::unique_ptr<replay::Replay> replay, std::uint64_t seed);
 
+  std::vector<double> learning_rates() const override;
+
  protected:
   void explore(const float* observations, float* actions) override;
   // mu(s) with independent N(0, action_noise_std) noise (none without action noise).
   void sample_actions(const float* observations, std::int64_t batch, float* actions) override;
   void episode_ended(std::int64_t env) override { noise_.reset(env); }
   Statistics gradient_step(const replay::TransitionBatch& batch) override;
+  void set_learning_rate(double learning_rate) override;
   void save_learner(core::StateWriter& out) const override;
   void load_learner(core::StateReader& in) override;
 

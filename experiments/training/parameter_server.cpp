@@ -14,6 +14,7 @@
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/episode_tally.h"
 #include "experiments/training/worker_envs.h"
+#include "nn/learning_rate.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -129,8 +130,8 @@ void ParameterServer::serve_push() {
   if (!stopping_) {
     const agents::A3cOptions& a3c = options_.hyperparameters<agents::A3cOptions>();
     const double remaining = 1.0 - static_cast<double>(step_) / static_cast<double>(total_steps);
-    server_->rmsprop.param_groups().front().options().set_lr(
-        agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
+    nn::set_learning_rate(server_->rmsprop,
+                          agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
     server_->rmsprop.step();
     step_ += static_cast<std::int64_t>(fields[kSteps]);
     report_tally(metrics_, step_, fields[kEpisodes], fields[kReturnSum], fields[kLengthSum]);

@@ -540,6 +540,71 @@ TEST(ConfigSetTest, CopiesAreIndependent) {
   EXPECT_STREQ(second.error_at("seed", "bad").what(), "test.yaml: bad");
 }
 
+// A learning rate read with its schedule, as every algorithm's section reads it.
+struct ScheduledRate {
+  double learning_rate = 3e-4;
+  std::string lr_schedule = "constant";
+  void visit(ConfigVisitor& v) {
+    v.learning_rate(learning_rate, lr_schedule, "Adam step size", greater_than(0));
+  }
+};
+
+ScheduledRate read_rate(const std::string& yaml, const std::vector<std::string>& sets = {}) {
+  auto doc = ConfigDocument::parse_string(yaml, "test.yaml");
+  for (const auto& assignment : sets) doc.set(assignment);
+  ScheduledRate options;
+  doc.read_into(options);
+  return options;
+}
+
+TEST(ConfigLearningRateTest, LinPrefixIsTheLinearSchedule) {
+  const ScheduledRate plain = read_rate("learning_rate: 1e-3\n");
+  EXPECT_EQ(plain.learning_rate, 1e-3);
+  EXPECT_EQ(plain.lr_schedule, "constant");
+  const ScheduledRate linear = read_rate("learning_rate: lin_7.3e-4\n");
+  EXPECT_EQ(linear.learning_rate, 7.3e-4);
+  EXPECT_EQ(linear.lr_schedule, "linear");
+  EXPECT_EQ(read_rate("", {"learning_rate=lin_0.001"}).lr_schedule, "linear");
+  EXPECT_EQ(read_rate("learning_rate: lin_1e-3\nlr_schedule: linear\n").learning_rate, 1e-3);
+  const ScheduledRate spelled_out = read_rate("learning_rate: 2e-4\nlr_schedule: linear\n");
+  EXPECT_EQ(spelled_out.learning_rate, 2e-4);
+  EXPECT_EQ(spelled_out.lr_schedule, "linear");
+  // The resolved config spells it out, and reads back the same.
+  EXPECT_EQ(to_yaml([&](ConfigVisitor& v) { ScheduledRate(linear).visit(v); }),
+            "learning_rate: 0.00073\nlr_schedule: linear\n");
+}
+
+TEST(ConfigLearningRateTest, MalformedLinNamesKeyAndPlace) {
+  const std::string expected_form =
+      "is malformed: expected a number or lin_<number> (a linear schedule from that number, "
+      "like lin_7.3e-4)";
+  const auto read_rate_error = [](const std::string& yaml,
+                                  const std::vector<std::string>& sets = {}) {
+    return error_of([&] { read_rate(yaml, sets); });
+  };
+  EXPECT_EQ(read_rate_error("seed: 1\nlearning_rate: lin_abc\n"),
+            "test.yaml:2:16: learning_rate = 'lin_abc' " + expected_form);
+  EXPECT_EQ(read_rate_error("learning_rate: lin_\n"),
+            "test.yaml:1:16: learning_rate = 'lin_' " + expected_form);
+  EXPECT_EQ(read_rate_error("", {"learning_rate=lin_1e-3x"}),
+            "--set learning_rate=lin_1e-3x: learning_rate = 'lin_1e-3x' " + expected_form);
+  // The number after lin_ is checked as any learning rate.
+  EXPECT_EQ(read_rate_error("learning_rate: lin_0\n"),
+            "test.yaml:1:16: learning_rate = lin_0 is out of range: must be > 0");
+  EXPECT_EQ(read_rate_error("learning_rate: lin_.nan\n"),
+            "test.yaml:1:16: learning_rate: expected a number (NaN is never allowed), got "
+            "'lin_.nan'");
+  EXPECT_EQ(read_rate_error("learning_rate: lin_1e38\n"),
+            "test.yaml:1:16: learning_rate = lin_1e38 is out of range: a number in a config "
+            "must be finite and at most 1e9 in magnitude");
+  // lin_ and a constant schedule contradict each other.
+  EXPECT_EQ(read_rate_error("learning_rate: lin_1e-3\nlr_schedule: constant\n"),
+            "test.yaml:1:16: learning_rate = 'lin_1e-3' asks for the linear schedule but "
+            "lr_schedule is 'constant': write a plain number or drop lr_schedule");
+  EXPECT_EQ(read_rate_error("lr_schedule: cosine\n"),
+            "test.yaml:1:14: lr_schedule = 'cosine' is not one of: constant, linear");
+}
+
 TEST(ConfigErrorAtTest, LocatesKeysLikeTheReader) {
   auto doc = ConfigDocument::parse_string("ppo:\n  n_steps: 64\n  gamma: 0.9\n", "test.yaml");
   doc.set("seed=3");

@@ -13,6 +13,7 @@
 #include "agents/apex/apex_options.h"
 #include "agents/dqn/dqn.h"
 #include "agents/impala/impala.h"
+#include "agents/off_policy/continuous_off_policy_agent.h"
 #include "core/state_stream.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/actor_loop.h"
@@ -322,6 +323,49 @@ TEST(ApexTest, ALearnerRefusesDamagedTransitions) {
   EXPECT_EQ(dqn.replay_size(), 0);
   dqn.add_transition(transition, 1.0f);
   EXPECT_EQ(dqn.replay_size(), 1);
+}
+
+// lr_schedule: linear (here rl-zoo's lin_<x>) sets every optimizer's step size before each
+// update to x * progress_remaining, and reports it as charts/learning_rate: DQN (and Ape-X in
+// one process, through the DQN agent), SAC, TD3 and DDPG.
+TEST(LearningRateScheduleTest, OptimizersFollowTheLinearSchedule) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"cartpole_dqn.yaml", {"dqn.learning_rate=lin_2e-3", "dqn.learning_starts=64"}},
+      {"cartpole_apex.yaml", {"apex_dqn.learning_rate=lin_2e-3", "apex_dqn.learning_starts=64"}},
+      {"pendulum_sac.yaml",
+       {"sac.learning_rate=lin_2e-3", "sac.learning_starts=99", "sac.train_freq=100",
+        "sac.batch_size=32", "network.hidden_sizes=[32,32]"}},
+      {"pendulum_td3.yaml",
+       {"td3.learning_rate=lin_2e-3", "td3.learning_starts=99", "td3.train_freq=100",
+        "td3.batch_size=32", "network.hidden_sizes=[32,32]"}},
+      {"pendulum_ddpg.yaml",
+       {"ddpg.learning_rate=2e-3", "ddpg.lr_schedule=linear", "ddpg.learning_starts=99",
+        "ddpg.train_freq=100", "ddpg.batch_size=32", "network.hidden_sizes=[32,32]"}}};
+  const std::int64_t total = 1000;
+  for (const auto& [config, overrides] : cases) {
+    SCOPED_TRACE(config);
+    const ExperimentOptions options =
+        load_experiment(std::string(MNRL_SOURCE_DIR "/configs/") + config, overrides);
+    auto envs = envs::make_vector_env(options.env, 3);
+    envs->reset();
+    auto agent = make_agent(options, envs->spec());
+    EnvStepper actor(*agent, *envs);
+    std::int64_t step = 0;
+    const auto statistics = run_updates(actor, 3, step, total);
+    // The last update's progress_remaining was 1 - step / total.
+    const double expected = 2e-3 * (1.0 - static_cast<double>(step) / total);
+    ASSERT_LT(step, total);
+    ASSERT_EQ(statistics.count("charts/learning_rate"), 1u);
+    EXPECT_DOUBLE_EQ(statistics.at("charts/learning_rate"), expected);
+    std::vector<double> rates;
+    if (const auto* dqn = dynamic_cast<const agents::Dqn*>(agent.get())) {
+      rates = {dqn->learning_rate()};
+    } else {
+      rates = dynamic_cast<const agents::ContinuousOffPolicyAgent&>(*agent).learning_rates();
+    }
+    ASSERT_FALSE(rates.empty());
+    for (const double rate : rates) EXPECT_DOUBLE_EQ(rate, expected);
+  }
 }
 
 // Same seed, same everything: training is deterministic in one process.

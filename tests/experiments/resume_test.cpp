@@ -83,10 +83,13 @@ std::vector<ResumeCase> resume_cases() {
       // Checkpoints fall mid-rollout (n_steps 32 x 8 envs = 256 steps per update).
       ResumeCase{"ppo", "cartpole_ppo.yaml", {"train.eval_interval=1000"}, 4000, 1000},
       ResumeCase{"a2c", "cartpole_a2c.yaml", {"train.eval_interval=1000"}, 3000, 1000},
-      // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state.
+      // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state;
+      // a linear learning-rate schedule (as this and the off-policy cases: charts/learning_rate
+      // is in the metrics compared).
       ResumeCase{"dqn",
                  "cartpole_rainbowlite.yaml",
-                 {"train.eval_interval=1000", "dqn.learning_starts=500"},
+                 {"train.eval_interval=1000", "dqn.learning_starts=500",
+                  "dqn.learning_rate=lin_2.3e-3"},
                  4000,
                  1000},
       // Observation and reward normalization statistics with a Box action space, and gSDE's
@@ -106,7 +109,7 @@ std::vector<ResumeCase> resume_cases() {
       ResumeCase{"sac",
                  "pendulum_sac.yaml",
                  {"train.eval_interval=1000", "sac.learning_starts=500", "sac.batch_size=32",
-                  "sac.n_step=2", "network.hidden_sizes=[32,32]",
+                  "sac.n_step=2", "sac.learning_rate=lin_1e-3", "network.hidden_sizes=[32,32]",
                   "env.wrappers=[normalize_observation, normalize_reward]"},
                  3300,
                  1100},
@@ -123,7 +126,7 @@ std::vector<ResumeCase> resume_cases() {
                  "pendulum_td3.yaml",
                  {"train.eval_interval=1000", "td3.learning_starts=500", "td3.batch_size=32",
                   "td3.policy_delay=3", "td3.action_noise=ornstein_uhlenbeck",
-                  "network.hidden_sizes=[32,32]"},
+                  "td3.lr_schedule=linear", "network.hidden_sizes=[32,32]"},
                  3300,
                  1100}};
 #if MNRL_WITH_BOX2D
