@@ -1,8 +1,11 @@
 #include "experiments/checkpoints/checkpoint.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
+#include <utility>
 
 #include <yaml-cpp/yaml.h>
 
@@ -36,24 +39,39 @@ std::string directory_name(std::int64_t step) {
 // A manifest lists a few files: far below this.
 constexpr std::uint64_t kMaxManifestBytes = 1 << 20;
 
-// The manifest's step must be a step and agree with the directory's name (step_<12 digits>),
-// when the directory has such a name (a checkpoint copied elsewhere may be renamed).
+// The manifest's step must be a step and agree with the directory's name when that is a step's
+// (step_<digits>: a checkpoint copied elsewhere under another name is still one).
 void check_step(std::int64_t step, const fs::path& directory, const std::string& where) {
   if (step < 0) {
     throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
                           "; a step is never negative");
   }
-  const std::string name = directory.filename().string();
-  const bool step_named = name.size() == std::string(kPrefix).size() + 12 &&
-                          name.rfind(kPrefix, 0) == 0 &&
-                          name.find_first_not_of("0123456789", std::string(kPrefix).size()) ==
-                              std::string::npos;
-  if (step_named && name != directory_name(step)) {
+  const std::optional<std::int64_t> named = checkpoint_step(directory);
+  if (named && *named != step) {
     throw CheckpointError(where + ": " + kManifest + " says step " + std::to_string(step) +
                           ", the directory's name another");
   }
 }
 
+// Whether `directory`, named as a checkpoint but without a manifest, is what an interrupted
+// removal of one leaves (a second Ctrl-C during rotation, before rotation renamed checkpoints
+// aside first): only regular files named as a checkpoint's (config.yaml, *.state, *.tmp).
+// Anything else (a directory someone made, with their own files) is not mnrl's to delete.
+bool is_checkpoint_remnant(const fs::path& directory) {
+  std::error_code error;
+  if (fs::exists(fs::symlink_status(directory / kManifest, error))) return false;
+  const auto ends_with = [](const std::string& name, const std::string& end) {
+    return name.size() > end.size() && name.compare(name.size() - end.size(), end.size(), end) == 0;
+  };
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    const std::string name = entry.path().filename().string();
+    if (!entry.is_regular_file(error) || entry.is_symlink(error)) return false;
+    if (name != "config.yaml" && !ends_with(name, ".state") && !ends_with(name, ".tmp")) {
+      return false;
+    }
+  }
+  return !error;
+}
 
 }  // namespace
 
@@ -70,10 +88,12 @@ CheckpointWriter::CheckpointWriter(const fs::path& run_dir, CheckpointInfo info,
   final_ = parent / name;
   std::error_code error;
   fs::create_directories(parent, error);
-  // Left by a process killed while writing: never complete, never needed.
+  // Left by a process killed while writing or deleting: never complete, never needed.
   for (const auto& entry : fs::directory_iterator(parent, error)) {
     const std::string leftover = entry.path().filename().string();
-    if (leftover.rfind(".partial-", 0) == 0 || leftover.rfind(".superseded-", 0) == 0) {
+    if (leftover.rfind(".partial-", 0) == 0 || leftover.rfind(".superseded-", 0) == 0 ||
+        (checkpoint_step(entry.path()) && entry.is_directory(error) && !entry.is_symlink(error) &&
+         is_checkpoint_remnant(entry.path()))) {
       fs::remove_all(entry.path(), error);
     }
   }
@@ -183,7 +203,9 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
         throw CheckpointError(where + ": " + kManifest + " lists '" + name +
                               "', which is not a file name in the checkpoint");
       }
-      checkpoint.files_[name] = entry;
+      if (!checkpoint.files_.emplace(name, entry).second) {
+        throw CheckpointError(where + ": " + kManifest + " lists '" + name + "' twice");
+      }
     }
   } catch (const CheckpointError&) {
     throw;
@@ -240,17 +262,32 @@ std::string Checkpoint::read(const std::string& name) const {
   return bytes;
 }
 
+std::optional<std::int64_t> checkpoint_step(const fs::path& directory) {
+  const std::string name = directory.filename().string();
+  const std::size_t digits = std::strlen(kPrefix);
+  if (name.rfind(kPrefix, 0) != 0 || name.size() == digits ||
+      name.find_first_not_of("0123456789", digits) != std::string::npos) {
+    return std::nullopt;
+  }
+  std::int64_t step = 0;
+  const auto [end, error] = std::from_chars(name.data() + digits, name.data() + name.size(), step);
+  if (error != std::errc() || end != name.data() + name.size()) return std::nullopt;  // > int64
+  return step;
+}
+
 std::vector<fs::path> list_checkpoints(const fs::path& run_dir) {
-  std::vector<fs::path> found;
+  std::vector<std::pair<std::int64_t, fs::path>> found;
   std::error_code error;
   const fs::path parent = checkpoints_dir(run_dir);
-  if (!fs::is_directory(parent, error)) return found;
+  if (!fs::is_directory(parent, error)) return {};
   for (const auto& entry : fs::directory_iterator(parent)) {
-    const std::string name = entry.path().filename().string();
-    if (entry.is_directory() && name.rfind(kPrefix, 0) == 0) found.push_back(entry.path());
+    const std::optional<std::int64_t> step = checkpoint_step(entry.path());
+    if (step && entry.is_directory()) found.emplace_back(*step, entry.path());
   }
-  std::sort(found.begin(), found.end());  // zero-padded steps sort by name
-  return found;
+  std::sort(found.begin(), found.end());
+  std::vector<fs::path> paths;
+  for (auto& step_and_path : found) paths.push_back(std::move(step_and_path.second));
+  return paths;
 }
 
 Checkpoint open_latest_checkpoint(const fs::path& run_dir,
@@ -273,9 +310,13 @@ void prune_checkpoints(const fs::path& run_dir, int keep) {
   for (std::size_t i = 0; i + static_cast<std::size_t>(keep) < all.size(); ++i) {
     // Only what is a checkpoint: a directory of that name holding something else (a run
     // someone started there) is left alone.
-    std::error_code ignored;
-    if (!fs::is_regular_file(fs::symlink_status(all[i] / kManifest, ignored))) continue;
-    fs::remove_all(all[i], ignored);
+    std::error_code error;
+    if (!fs::is_regular_file(fs::symlink_status(all[i] / kManifest, error))) continue;
+    // Renamed aside first, so that a removal cut short (a second Ctrl-C) leaves a .superseded-
+    // directory, which the next checkpoint deletes, never a step_ one without its manifest.
+    const fs::path aside = all[i].parent_path() / (".superseded-" + all[i].filename().string());
+    fs::rename(all[i], aside, error);
+    if (!error) fs::remove_all(aside, error);
   }
 }
 

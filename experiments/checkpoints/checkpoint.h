@@ -85,7 +85,12 @@ class Checkpoint {
   std::map<std::string, FileEntry> files_;
 };
 
-// The complete checkpoints of a run (step_ directories), oldest first.
+// The step a checkpoint directory's name says: step_<digits> within int64 (the writer's
+// step_<12 digits>, or more digits past 10^12 steps); nullopt for any other name.
+std::optional<std::int64_t> checkpoint_step(const std::filesystem::path& directory);
+
+// A run's checkpoint directories (named as checkpoint_step() reads), by step, oldest first.
+// Only these are resumed from or pruned: a copy named step_good is neither.
 std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path& run_dir);
 
 // The newest checkpoint of the run that opens. Each newer one that does not is reported
@@ -93,7 +98,8 @@ std::vector<std::filesystem::path> list_checkpoints(const std::filesystem::path&
 Checkpoint open_latest_checkpoint(const std::filesystem::path& run_dir,
                                   const std::function<void(const std::string&)>& skipped);
 
-// Deletes all but the newest `keep` checkpoints of the run.
+// Deletes all but the newest `keep` checkpoints of the run, each renamed aside first (a
+// removal cut short leaves no step_ directory without its manifest).
 void prune_checkpoints(const std::filesystem::path& run_dir, int keep);
 
 }  // namespace mnrl::experiments

@@ -272,7 +272,8 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentO
   check_checkpoint_matches(checkpoint, options);
   const int ranks = parts.communicator ? parts.communicator->size() : 1;
   check_rank_count(checkpoint, ranks);
-  if (parts.actors > 0) check_actor_count(checkpoint, ranks, parts.actors);
+  // Also where this job has no actors (one process): their saved states would be lost.
+  check_actor_count(checkpoint, ranks, parts.actors);
   const int rank = rank_of(parts);
   std::string bytes;
   {

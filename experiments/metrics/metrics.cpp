@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
@@ -35,9 +36,18 @@ bool read_line(std::istream& in, std::string& line, const std::string& path) {
   return !line.empty();
 }
 
-// The header and the rows of `path` at steps <= `step`, and the last kept row's wall time.
+// A crash can leave metrics.csv empty: rows go to the kernel as they come, and only a
+// checkpoint is flushed to disk. The rows are lost then, but the run is not.
+bool is_empty_file(const std::string& path) {
+  std::error_code error;
+  return std::filesystem::file_size(path, error) == 0 && !error;
+}
+
+// The header and the rows of `path` at steps <= `step` (none of an empty file), and the last
+// kept row's wall time.
 std::string rows_up_to(const std::string& path, std::int64_t step, double& wall_time) {
   std::string kept = std::string(kHeader) + "\n";
+  if (is_empty_file(path)) return kept;
   read_metrics_file(path, [&](const MetricsRow& row, const std::string& line) {
     if (row.step > step) return;
     wall_time = std::max(wall_time, row.wall_time);
@@ -76,6 +86,11 @@ void read_metrics_file(
   while (read_line(in, line, path)) {
     if (const auto row = parse_metrics_row(line, path)) on_row(*row, line);
   }
+}
+
+void check_resumable_metrics_file(const std::string& path) {
+  core::check_regular_file(path, "metrics file");
+  if (!is_empty_file(path)) read_metrics_file(path, [](const MetricsRow&, const std::string&) {});
 }
 
 CsvMetrics::CsvMetrics(const std::string& path, std::optional<std::int64_t> resumed_at)

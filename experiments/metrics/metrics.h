@@ -65,6 +65,11 @@ void read_metrics_file(
     const std::string& path,
     const std::function<void(const MetricsRow& row, const std::string& line)>& on_row);
 
+// Throws as read_metrics_file does unless the metrics file at `path` can be resumed: an
+// mnrl metrics file, or empty (what a crash can leave: CsvMetrics writes the header anew).
+// core::FileError for something other than a regular file.
+void check_resumable_metrics_file(const std::string& path);
+
 // metrics.csv in long form, one scalar per row: step,wall_time,name,value (wall_time in
 // seconds since the sink was opened). Long form because scalars arrive at different steps;
 // pandas: df.pivot_table(index="step", columns="name", values="value").

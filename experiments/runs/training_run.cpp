@@ -2,19 +2,21 @@
 
 #include <memory>
 
+#include "agents/registry.h"
 #include "core/build_info.h"
 #include "core/config_diff.h"
 #include "core/crc32c.h"
-#include "core/openblas.h"
-#include "experiments/runs/physics_engines.h"
 #include "core/files.h"
+#include "core/openblas.h"
 #include "core/run_directory.h"
 #include "core/text.h"
 #include "core/yaml_writer.h"
 #include "distributed/communicator.h"
-#include "experiments/metrics/console_reporter.h"
 #include "experiments/config/rank_agreement.h"
+#include "experiments/metrics/console_reporter.h"
+#include "experiments/metrics/metrics.h"
 #include "experiments/metrics/tensorboard_metrics.h"
+#include "experiments/runs/physics_engines.h"
 #include "experiments/runs/run_info.h"
 #include "experiments/training/train_device.h"
 
@@ -22,21 +24,18 @@ namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
-// run_info.yaml grows by a few lines per resume.
-constexpr std::uint64_t kMaxRunInfoBytes = 16 << 20;
-
 std::string utc_now() { return core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true); }
 
 // The env's plugin, if it comes from one, by absolute path and CRC-32C.
 std::optional<PluginRecord> env_plugin_record(const ExperimentOptions& options) {
-  if (options.env.plugin.empty()) return std::nullopt;
-  const auto digest = core::digest_file(options.env.plugin);
-  return PluginRecord{options.env.plugin, digest ? core::crc32c_hex(digest->crc32c) : "unreadable"};
+  return plugin_record(options.env.plugin);
 }
 
-std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentOptions& options) {
+std::string run_info_yaml(const TrainingRunSettings& settings, const ExperimentOptions& options,
+                          int ranks) {
   RunInfo info;
   info.command = settings.command_line;
+  info.launch = {ranks, this_launch()};
   info.mnrl_version = core::version();
   info.source_revision = core::source_revision();
   info.blas = core::blas_description();
@@ -52,6 +51,11 @@ std::string summary_yaml(const TrainingResult& r) {
   out.key("seconds").number(r.seconds);
   out.key("sps").number(r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0);
   out.key("interrupted").boolean(r.interrupted);
+  if (r.stopped_early) {
+    out.key("stopped_early").begin_map();
+    out.key("at_step").integer(r.stopped_early->step);
+    out.key("eval_mean_return").number(r.stopped_early->mean_return).end_map();
+  }
   out.key("checkpoint").text(r.checkpoint.string());
   const EvaluationResult& e = r.final_evaluation;
   out.key("final_evaluation").begin_map();
@@ -74,24 +78,21 @@ std::string summary_yaml(const TrainingResult& r) {
 std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings& settings,
                              const Checkpoint& checkpoint,
                              const std::vector<core::ConfigChange>& changes,
-                             const ExperimentOptions& options) {
-  const fs::path path = run_dir / "run_info.yaml";
+                             const ExperimentOptions& options, int ranks) {
   RunInfo info;
   try {
-    info = parse_run_info(core::read_regular_file(path, kMaxRunInfoBytes, "run information"),
-                          path.string());
+    info = read_run_info(run_dir);
   } catch (const std::exception& e) {
     throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
   }
   ResumeRecord resume;
   resume.command = settings.command_line;
+  resume.launch = {ranks, this_launch()};
   resume.from_checkpoint = checkpoint.directory().string();
   resume.started = utc_now();
   const std::optional<PluginRecord> plugin = env_plugin_record(options);
-  if (plugin && !info.trained_with(*plugin)) {
-    std::fprintf(settings.console, "mnrl: warning: the env plugin is not the one the run was "
-                 "trained with (run_info.yaml); now %s, CRC-32C %s\n", plugin->path.c_str(),
-                 plugin->crc32c.c_str());
+  if (const auto warning = plugin_change_warning(info, plugin)) {
+    std::fprintf(settings.console, "mnrl: warning: %s\n", warning->c_str());
     resume.env_plugin = plugin;
   }
   resume.config_changes = changes;
@@ -102,25 +103,27 @@ std::string run_info_resumed(const fs::path& run_dir, const TrainingRunSettings&
 // Keys a resume may change without --allow-changes: how long and how the run is watched and
 // saved, not what it trains.
 bool schedule_key(const std::string& key) {
-  for (const char* prefix : {"name", "train.total_steps", "train.eval_interval",
-                             "train.eval_episodes", "train.log_interval", "train.threads", "train.device",
-                             "checkpoint.", "logging.", "distributed.timeout"}) {
+  for (const char* prefix :
+       {"name", "train.total_steps", "train.eval_interval", "train.eval_episodes",
+        "train.log_interval", "train.stop_at_return", "train.threads", "train.device",
+        "checkpoint.", "logging.", "distributed.timeout"}) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;
 }
 
-// The keys of config.yaml changed since `checkpoint` was written, but for the sections of
-// algorithms other than the run's. Throws RunDirectoryError listing those that alter the run,
-// unless `allowed`.
+// The keys of config.yaml (`with_set`: and the resume's --set) changed since `checkpoint` was
+// written, but for the sections of algorithms other than the run's. Throws RunDirectoryError
+// listing those that alter the run, unless `allowed`.
 std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoint,
                                                      const ExperimentOptions& options,
-                                                     const fs::path& run_dir, bool allowed) {
+                                                     const fs::path& run_dir, bool allowed,
+                                                     bool with_set) {
   if (!checkpoint.has("config.yaml")) return {};
   ExperimentOptions resolved = options;
-  const std::vector<core::ConfigChange> changes = core::config_changes(
-      checkpoint.read("config.yaml"),
-      core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  const std::vector<core::ConfigChange> changes =
+      core::config_changes(checkpoint.read("config.yaml"),
+                           core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
   // The sections of the other algorithms do not take part in this run.
   const auto unused = [&](const core::ConfigChange& change) {
     for (const auto& algo : agents::AgentRegistry::global().names()) {
@@ -134,25 +137,35 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
     if (unused(change)) continue;
     relevant.push_back(change);
     if (schedule_key(change.key)) continue;
-    altering += "\n  " + change.key + ": " + change.before + " -> " + change.after;
+    altering += "\n  " + change.key + ": " + core::elided(change.before) + " -> " +
+                core::elided(change.after);
   }
   if (!altering.empty() && !allowed) {
     throw core::RunDirectoryError(
-        "cannot resume '" + run_dir.string() + "': its config.yaml differs from the checkpoint's "
-        "in keys that change what is trained:" + altering + "\nresume with --allow-changes to "
+        "cannot resume '" + run_dir.string() + "': its config.yaml" +
+        (with_set ? " with --set" : "") +
+        " differs from the checkpoint's in keys that change what is trained:" + altering +
+        "\nresume with --allow-changes to "
         "train on with them (run_info.yaml records them)");
   }
   return relevant;
+}
+
+// The resolved config, as the run trains with it.
+void write_config_yaml(const fs::path& run_dir, const ExperimentOptions& options) {
+  ExperimentOptions resolved = options;
+  core::write_file_atomically(run_dir / "config.yaml",
+                              core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
 }
 
 // Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so
 // that pruning counts only the run's history from `kept` on. Kept for inspection.
 void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept) {
   for (const fs::path& checkpoint : list_checkpoints(run_dir)) {
-    if (checkpoint.filename() <= kept.directory().filename()) continue;
+    if (*checkpoint_step(checkpoint) <= kept.info().step) continue;
     std::error_code ignored;
-    fs::rename(checkpoint, checkpoint.parent_path() / (".unusable-" + checkpoint.filename().string()),
-               ignored);
+    fs::rename(checkpoint,
+               checkpoint.parent_path() / (".unusable-" + checkpoint.filename().string()), ignored);
   }
 }
 
@@ -167,8 +180,8 @@ std::unique_ptr<distributed::Communicator> make_job_communicator(const Experimen
 
 // A rank other than 0 of a data-parallel job: trains its replica, writes nothing.
 TrainingRunResult train_other_rank(const ExperimentOptions& options,
-                                 distributed::Communicator& communicator,
-                                 std::optional<Checkpoint> resume_from) {
+                                   distributed::Communicator& communicator,
+                                   std::optional<Checkpoint> resume_from) {
   NoMetrics no_metrics;
   const CheckpointSettings checkpoints{{}, std::move(resume_from), {}};
   TrainingRunResult result;
@@ -184,16 +197,19 @@ TrainingRunResult finished(TrainingRunResult result, distributed::Communicator& 
   return result;
 }
 
-// Trains in `run_dir` (config.yaml and run_info.yaml already there), from `resume_from` if set.
-// A resume changes the run directory (metrics.csv cut back to the checkpoint, run_info.yaml,
-// a new TensorBoard file) only once the checkpoint has loaded.
-TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& options,
+// Trains in `given_run_dir` (config.yaml and run_info.yaml already there), from `resume_from`
+// if set. A resume changes the run directory (metrics.csv cut back to the checkpoint,
+// run_info.yaml, a new TensorBoard file) only once the checkpoint has loaded.
+TrainingRunResult train_in(const fs::path& given_run_dir, const ExperimentOptions& options,
                            const TrainingRunSettings& settings,
                            std::optional<Checkpoint> resume_from,
                            distributed::Communicator& communicator,
-                           const std::vector<core::ConfigChange>& changes = {}) {
+                           const std::vector<core::ConfigChange>& changes = {},
+                           bool config_set_on_resume = false) {
+  // Written to by its absolute path: an env plugin's chdir() must not move what the run writes.
+  const fs::path run_dir = fs::absolute(given_run_dir);
   TrainingRunResult result;
-  result.run_dir = run_dir;
+  result.run_dir = given_run_dir;
   const std::int64_t first_step = resume_from ? resume_from->info().step : 0;
   const ProgressMode progress = settings.progress == ProgressMode::kAuto && communicator.size() > 1
                                     ? ProgressMode::kLines
@@ -211,9 +227,10 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
     metrics.add(&csv.emplace((run_dir / "metrics.csv").string(), resumed_at));
     if (checkpoints.resume_from) {
       set_aside_newer_checkpoints(run_dir, *checkpoints.resume_from);
+      if (config_set_on_resume) write_config_yaml(run_dir, options);
       core::write_file_atomically(run_dir / "run_info.yaml",
                                   run_info_resumed(run_dir, settings, *checkpoints.resume_from,
-                                                   changes, options));
+                                                   changes, options, communicator.size()));
     }
     if (options.logging.tensorboard) metrics.add(&tensorboard.emplace(run_dir, first_step));
   };
@@ -229,22 +246,45 @@ TrainingRunResult train_in(const fs::path& run_dir, const ExperimentOptions& opt
     };
   } else {
     open_metric_files();
-    const std::string ranks =
-        communicator.size() > 1 ? " x " + std::to_string(communicator.size()) + " ranks (" +
-                                      communicator.backend() + ")"
-                                : "";
-    std::fprintf(settings.console, "mnrl %s: training %s on %s (%d envs%s), run directory %s\n",
+    std::fprintf(settings.console, "mnrl %s: training %s on %s (%s), run directory %s\n",
                  core::version(), options.algo.c_str(), options.env.id.c_str(),
-                 options.env.num_envs, ranks.c_str(), run_dir.c_str());
+                 job_layout(options, communicator.size(), communicator.backend()).c_str(),
+                 given_run_dir.c_str());
   }
   // Rank 0 always runs a topology (make_topology() is null only on workers and actors).
-  result.training = run_training_loop(*make_topology(options, metrics, &communicator), options,
-                                      &checkpoints);
+  result.training =
+      run_training_loop(*make_topology(options, metrics, &communicator), options, &checkpoints);
+  if (const auto& early = result.training.stopped_early) {
+    std::fprintf(settings.console,
+                 "stopped early at step %lld: the evaluation's mean return %.2f reached "
+                 "train.stop_at_return %g\n",
+                 static_cast<long long>(early->step), early->mean_return,
+                 *options.train.stop_at_return);
+  }
   core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
   return result;
 }
 
 }  // namespace
+
+std::string job_layout(const ExperimentOptions& options, int ranks, const std::string& backend) {
+  const std::string envs = std::to_string(options.env.num_envs) + " envs";
+  if (ranks == 1) return envs;
+  const agents::Topology topology = options.algorithm().topology();
+  if (topology == agents::Topology::replicas) {
+    return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
+  }
+  const auto counted = [](int count, const std::string& what) {
+    return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
+  };
+  const bool actors = agents::has_actors(topology);
+  const int leading = actors ? options.distributed.learners : 1;
+  const std::string leading_ranks =
+      leading == 1 ? "rank 0" : "ranks 0-" + std::to_string(leading - 1);
+  return counted(leading, actors ? "learner" : "parameter server") + " (" + leading_ranks + ") + " +
+         counted(ranks - leading, actors ? "actor" : "worker") + " x " + envs + " (" + backend +
+         ")";
+}
 
 TrainingRunResult run_training(const ExperimentOptions& options,
                                const TrainingRunSettings& settings) {
@@ -256,21 +296,21 @@ TrainingRunResult run_training(const ExperimentOptions& options,
   }
   const fs::path run_dir = core::create_run_directory(settings.run_dir, options.name);
   const core::RunDirectoryLock lock(run_dir);
-  ExperimentOptions resolved = options;
-  core::write_file_atomically(run_dir / "config.yaml",
-                              core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
-  core::write_file_atomically(run_dir / "run_info.yaml", run_info_yaml(settings, options));
+  write_config_yaml(run_dir, options);
+  core::write_file_atomically(run_dir / "run_info.yaml",
+                              run_info_yaml(settings, options, communicator->size()));
   return finished(train_in(run_dir, options, settings, std::nullopt, *communicator), *communicator);
 }
 
 TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSettings& settings,
-                                  const std::function<void(const std::string&)>& skipped) {
+                                  const std::function<void(const std::string&)>& skipped,
+                                  const std::vector<std::string>& overrides) {
   std::error_code error;
   if (!fs::is_regular_file(run_dir / "config.yaml", error)) {
     throw core::RunDirectoryError("cannot resume '" + run_dir.string() +
                                   "': not a run directory (no config.yaml)");
   }
-  const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), {});
+  const ExperimentOptions options = load_experiment((run_dir / "config.yaml").string(), overrides);
   // What a resume rewrites must be there, readable and replaceable before anything changes.
   try {
     for (const char* file : {"metrics.csv", "run_info.yaml"}) {
@@ -278,7 +318,9 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
       core::check_replaceable(run_dir / file);
     }
     core::check_replaceable(run_dir / "summary.yaml");
-  } catch (const core::FileError& e) {
+    if (!overrides.empty()) core::check_replaceable(run_dir / "config.yaml");
+    check_resumable_metrics_file((run_dir / "metrics.csv").string());
+  } catch (const std::runtime_error& e) {
     throw core::RunDirectoryError("cannot resume '" + run_dir.string() + "': " + e.what());
   }
   const auto communicator = make_job_communicator(options);
@@ -291,19 +333,21 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
   check_checkpoint_matches(checkpoint, options);
   check_ranks_agree(*communicator, options, checkpoint.info().step);
   check_ranks_fit(options, *communicator);
-  const std::vector<core::ConfigChange> changes =
-      config_changes_since(checkpoint, options, run_dir, settings.allow_changes);
+  const std::vector<core::ConfigChange> changes = config_changes_since(
+      checkpoint, options, run_dir, settings.allow_changes, !overrides.empty());
   if (checkpoint.info().step >= options.train.total_steps) {
-    throw CheckpointError("run '" + run_dir.string() + "' is complete (its latest checkpoint is at "
-                          "step " + std::to_string(checkpoint.info().step) + " of train.total_steps " +
+    throw CheckpointError("run '" + run_dir.string() +
+                          "' is complete (its latest checkpoint is at "
+                          "step " +
+                          std::to_string(checkpoint.info().step) + " of train.total_steps " +
                           std::to_string(options.train.total_steps) + "); nothing to resume");
   }
   if (communicator->rank() > 0) {
     return finished(train_other_rank(options, *communicator, std::move(checkpoint)), *communicator);
   }
-  return finished(
-      train_in(run_dir, options, settings, std::move(checkpoint), *communicator, changes),
-      *communicator);
+  return finished(train_in(run_dir, options, settings, std::move(checkpoint), *communicator,
+                           changes, !overrides.empty()),
+                  *communicator);
 }
 
 }  // namespace mnrl::experiments

@@ -14,6 +14,7 @@
 #include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli_test_fixture.h"
@@ -83,6 +84,54 @@ TEST_F(HardeningCliTest, PlotReplacesOnlyRegularFiles) {
   // A single point is drawn (as a point), into a new file.
   expect_outcome(run("plot run -o one.png"), 0, "wrote one.png");
   EXPECT_EQ(read_file(dir_ / "one.png").substr(1, 3), "PNG");
+}
+
+// `mnrl eval --video` writes its GIF as every output is written: only a regular file is
+// replaced, a symlink at the temporary name is not followed, and a stop leaves nothing behind.
+// It used to turn /dev/full, a FIFO or a symlink into a GIF (exit 0).
+TEST_F(HardeningCliTest, EvalVideoReplacesOnlyRegularFiles) {
+  if (!MNRL_WITH_GIF) GTEST_SKIP() << "mnrl was built without giflib: --video is refused";
+  train_short_run();
+  expect_outcome(run("eval out --video /dev/full"), 2,
+                 "mnrl eval: will not write '/dev/full': it is a character device");
+  EXPECT_TRUE(fs::is_character_file("/dev/full"));
+  ASSERT_EQ(mkfifo((dir_ / "fifo.gif").c_str(), 0600), 0);
+  expect_outcome(run("eval out --video fifo.gif"), 2, "it is a FIFO");
+  EXPECT_TRUE(fs::is_fifo(dir_ / "fifo.gif"));
+  fs::create_symlink("/dev/stdout", dir_ / "out.gif");
+  expect_outcome(run("eval out --video out.gif"), 2, "it is a symbolic link");
+  EXPECT_TRUE(fs::is_symlink(dir_ / "out.gif"));
+
+  std::ofstream(dir_ / "precious.txt") << "keep me";
+  fs::create_symlink(dir_ / "precious.txt", dir_ / "play.gif.tmp");
+  expect_outcome(run("eval out --video play.gif"), 2,
+                 "will not write 'play.gif.tmp': it is a symbolic link");
+  EXPECT_EQ(read_file(dir_ / "precious.txt"), "keep me");
+  EXPECT_FALSE(fs::exists(dir_ / "play.gif"));
+  fs::remove(dir_ / "play.gif.tmp");
+
+  // Ctrl-C while recording: exit 130, no GIF and no temporary file.
+  const pid_t child = start({"eval", "out", "--episodes", "200", "--video", "play.gif"});
+  ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ / "play.gif.tmp"); }))
+      << read_file(dir_ / "stderr.txt");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(child, SIGINT);
+  EXPECT_EQ(exit_status(child), 130) << read_file(dir_ / "stderr.txt");
+  EXPECT_FALSE(fs::exists(dir_ / "play.gif"));
+  EXPECT_FALSE(fs::exists(dir_ / "play.gif.tmp"));
+}
+
+// An env that draws nothing cannot be recorded whatever the run: a usage error (it was exit 1).
+TEST_F(HardeningCliTest, EvalVideoOfAnEnvWithoutPicturesIsAUsageError) {
+  write_config("algo: ppo\nenv: {id: Walk-v0, plugin: " + std::string(MNRL_TEST_PLUGIN_DIR) +
+                   "/libwalk.so, num_envs: 2}\nppo: {n_steps: 16, batch_size: 32}\n"
+                   "train: {total_steps: 64, eval_episodes: 2}\n",
+               "walk.yaml");
+  ASSERT_EQ(run("train walk.yaml --run-dir out").exit_code, 0);
+  expect_outcome(run("eval out --video walk.gif"), 2,
+                 "mnrl eval: --video: 'Walk-v0' draws no pictures (its render() returns false)");
+  EXPECT_FALSE(fs::exists(dir_ / "walk.gif"));
+  EXPECT_FALSE(fs::exists(dir_ / "walk.gif.tmp"));
 }
 
 // Text of the user's never runs as gnuplot commands: a newline in a path or a label would
@@ -382,6 +431,37 @@ TEST_F(HardeningCliTest, AResumeWithAnEditedConfigListsTheChanges) {
   expect_outcome(run("train " + kPpo + " --allow-changes"), 2, "--allow-changes requires --resume");
 }
 
+// --set on a resume changes the run as an edit of its config.yaml would: a longer budget is
+// taken and written to config.yaml (later resumes keep it) and run_info.yaml; a key that changes
+// what is trained needs --allow-changes (it was refused outright: "--resume excludes --set").
+TEST_F(HardeningCliTest, ASetOnResumeChangesTheRunAsAnEditWould) {
+  train_short_run();
+  const std::string metrics = read_file(dir_ / "out" / "metrics.csv");
+  const std::string config = read_file(dir_ / "out" / "config.yaml");
+  const auto refused = run("train --resume out --set train.total_steps=4000 --set ppo.gamma=0.9");
+  expect_outcome(refused, 2,
+                 "cannot resume 'out': its config.yaml with --set differs from the checkpoint's "
+                 "in keys that change what is trained:\n  ppo.gamma: 0.98 -> 0.9\nresume with "
+                 "--allow-changes");
+  EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv"), metrics);
+  EXPECT_EQ(read_file(dir_ / "out" / "config.yaml"), config);
+  expect_outcome(run("train --resume out --set train.total_steps=4000"), 0, "trained 4000 steps");
+  EXPECT_NE(read_file(dir_ / "out" / "config.yaml").find("total_steps: 4000"), std::string::npos);
+  EXPECT_NE(read_file(dir_ / "out" / "run_info.yaml")
+                .find("\"train.total_steps\": {before: \"3000\", after: \"4000\"}"),
+            std::string::npos)
+      << read_file(dir_ / "out" / "run_info.yaml");
+  // The run is complete at its new budget; a bad --set is a config error naming it.
+  expect_outcome(run("train --resume out"), 2, "step 4000 of train.total_steps 4000");
+  expect_outcome(run("train --resume out --set train.total_stps=5000"), 2,
+                 "--set train.total_stps=5000: unknown key 'train.total_stps' (did you mean "
+                 "'total_steps'?)");
+  expect_outcome(run("train --resume out --set train.total_steps=5000 --set ppo.gamma=0.9 "
+                     "--allow-changes"),
+                 0, "trained 5000 steps");
+  EXPECT_NE(read_file(dir_ / "out" / "config.yaml").find("gamma: 0.9\n"), std::string::npos);
+}
+
 // A run's env plugin is recorded by absolute path and checksum: the run evaluates and resumes
 // from any directory, and --plugin stands in for a plugin that has moved.
 TEST_F(HardeningCliTest, APluginRunWorksFromAnyDirectoryAndPluginOverrides) {
@@ -483,6 +563,90 @@ TEST_F(HardeningCliTest, CommandLineNumbersAreBounded) {
                  "every value of 'losses/broken' in metrics.csv is nan or infinite");
 }
 
+// SIGHUP (a closed terminal, a dropped ssh session) and SIGUSR1 (Slurm's warning before the
+// time limit) stop a run as SIGTERM does: a checkpoint and the summary, exit 128 + the signal.
+// They used to end the run with nothing resumable.
+TEST_F(HardeningCliTest, HangupAndUsr1StopWithACheckpoint) {
+  for (const auto& [signal, status] : {std::pair{SIGHUP, 129}, std::pair{SIGUSR1, 138}}) {
+    const std::string out = "out" + std::to_string(signal);
+    const pid_t child =
+        start({"train", kPpo, "--set", "train.total_steps=100000000", "--run-dir", out});
+    ASSERT_TRUE(wait_for([&] { return fs::exists(dir_ / out / "metrics.csv"); }));
+    kill(child, signal);
+    EXPECT_EQ(exit_status(child), status) << read_file(dir_ / "stderr.txt");
+    EXPECT_TRUE(has_checkpoint(out));
+    EXPECT_NE(read_file(dir_ / out / "summary.yaml").find("interrupted: true"), std::string::npos);
+  }
+}
+
+// A closed stdout (`mnrl train ... | head -1`) ends the progress lines, not the run: SIGPIPE
+// used to kill it with no checkpoint.
+TEST_F(HardeningCliTest, AClosedStdoutNeverEndsTheRun) {
+  const auto r = run_shell("set -o pipefail; '" MNRL_BINARY "' train " + kPpo +
+                           " --set train.total_steps=4096 --set train.log_interval=256"
+                           " --progress lines --run-dir out | head -1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string summary = read_file(dir_ / "out" / "summary.yaml");
+  EXPECT_NE(summary.find("steps: 4096\n"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("interrupted: true"), std::string::npos) << summary;
+}
+
+// A resume trusts no directory name: copies named step_good or step_<20 digits> are not the
+// run's checkpoints (the newest by name was resumed from, retraining and cutting the metrics).
+// An empty metrics.csv, which a crash can leave, is rebuilt (it stopped the resume with exit 1
+// after "resuming"); one that is not mnrl's is refused before anything is said or changed.
+TEST_F(HardeningCliTest, AResumeTrustsOnlyCheckpointNamesAndRebuildsAnEmptyMetricsFile) {
+  train_short_run();
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 3000"), 17, "total_steps: 3504");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  const fs::path checkpoints = dir_ / "out" / "checkpoints";
+  for (const char* copy : {"step_good", "step_99999999999999999999"}) {
+    fs::copy(checkpoints / "step_000000001000", checkpoints / copy, fs::copy_options::recursive);
+  }
+  std::ofstream(dir_ / "out" / "metrics.csv") << "not,metrics\n";
+  const auto refused = run("train --resume out");
+  expect_outcome(refused, 2,
+                 "cannot resume 'out': 'out/metrics.csv' is not an mnrl metrics file");
+  EXPECT_EQ(refused.output.find("resuming"), std::string::npos) << refused.output;
+  { std::ofstream(dir_ / "out" / "metrics.csv", std::ios::trunc); }
+  const auto resumed = run("train --resume out");
+  expect_outcome(resumed, 0, "at step 3000 from ");
+  EXPECT_NE(resumed.output.find("trained 3504 steps"), std::string::npos) << resumed.output;
+  EXPECT_EQ(read_file(dir_ / "out" / "metrics.csv").rfind("step,wall_time,name,value\n", 0), 0u);
+  EXPECT_TRUE(fs::exists(checkpoints / "step_good" / "manifest.yaml"));
+}
+
+// An IMPALA (or Ape-X) checkpoint holding its actors' states is refused in one process, as
+// another number of ranks is: it resumed silently, dropping the actors' states.
+TEST_F(HardeningCliTest, AnActorsCheckpointIsNotResumedInOneProcess) {
+  ASSERT_EQ(run("train " MNRL_SOURCE_DIR "/configs/cartpole_impala.yaml --set "
+                "train.total_steps=1024 --set train.eval_episodes=2 --run-dir out")
+                .exit_code,
+            0);
+  std::string config = read_file(dir_ / "out" / "config.yaml");
+  config.replace(config.find("total_steps: 1024"), 17, "total_steps: 4096");
+  std::ofstream(dir_ / "out" / "config.yaml") << config;
+  // As a job of a learner and one actor leaves it: the actor's state beside the learner's (an
+  // empty one, whose CRC-32C is 0).
+  fs::path checkpoint;
+  for (const auto& entry : fs::directory_iterator(dir_ / "out" / "checkpoints")) {
+    const bool step = entry.path().filename().string().rfind("step_", 0) == 0;
+    if (step && entry.path() > checkpoint) checkpoint = entry.path();  // the newest
+  }
+  ASSERT_FALSE(checkpoint.empty());
+  std::ofstream(checkpoint / "rank1.actor.state");
+  std::string manifest = read_file(checkpoint / "manifest.yaml");
+  manifest.insert(manifest.find("files:\n") + 7,
+                  "  rank1.actor.state: {bytes: 0, crc32c: \"00000000\"}\n");
+  std::ofstream(checkpoint / "manifest.yaml") << manifest;
+  const auto refused = run("train --resume out");
+  expect_outcome(refused, 2,
+                 "was written by a job of 1 learner(s) and 1 actor(s); resume it with mpirun "
+                 "-np 2, not 1");
+  EXPECT_EQ(refused.output.find("resuming"), std::string::npos) << refused.output;
+}
+
 // A process started with SIGINT ignored (nohup, a background job) keeps ignoring it; SIGTERM
 // still stops it with a checkpoint.
 TEST_F(HardeningCliTest, AnIgnoredCtrlCStaysIgnored) {
@@ -501,6 +665,67 @@ TEST_F(HardeningCliTest, AnIgnoredCtrlCStaysIgnored) {
   kill(child, SIGTERM);
   EXPECT_EQ(exit_status(child), 143);
   EXPECT_TRUE(has_checkpoint("out"));
+}
+
+// A YAML alias inside its own anchor is a value that contains itself: the key check walked it
+// until the stack overflowed (exit 139, no message). Refused with the place, from a file, a
+// --set or env.kwargs.
+TEST_F(HardeningCliTest, AConfigValueThatContainsItselfIsRefused) {
+  write_config("x: &a [*a]", "cycle.yaml");
+  expect_outcome(run("train cycle.yaml"), 2,
+                 "cycle.yaml:1:4: the value of 'x' contains itself through a YAML alias");
+  expect_outcome(run("train " + kPpo + " --set 'env.kwargs=&k {a: *k}'"), 2,
+                 "--set env.kwargs=&k {a: *k}: the value of 'env.kwargs' contains itself");
+  write_config("algo: ppo\nenv:\n  id: CartPole-v1\n  kwargs: &k [1, *k]\n", "kwargs.yaml");
+  expect_outcome(run("train kwargs.yaml"), 2,
+                 "kwargs.yaml:4:11: the value of 'env.kwargs' contains itself");
+  EXPECT_FALSE(fs::exists(dir_ / "runs"));
+}
+
+// A mistyped bundled config name gets the closest one (it got "cannot read config file").
+TEST_F(HardeningCliTest, AMistypedBundledConfigNameIsSuggested) {
+  expect_outcome(run("train cartpol_ppo"), 2,
+                 "mnrl train: config error: 'cartpol_ppo' is neither a file nor a bundled config "
+                 "(did you mean 'cartpole_ppo'?); bundled: acrobot_dqn, ");
+  expect_outcome(run("train pendulum_td4.yaml"), 2, "(did you mean 'pendulum_td3'?)");
+  expect_outcome(run("bench cartpole_dqm"), 2, "(did you mean 'cartpole_dqn'?)");
+  EXPECT_TRUE(fs::is_empty(dir_));
+}
+
+// Values are echoed cut to 80 bytes: a 900 KB scalar filled the terminal with itself.
+TEST_F(HardeningCliTest, EchoedValuesAreCut) {
+  write_config("env: {id: " + std::string(900000, 'x') + "}\n", "long.yaml");
+  const auto r = run("train long.yaml");
+  expect_outcome(r, 2,
+                 "env.id: unknown environment '" + std::string(80, 'x') + "… (900000 bytes)'");
+  EXPECT_LT(r.output.size(), 2000u) << r.output.substr(0, 2000);
+  const auto set = run("train " + kPpo + " --set ppo.gamma=2." + std::string(100000, '0'));
+  expect_outcome(set, 2,
+                 "… (100012 bytes): ppo.gamma = 2." + std::string(78, '0') +
+                     "… (100002 bytes) is out of range: must be in [0, 1]");
+  EXPECT_LT(set.output.size(), 2000u) << set.output.substr(0, 2000);
+  expect_outcome(run("train " + kPpo + " --set $'ppo.gamma=0.9\\n---\\n0.5'"), 2,
+                 "expected a single YAML value, found 2 documents (separated by '---')");
+}
+
+// A budget that ends before an algorithm with a replay starts learning trained nothing and
+// said "trained 3000 steps". Refused naming both keys, as a batch larger than a rollout is.
+TEST_F(HardeningCliTest, ABudgetThatNeverLearnsIsRefused) {
+  const std::string td3 = std::string(MNRL_SOURCE_DIR) + "/configs/pendulum_td3.yaml";
+  expect_outcome(run("train " + td3 + " --set train.total_steps=3000"), 2,
+                 "pendulum_td3.yaml:21:20: td3.learning_starts = 10000 is not below "
+                 "train.total_steps = 3000: the run would end before it learns anything");
+  expect_outcome(run("train " + kDqn + " --set train.total_steps=1000"), 2,
+                 "dqn.learning_starts = 1000 is not below train.total_steps = 1000");
+  const std::string apex = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_apex.yaml";
+  expect_outcome(run("train " + apex + " --set train.total_steps=500"), 2,
+                 "apex_dqn.learning_starts = 1000 is not below train.total_steps = 500");
+  // The replay must also come to hold one batch.
+  expect_outcome(run("train " + td3 + " --set train.total_steps=200 --set td3.learning_starts=0"),
+                 2,
+                 "pendulum_td3.yaml:22:15: td3.batch_size = 256 is more than train.total_steps = "
+                 "200: the replay would never hold one batch");
+  EXPECT_FALSE(fs::exists(dir_ / "runs"));
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
@@ -87,6 +89,57 @@ TEST_F(CheckpointTest, RewritingAStepReplacesItAndLeftoversAreCleared) {
     names.push_back(entry.path().filename().string());
   }
   EXPECT_EQ(names, std::vector<std::string>{"step_000000000010"});
+}
+
+// Only step_<digits> directories within int64 are checkpoints of the run, ordered by step: a
+// copy named step_good or step_<too many digits> was resumed from.
+TEST_F(CheckpointTest, OnlyStepNamesWithinInt64AreListed) {
+  const fs::path written = write(10);
+  write(20);
+  for (const char* copy : {"step_good", "step_99999999999999999999", "step_",
+                           "step_0000000000010" /* 13 digits: step 10 */}) {
+    fs::copy(written, run_ / "checkpoints" / copy, fs::copy_options::recursive);
+  }
+  std::vector<std::string> names;
+  for (const auto& path : list_checkpoints(run_)) names.push_back(path.filename().string());
+  EXPECT_EQ(names, (std::vector<std::string>{"step_0000000000010", "step_000000000010",
+                                             "step_000000000020"}));
+  EXPECT_EQ(checkpoint_step("step_9223372036854775807"), INT64_MAX);
+  EXPECT_EQ(checkpoint_step("step_9223372036854775808"), std::nullopt);
+  EXPECT_EQ(open_latest_checkpoint(run_, [](const std::string&) {}).info().step, 20);
+}
+
+// A second Ctrl-C while rotation deleted a checkpoint left a step_ directory without its
+// manifest, which nothing removed: the next checkpoint clears it as it clears .partial- ones,
+// and leaves a step_ directory that holds anything else.
+TEST_F(CheckpointTest, RemnantsOfAnInterruptedRemovalAreCleared) {
+  const fs::path remnant = run_ / "checkpoints" / "step_000000000005";
+  fs::create_directories(remnant);
+  std::ofstream(remnant / "agent.state") << "a";
+  std::ofstream(remnant / "config.yaml") << "c";
+  const fs::path foreign = run_ / "checkpoints" / "step_000000000006";
+  fs::create_directories(foreign);
+  std::ofstream(foreign / "notes.txt") << "mine";
+  write(10);
+  EXPECT_FALSE(fs::exists(remnant));
+  EXPECT_TRUE(fs::exists(foreign / "notes.txt"));
+}
+
+// A manifest lists each file once: a second entry would check one copy and describe another.
+TEST_F(CheckpointTest, AManifestNamingAFileTwiceIsRefused) {
+  const fs::path written = write(10);
+  std::string manifest;
+  {
+    std::ifstream in(written / "manifest.yaml");
+    manifest.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto line = manifest.find("  envs.state:");
+  ASSERT_NE(line, std::string::npos) << manifest;
+  const std::string entry = manifest.substr(line, manifest.find('\n', line) + 1 - line);
+  manifest.insert(line, entry);
+  std::ofstream(written / "manifest.yaml") << manifest;
+  EXPECT_NE(error_of(written).find("manifest.yaml lists 'envs.state' twice"), std::string::npos)
+      << error_of(written);
 }
 
 TEST_F(CheckpointTest, TruncationAtAnyPointIsRefused) {
