@@ -94,6 +94,11 @@ std::vector<Command> add_bench_commands(CLI::App& mnrl) {
            [args] {
              if (!load_plugins(args->plugins, "bench")) return kExitUsage;
              args->config = find_config(args->config);
+             if (const std::string unknown = unknown_config_message(args->config);
+                 !unknown.empty()) {
+               std::fprintf(stderr, "mnrl bench: config error: %s\n", unknown.c_str());
+               return kExitUsage;
+             }
              return bench_command(*args);
            }},
           // "bench --plugin a env --plugin b" loads both.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "core/files.h"
@@ -33,7 +34,7 @@ bool reads_as_non_string(const std::string& text) {
 // "'abc'", "null", "a sequence": what the user wrote, for "expected X, got Y" messages.
 std::string describe_node(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
+    case YAML::NodeType::Scalar: return "'" + elided(node.Scalar()) + "'";
     case YAML::NodeType::Sequence: return "a sequence";
     case YAML::NodeType::Map: return "a mapping";
     default: return "null";
@@ -104,9 +105,13 @@ using Locator = std::function<std::string(const YAML::Mark&)>;
 
 // Bounds on what a config may be: far above any real experiment, far below what would hang
 // or exhaust memory. Aliases share nodes, so a 1 KB file of nested aliases ("billion laughs")
-// expands to billions of values when walked: the walk counts every value it meets.
+// expands to billions of values when walked: the walk counts every value it meets. An alias
+// inside its own anchor ("x: &a [*a]") makes a cycle, and a chain of aliases nests deeper than
+// the parser allows: the walk bounds its depth (as yaml-cpp bounds the parser's) to stay on
+// the stack.
 constexpr std::uint64_t kMaxConfigBytes = 1 << 20;
 constexpr std::size_t kMaxConfigValues = 100'000;
+constexpr std::size_t kMaxConfigDepth = 2000;
 constexpr double kMaxConfigNumber = 1e9;
 
 // ConfigVisitor::learning_rate's keys, and rl-zoo's prefix of a linearly decaying rate.
@@ -114,43 +119,83 @@ constexpr std::string_view kRateKey = "learning_rate";
 constexpr std::string_view kScheduleKey = "lr_schedule";
 constexpr std::string_view kLinearPrefix = "lin_";
 
-// Throws unless every mapping key in `node` is a name given at most once per mapping (yaml-cpp
-// silently keeps duplicates), and `node` holds at most `budget` values with aliases expanded.
-void check_keys(const YAML::Node& node, const std::string& path, const Locator& where,
-                std::size_t& budget) {
-  if (budget-- == 0) {
-    throw ConfigError(where(node.Mark()) + ": the config expands to more than " +
-                      std::to_string(kMaxConfigValues) + " values (through YAML aliases?)");
-  }
-  if (node.IsSequence()) {
-    for (std::size_t i = 0; i < node.size(); ++i) {
-      check_keys(node[i], path + "[" + std::to_string(i) + "]", where, budget);
+// Walks a parsed tree, aliases expanded, and throws unless every mapping key is a name given
+// at most once per mapping (yaml-cpp silently keeps duplicates), the tree holds at most
+// kMaxConfigValues values and nests at most kMaxConfigDepth levels, and no value contains
+// itself.
+class KeyCheck {
+ public:
+  explicit KeyCheck(Locator where) : where_(std::move(where)) {}
+
+  void check(const YAML::Node& node, const std::string& path) {
+    if (budget_-- == 0) {
+      throw ConfigError(where_(node.Mark()) + ": the config expands to more than " +
+                        std::to_string(kMaxConfigValues) + " values (through YAML aliases?)");
     }
-    return;
-  }
-  if (!node.IsMap()) return;
-  std::map<std::string, YAML::Mark> seen;
-  for (const auto& pair : node) {
-    const YAML::Node& key = pair.first;
-    if (!key.IsScalar()) {
-      throw ConfigError(where(key.Mark()) + ": expected a key name, got " + describe_node(key));
+    if (!node.IsSequence() && !node.IsMap()) return;
+    if (open_.size() == kMaxConfigDepth) throw too_deep(node, path);
+    open_.push_back({node, path.size()});
+    if (node.IsSequence()) {
+      for (std::size_t i = 0; i < node.size(); ++i) {
+        check(node[i], path + "[" + std::to_string(i) + "]");
+      }
+    } else {
+      check_map(node, path);
     }
-    const std::string key_path = child_path(path, key.Scalar());
-    const auto [first, inserted] = seen.emplace(key.Scalar(), key.Mark());
-    if (!inserted) {
-      const std::string here = where(key.Mark());
-      const std::string there = where(first->second);
-      // Both locations are the same --set text when the duplicate came from one.
-      const std::string hint = there == here ? "" : " (first defined at " + there + ")";
-      throw ConfigError(here + ": duplicate key '" + key_path + "'" + hint);
-    }
-    check_keys(pair.second, key_path, where, budget);
+    open_.pop_back();
   }
-}
+
+ private:
+  // A sequence or mapping being walked, and the length of its path (a prefix of the paths
+  // below it).
+  struct Open {
+    YAML::Node node;
+    std::size_t path_size;
+  };
+
+  void check_map(const YAML::Node& node, const std::string& path) {
+    std::map<std::string, YAML::Mark> seen;
+    for (const auto& pair : node) {
+      const YAML::Node& key = pair.first;
+      if (!key.IsScalar()) {
+        throw ConfigError(where_(key.Mark()) + ": expected a key name, got " + describe_node(key));
+      }
+      const std::string key_path = child_path(path, key.Scalar());
+      const auto [first, inserted] = seen.emplace(key.Scalar(), key.Mark());
+      if (!inserted) {
+        const std::string here = where_(key.Mark());
+        const std::string there = where_(first->second);
+        // Both locations are the same --set text when the duplicate came from one.
+        const std::string hint = there == here ? "" : " (first defined at " + there + ")";
+        throw ConfigError(here + ": duplicate key '" + elided(key_path) + "'" + hint);
+      }
+      check(pair.second, key_path);
+    }
+  }
+
+  // At the depth bound: a cycle (`node` is one of the values that contain it), named by the
+  // outermost place it starts, or else a chain of aliases too deep.
+  ConfigError too_deep(const YAML::Node& node, const std::string& path) const {
+    for (const Open& open : open_) {
+      if (open.node.is(node)) {
+        const std::string start = path.substr(0, open.path_size);
+        return ConfigError(where_(node.Mark()) + ": the value of '" +
+                           (start.empty() ? std::string("(top level)") : start) +
+                           "' contains itself through a YAML alias (an alias inside its own "
+                           "anchor)");
+      }
+    }
+    return ConfigError(where_(node.Mark()) + ": the config nests deeper than " +
+                       std::to_string(kMaxConfigDepth) + " levels (through YAML aliases?)");
+  }
+
+  Locator where_;
+  std::size_t budget_ = kMaxConfigValues;
+  std::vector<Open> open_;  // outermost first
+};
 
 void check_keys(const YAML::Node& node, const std::string& path, const Locator& where) {
-  std::size_t budget = kMaxConfigValues;
-  check_keys(node, path, where, budget);
+  KeyCheck(where).check(node, path);
 }
 
 std::string read_file(const std::string& path) {
@@ -234,7 +279,7 @@ class Document {
 
   // Applies "a.b.c=value". Checks everything before changing the tree: on error it is unchanged.
   void set(const std::string& assignment) {
-    const std::string origin = "--set " + assignment;
+    const std::string origin = "--set " + elided(assignment);
     const Assignment parsed = split_assignment(assignment);
     const YAML::Node value = parse_set_value(parsed.value, assignment);
     check_keys(value, parsed.path, [&origin](const YAML::Mark&) { return origin; });
@@ -281,25 +326,33 @@ class Document {
   // Splits at the first '=' (a value may contain '='); the key path must be dot-separated names.
   static Assignment split_assignment(const std::string& assignment) {
     const auto equals = assignment.find('=');
-    const ConfigError malformed("--set '" + assignment +
+    const ConfigError malformed("--set '" + elided(assignment) +
                                 "': expected key.path=value (for example ppo.gamma=0.99)");
     if (equals == std::string::npos) throw malformed;
     Assignment parsed{assignment.substr(0, equals), {}, assignment.substr(equals + 1)};
     parsed.keys = split(parsed.path, '.');
     if (!std::all_of(parsed.keys.begin(), parsed.keys.end(), is_name)) throw malformed;
     if (parsed.value.find_first_not_of(" \t") == std::string::npos) {
-      throw ConfigError("--set '" + assignment + "': expected a value after '='");
+      throw ConfigError("--set '" + elided(assignment) + "': expected a value after '='");
     }
     return parsed;
   }
 
+  // One YAML value: a second document ("1\n---\n2") would otherwise be dropped silently.
   static YAML::Node parse_set_value(const std::string& text, const std::string& assignment) {
-    check_characters(text, "--set '" + assignment + "'");
+    const std::string where = "--set '" + elided(assignment) + "'";
+    check_characters(text, where);
+    std::vector<YAML::Node> documents;
     try {
-      return YAML::Load(text);
+      documents = YAML::LoadAll(text);
     } catch (const YAML::ParserException& e) {
-      throw ConfigError("--set '" + assignment + "': malformed YAML value: " + e.msg);
+      throw ConfigError(where + ": malformed YAML value: " + e.msg);
     }
+    if (documents.size() > 1) {
+      throw ConfigError(where + ": expected a single YAML value, found " +
+                        std::to_string(documents.size()) + " documents (separated by '---')");
+    }
+    return documents.empty() ? YAML::Node() : documents.front();
   }
 
   // The mapping under `key` in `map`; a missing or null one is created and attributed to
@@ -359,7 +412,20 @@ class Reader final : public ConfigVisitor {
   }
 
   // Checks the top level once the root visit is done (sections check themselves on leaving).
-  void finish() { check_unknown_keys(levels_.back()); }
+  // Every unknown key is reported at once, in the order of the document (--set ones last).
+  void finish() {
+    check_unknown_keys(levels_.back());
+    if (unknown_keys_.empty()) return;
+    std::stable_sort(
+        unknown_keys_.begin(), unknown_keys_.end(), [](const UnknownKey& a, const UnknownKey& b) {
+          return std::tie(a.from_set, a.line, a.column) < std::tie(b.from_set, b.line, b.column);
+        });
+    std::string message;
+    for (const UnknownKey& unknown : unknown_keys_) {
+      message += (message.empty() ? "" : "\n") + unknown.message;
+    }
+    throw ConfigError(message);
+  }
 
   void field(std::string_view key, bool& value, std::string_view) override {
     const auto entry = take(key);
@@ -405,7 +471,7 @@ class Reader final : public ConfigVisitor {
     if (!entry->node.IsScalar()) throw type_error(*entry, "a string");
     const std::string& text = entry->node.Scalar();
     if (!limits.allows(text)) {
-      throw error(*entry, entry->path + " = '" + text + "' is not " + limits.describe() +
+      throw error(*entry, entry->path + " = '" + elided(text) + "' is not " + limits.describe() +
                               did_you_mean(text, limits.choices));
     }
     value = text;
@@ -584,7 +650,14 @@ class Reader final : public ConfigVisitor {
     return level.map && find_entry(*level.map, key);
   }
 
-  void check_unknown_keys(const Level& level) const {
+  // A key in the document that the Options struct does not declare, and where it is.
+  struct UnknownKey {
+    bool from_set;
+    int line, column;
+    std::string message;
+  };
+
+  void check_unknown_keys(const Level& level) {
     if (!level.map) return;
     for (const auto& pair : *level.map) {
       const std::string& key = pair.first.Scalar();  // check_keys made every key a scalar
@@ -597,8 +670,11 @@ class Reader final : public ConfigVisitor {
         hint = level.path.empty() ? "; top-level keys are: " + join(level.fields)
                                   : "; keys in '" + level.path + "' are: " + join(level.fields);
       }
-      throw ConfigError(doc_.location(path, pair.first.Mark()) + ": unknown key '" + path + "'" +
-                        hint);
+      const YAML::Mark mark = pair.first.Mark();
+      const std::string location = doc_.location(path, mark);
+      unknown_keys_.push_back({location != file_location(doc_.source_name(), mark), mark.line,
+                               mark.column,
+                               location + ": unknown key '" + elided(path) + "'" + hint});
     }
   }
 
@@ -625,7 +701,7 @@ class Reader final : public ConfigVisitor {
     // Far beyond any real setting, far below float's range: a 1e38 learning rate or a 1e308
     // clip range would overflow float arithmetic in LibTorch mid-run.
     if (std::isinf(value) || std::abs(value) > kMaxConfigNumber) {
-      throw error(entry, entry.path + " = " + entry.node.Scalar() +
+      throw error(entry, entry.path + " = " + elided(entry.node.Scalar()) +
                              " is out of range: a number in a config must be finite and at "
                              "most 1e9 in magnitude");
     }
@@ -654,13 +730,13 @@ class Reader final : public ConfigVisitor {
 
   void check_range(const Entry& entry, double value, const Limits& limits) const {
     if (!limits.allows(value)) {
-      throw error(entry, entry.path + " = " + entry.node.Scalar() + " is out of range: must be " +
-                             limits.describe());
+      throw error(entry, entry.path + " = " + elided(entry.node.Scalar()) +
+                             " is out of range: must be " + limits.describe());
     }
   }
 
   ConfigError integer_range_error(const Entry& entry, std::int64_t min, std::int64_t max) const {
-    return error(entry, entry.path + " = " + entry.node.Scalar() +
+    return error(entry, entry.path + " = " + elided(entry.node.Scalar()) +
                             " does not fit in the integer type: must be in [" +
                             std::to_string(min) + ", " + std::to_string(max) + "]");
   }
@@ -677,6 +753,7 @@ class Reader final : public ConfigVisitor {
   const Document& doc_;
   std::vector<Level> levels_;  // the root, then one per open section or list item
   std::vector<List> lists_;    // the lists being read, innermost last
+  std::vector<UnknownKey> unknown_keys_;  // found so far, thrown together by finish()
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/scalar_text.h"
+#include "core/text.h"
 
 namespace mnrl::core {
 namespace {
@@ -98,7 +99,7 @@ T Kwargs::read(const std::string& key) const {
   const auto wrong_type = [&] {
     const std::string got = value.is_list ? std::string("a sequence")
                             : value.texts.front().empty() ? std::string("an empty value")
-                                                          : "'" + value.texts.front() + "'";
+                                                          : "'" + elided(value.texts.front()) + "'";
     return error(key, std::string("expected ") + expected_text<T>() + ", got " + got);
   };
   if constexpr (IsVector<T>::value) {
@@ -107,8 +108,8 @@ T Kwargs::read(const std::string& key) const {
     for (std::size_t i = 0; i < value.texts.size(); ++i) {
       const auto element = parse_scalar<typename T::value_type>(value.texts[i]);
       if (!element) {
-        throw error(key, "element " + std::to_string(i) + ": expected " +
-                             expected_text<T>() + ", got '" + value.texts[i] + "'");
+        throw error(key, "element " + std::to_string(i) + ": expected " + expected_text<T>() +
+                             ", got '" + elided(value.texts[i]) + "'");
       }
       out.push_back(*element);
     }
@@ -126,7 +127,7 @@ KwargError Kwargs::error(const std::string& key, const std::string& message) con
   const std::string& location = it != values_.end() && !it->second.location.empty()
                                     ? it->second.location
                                     : location_;
-  return KwargError((location.empty() ? "" : location + ": ") + path_ + "." + key + ": " +
+  return KwargError((location.empty() ? "" : location + ": ") + path_ + "." + elided(key) + ": " +
                     message);
 }
 

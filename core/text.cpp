@@ -31,6 +31,10 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
   std::string best;
   std::size_t best_distance = max_distance + 1;
   for (const auto& candidate : candidates) {
+    // The lengths' difference is a lower bound of the distance: a 900 KB word costs nothing.
+    const std::size_t longer = std::max(word.size(), candidate.size());
+    const std::size_t shorter = std::min(word.size(), candidate.size());
+    if (longer - shorter > max_distance) continue;
     const std::size_t d = edit_distance(word, candidate);
     if (d < best_distance) {
       best_distance = d;
@@ -43,6 +47,14 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates) {
   const std::string match = closest_match(word, candidates);
   return match.empty() ? std::string() : " (did you mean '" + match + "'?)";
+}
+
+std::string elided(std::string_view text, std::size_t max_bytes) {
+  if (text.size() <= max_bytes) return std::string(text);
+  std::size_t cut = max_bytes;
+  // Never split a UTF-8 character: back off over continuation bytes (10xxxxxx).
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(text.substr(0, cut)) + "… (" + std::to_string(text.size()) + " bytes)";
 }
 
 std::string join(const std::vector<std::string>& items, std::string_view separator) {

@@ -16,6 +16,11 @@ std::string closest_match(std::string_view word, const std::vector<std::string>&
 // " (did you mean 'x'?)" when a close candidate exists, else "". For error messages.
 std::string did_you_mean(std::string_view word, const std::vector<std::string>& candidates);
 
+// `text` for an error message that echoes what a user gave: as is up to `max_bytes`, else its
+// first `max_bytes` (cut at a character boundary) and "… (N bytes)". A 900 KB scalar in a
+// config is named, not printed.
+std::string elided(std::string_view text, std::size_t max_bytes = 80);
+
 // "a, b, c" for messages that list the allowed values.
 // `text` as a YAML double-quoted scalar ("..." with " and \ escaped).
 std::string yaml_quoted(std::string_view text);

@@ -18,10 +18,10 @@ void check_all_read(const std::string& id, const core::Kwargs& kwargs) {
   if (unread.empty()) return;
   const std::vector<std::string> asked = kwargs.asked_keys();
   const std::string& key = unread.front();
-  throw kwargs.error(key, "environment '" + id + "' takes no argument '" + key + "'" +
-                              core::did_you_mean(key, asked) +
-                              (asked.empty() ? "; it takes no kwargs"
-                                             : "; it reads: " + core::join(asked)));
+  throw kwargs.error(
+      key, "environment '" + id + "' takes no argument '" + core::elided(key) + "'" +
+               core::did_you_mean(key, asked) +
+               (asked.empty() ? "; it takes no kwargs" : "; it reads: " + core::join(asked)));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // workers (experiments/training/worker_threads.h in one process, parameter_server.h across ranks).
 #include "agents/a3c/a3c_workers.h"
 #include "agents/registry.h"
+#include "core/text.h"
 
 namespace mnrl::agents {
 namespace {
@@ -16,7 +17,7 @@ class A3cAlgorithm final : public AlgorithmOf<A3cOptions> {
   void check_options(const A3cOptions& a3c, const AgentCheck& check) const override {
     if (a3c.optimizer != "rmsprop") {
       throw check.document.error_at("a3c.optimizer",
-                                    "a3c.optimizer = '" + a3c.optimizer +
+                                    "a3c.optimizer = '" + core::elided(a3c.optimizer) +
                                         "': A3C workers share one RMSprop; only rmsprop is "
                                         "supported");
     }

@@ -5,6 +5,7 @@
 #include "agents/registry.h"
 #include "agents/sac/sac.h"
 #include "core/seed_streams.h"
+#include "core/text.h"
 
 namespace mnrl::agents {
 namespace {
@@ -18,14 +19,14 @@ class SacAlgorithm final : public AlgorithmOf<SacOptions> {
     check_off_policy("sac", sac.off_policy, check);
     if (!parse_entropy_coefficient(sac.ent_coef)) {
       throw check.document.error_at("sac.ent_coef",
-                                    "sac.ent_coef = '" + sac.ent_coef +
+                                    "sac.ent_coef = '" + core::elided(sac.ent_coef) +
                                         "': use auto, auto_<initial value> (auto_0.1) or a "
                                         "positive number");
     }
     if (!parse_target_entropy(sac.target_entropy, 1)) {
-      throw check.document.error_at("sac.target_entropy", "sac.target_entropy = '" +
-                                                              sac.target_entropy +
-                                                              "': use auto or a number");
+      throw check.document.error_at(
+          "sac.target_entropy",
+          "sac.target_entropy = '" + core::elided(sac.target_entropy) + "': use auto or a number");
     }
   }
 

@@ -15,6 +15,8 @@
 
 #include "agents/encoder_setup.h"
 #include "agents/registry.h"
+#include "core/config_keys.h"
+#include "core/scalar_text.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
@@ -160,7 +162,7 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   const bool indexed = device.size() > 5 && device.size() <= 8 && device.rfind("cuda:", 0) == 0 &&
                        device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "cpu" && device != "cuda" && device != "auto" && !indexed) {
-    throw document.error_at("train.device", "train.device: '" + device +
+    throw document.error_at("train.device", "train.device: '" + core::elided(device) +
                                                 "' is not a device: use cpu, cuda, cuda:N (N a "
                                                 "GPU index) or auto");
   }
@@ -188,6 +190,44 @@ void check_learners(const ExperimentOptions& options, const core::ConfigDocument
                           "distributed.learners: " + options.algo +
                               " has no actors and learners (its ranks are replicas or workers); "
                               "several learners work with impala and apex_dqn");
+}
+
+// The value of the chosen algorithm's integer key `key` ("learning_starts"), if it has one.
+std::optional<std::int64_t> algorithm_integer(const ExperimentOptions& options,
+                                              const std::string& key) {
+  const auto section = options.algorithm_section().clone();
+  for (const core::ConfigKey& listed :
+       core::config_keys([&](core::ConfigVisitor& v) { section->visit(v); })) {
+    if (listed.path == key && listed.type == "integer") {
+      return core::parse_integer(listed.default_value);
+    }
+  }
+  return std::nullopt;
+}
+
+// An algorithm with a replay (a learning_starts key: the DQN family, SAC, TD3, DDPG, Ape-X)
+// learns once learning_starts env steps have passed and its replay holds a batch; a budget
+// that ends before then would train nothing and report success.
+void check_learning_starts(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const auto learning_starts = algorithm_integer(options, "learning_starts");
+  if (!learning_starts) return;
+  const std::int64_t total = options.train.total_steps;
+  const std::string budget = "train.total_steps = " + std::to_string(total);
+  const std::string key = options.algo + ".learning_starts";
+  if (*learning_starts >= total) {
+    const std::string value = key + " = " + std::to_string(*learning_starts);
+    throw document.error_at(key, value + " is not below " + budget +
+                                     ": the run would end before it learns anything; lower " +
+                                     key + " or raise train.total_steps");
+  }
+  const auto batch_size = algorithm_integer(options, "batch_size");
+  if (batch_size && *batch_size > total) {
+    const std::string batch_key = options.algo + ".batch_size";
+    throw document.error_at(batch_key, batch_key + " = " + std::to_string(*batch_size) +
+                                           " is more than " + budget +
+                                           ": the replay would never hold one batch and the run "
+                                           "would learn nothing");
+  }
 }
 
 // network.encoder against the observations, and the cnn_* keys only with an encoder.
@@ -247,7 +287,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._-") == std::string::npos;
   if (!safe_name) {
-    throw document.error_at("name", "name: '" + options.name +
+    throw document.error_at("name", "name: '" + core::elided(options.name) +
                                         "' cannot name a run directory: "
                                         "use 1 to 100 letters, digits, '.', '_' or '-', not "
                                         "starting with '.'");
@@ -263,7 +303,8 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   }
   const auto& registry = envs::Registry::global();
   if (!registry.contains(options.env.id)) {
-    throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
+    throw document.error_at("env.id", "env.id: unknown environment '" +
+                                          core::elided(options.env.id) + "'" +
                                           core::did_you_mean(options.env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
   }
@@ -297,6 +338,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   check_encoder(options, env->spec(), document);
   check_device(options, document);
   check_learners(options, document);
+  check_learning_starts(options, document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

@@ -101,9 +101,9 @@ TrainJobOutcome run_train_job(const TrainJobRequest& request) {
   core::install_stop_handlers();
   TrainJobOutcome outcome{core::kExitOk, std::nullopt, job->rank(), job->size()};
   try {
-    outcome.run = request.resume.empty()
-                      ? run_training(options, request.settings)
-                      : resume_training(request.resume, request.settings, request.skipped);
+    outcome.run = request.resume.empty() ? run_training(options, request.settings)
+                                         : resume_training(request.resume, request.settings,
+                                                           request.skipped, request.overrides);
   } catch (...) {
     outcome.exit_code = exit_code_of_current_exception(*job);
   }

@@ -305,6 +305,19 @@ TEST(ConfigReadTest, UnknownKeySuggestsTheClosestField) {
             "test.yaml:3:5: unknown key 'network.init.gian' (did you mean 'gain'?)");
 }
 
+// A config with several wrong keys names them all in one message, in the order of the file
+// (--set ones last), each with its place and its hint.
+TEST(ConfigReadTest, EveryUnknownKeyIsReportedAtOnce) {
+  EXPECT_EQ(read_error("seeed: 1\nppo:\n  gama: 0.9\n  n_step: 8\nnetwork:\n  dropout: 0.1\n",
+                       {"ppo.epochs=3"}),
+            "test.yaml:1:1: unknown key 'seeed' (did you mean 'seed'?)\n"
+            "test.yaml:3:3: unknown key 'ppo.gama' (did you mean 'gamma'?)\n"
+            "test.yaml:4:3: unknown key 'ppo.n_step' (did you mean 'n_steps'?)\n"
+            "test.yaml:6:3: unknown key 'network.dropout'; keys in 'network' are: hidden_sizes, "
+            "activation, init\n"
+            "--set ppo.epochs=3: unknown key 'ppo.epochs' (did you mean 'n_epochs'?)");
+}
+
 TEST(ConfigReadTest, UnknownKeyWithoutCloseMatchListsTheKeys) {
   EXPECT_EQ(read_error("network:\n  dropout: 0.1\n"),
             "test.yaml:2:3: unknown key 'network.dropout'; keys in 'network' are: hidden_sizes, "
@@ -408,6 +421,38 @@ TEST(ConfigBoundsTest, AliasExpansionIsBounded) {
   EXPECT_NO_THROW(ConfigDocument::parse_string("a: &a [1, 2]\nb: *a\n", "ok.yaml"));
 }
 
+// An alias inside its own anchor is a value that contains itself: walking it never ends
+// (it overflowed the stack, exit 139). Refused naming the value and where its anchor is.
+TEST(ConfigBoundsTest, AValueThatContainsItselfIsRefused) {
+  EXPECT_EQ(error_of([] { ConfigDocument::parse_string("x: &a [*a]", "cycle.yaml"); }),
+            "cycle.yaml:1:4: the value of 'x' contains itself through a YAML alias (an alias "
+            "inside its own anchor)");
+  EXPECT_EQ(error_of([] {
+              ConfigDocument::parse_string("seed: 1\nenv:\n  kwargs: &k {size: 3, self: *k}\n",
+                                           "kwargs.yaml");
+            }),
+            "kwargs.yaml:3:11: the value of 'env.kwargs' contains itself through a YAML alias "
+            "(an alias inside its own anchor)");
+  EXPECT_EQ(set_error("seed: 1\n", "env.kwargs=&a [1, *a]"),
+            "--set env.kwargs=&a [1, *a]: the value of 'env.kwargs' contains itself through a "
+            "YAML alias (an alias inside its own anchor)");
+  // Nesting deeper than any parse through aliases, but finite: bounded too. Each line nests
+  // 400 levels (the parser allows 500) around the one before.
+  const auto nested = [](const std::string& inside) {
+    return std::string(400, '[') + inside + std::string(400, ']');
+  };
+  std::string chain = "a0: &a0 " + nested("x") + "\n";
+  for (int i = 1; i <= 5; ++i) {
+    chain += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " " +
+             nested("*a" + std::to_string(i - 1)) + "\n";
+  }
+  const std::string message = error_of([&] { ConfigDocument::parse_string(chain, "chain.yaml"); });
+  EXPECT_NE(message.find("chain.yaml:"), std::string::npos) << message;
+  EXPECT_NE(message.find("nests deeper than 2000 levels (through YAML aliases?)"),
+            std::string::npos)
+      << message;
+}
+
 TEST(ConfigBoundsTest, OnlyRegularFilesOfAtMostAMegabyte) {
   EXPECT_EQ(error_of([] { ConfigDocument::parse_file("/dev/zero"); }),
             "config file '/dev/zero' is a character device, not a regular file");
@@ -500,6 +545,31 @@ TEST(ConfigSetTest, RejectsMalformedAssignments) {
             "--set 'ppo.gamma=[1,': malformed YAML value: end of sequence flow not found");
   EXPECT_EQ(set_error("", "network={a: 1, a: 2}"),
             "--set network={a: 1, a: 2}: duplicate key 'network.a'");
+  // A second YAML document in a value was dropped silently.
+  EXPECT_EQ(set_error("", "seed=1\n---\n2"),
+            "--set 'seed=1\n---\n2': expected a single YAML value, found 2 documents "
+            "(separated by '---')");
+}
+
+// Messages name a long value by its start and size instead of echoing it whole (a 900 KB
+// scalar filled the terminal).
+TEST(ConfigSetTest, LongValuesAreCutInMessages) {
+  const std::string huge(900000, '7');
+  const std::string cut = std::string(80, '7') + "… (900000 bytes)";
+  EXPECT_EQ(read_error("seed: " + huge + "\n"),
+            "test.yaml:1:7: seed: expected an integer, got '" + cut + "'");
+  const std::string two = "2." + std::string(900000, '0');
+  EXPECT_EQ(read_error("ppo: {gamma: " + two + "}\n"),
+            "test.yaml:1:14: ppo.gamma = 2." + std::string(78, '0') +
+                "… (900002 bytes) is out of range: must be in [0, 1]");
+  EXPECT_EQ(read_error("network: {activation: x" + huge + "}\n"),
+            "test.yaml:1:23: network.activation = 'x" + std::string(79, '7') +
+                "… (900001 bytes)' is not one of: tanh, relu");
+  const std::string long_set = "ppo.gamma=" + std::string(200, '9');
+  EXPECT_EQ(set_error("", long_set + "\n---\n1"),
+            "--set '" + long_set.substr(0, 80) +
+                "… (216 bytes)': expected a single YAML value, found 2 documents (separated by "
+                "'---')");
 }
 
 TEST(ConfigSetTest, CannotSetInsideAScalar) {

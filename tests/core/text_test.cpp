@@ -42,6 +42,14 @@ TEST(TextTest, DidYouMeanFormatsTheHint) {
   EXPECT_EQ(did_you_mean("sigmoid", {"tanh", "relu"}), "");
 }
 
+TEST(TextTest, ElidedNamesLongTextInsteadOfPrintingIt) {
+  EXPECT_EQ(elided("short"), "short");
+  EXPECT_EQ(elided(std::string(80, 'x')), std::string(80, 'x'));
+  EXPECT_EQ(elided(std::string(900000, 'x')), std::string(80, 'x') + "… (900000 bytes)");
+  // Cut before a character that would be split: "é" is two bytes, the 80th and 81st.
+  EXPECT_EQ(elided(std::string(79, 'x') + "é" + "yy"), std::string(79, 'x') + "… (83 bytes)");
+}
+
 TEST(TextTest, JoinSeparatesItems) {
   EXPECT_EQ(join({}), "");
   EXPECT_EQ(join({"a"}), "a");
