@@ -7,8 +7,6 @@
 namespace mnrl::agents {
 namespace {
 
-constexpr float kHalfLog2Pi = 0.91893853320467274178f;  // 0.5 * log(2 pi)
-
 // log pi(a|s) and the entropy of one row's distribution.
 struct RowDistribution {
   float log_prob = 0, entropy = 0;

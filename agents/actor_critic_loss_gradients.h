@@ -7,6 +7,8 @@
 
 namespace mnrl::agents {
 
+inline constexpr float kHalfLog2Pi = 0.91893853320467274178f;  // 0.5 * log(2 pi)
+
 // The rows of one (mini)batch of a finished rollout, row-major as the rollout buffer holds them.
 struct RolloutRows {
   std::int64_t count = 0;

@@ -9,8 +9,6 @@
 namespace mnrl::agents {
 namespace {
 
-constexpr float kHalfLog2Pi = 0.91893853320467274178f;  // 0.5 * log(2 pi)
-
 // Inverse CDF: the first index whose cumulative probability exceeds u (the last one if
 // rounding leaves the total below u).
 void sample_categorical(const float* logits, std::int64_t rows, std::int64_t n, float* actions,

@@ -180,7 +180,7 @@ class AlgorithmSections {
 #define MNRL_REGISTER_AGENT_CONCAT2(a, b) a##b
 #define MNRL_REGISTER_AGENT_CONCAT(a, b) MNRL_REGISTER_AGENT_CONCAT2(a, b)
 #define MNRL_REGISTER_AGENT(name, Type)                                                   \
-  static const bool MNRL_REGISTER_AGENT_CONCAT(mnrl_registered_agent_, __LINE__) = [] {   \
+  static const bool MNRL_REGISTER_AGENT_CONCAT(mnrl_registered_agent_, __COUNTER__) = [] {   \
     ::mnrl::agents::AgentRegistry::global().add(name, std::make_shared<const Type>());    \
     return true;                                                                           \
   }()

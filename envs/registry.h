@@ -93,7 +93,7 @@ class Registry {
 // load time, built from its kwargs if it has a constructor taking const core::Kwargs&. Use it
 // in a .cpp file of the program or of a library it links (a plugin uses MNRL_PLUGIN instead).
 #define MNRL_REGISTER_ENV(id, Type)                                          \
-  static const bool MNRL_ENV_CONCAT(mnrl_env_registered_, __LINE__) = [] { \
+  static const bool MNRL_ENV_CONCAT(mnrl_env_registered_, __COUNTER__) = [] { \
     ::mnrl::envs::Registry::global().add<Type>(id);                         \
     return true;                                                             \
   }()

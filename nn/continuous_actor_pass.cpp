@@ -16,8 +16,6 @@
 namespace mnrl::nn {
 namespace {
 
-float* floats(const at::Tensor& t) { return t.data_ptr<float>(); }
-
 constexpr float kHalfLogTwoPi = 0.918938533204672742f;  // log(2 pi) / 2
 constexpr float kVarianceEpsilon = 1e-6f;               // SB3's, added to gSDE's variance
 

@@ -8,13 +8,12 @@
 #include <ATen/ops/empty.h>
 
 #include "nn/compute_threads.h"
+#include "nn/memory_views.h"
 #include "nn/row_major_gemm.h"
 #include "nn/tanh_array.h"
 
 namespace mnrl::nn {
 namespace {
-
-float* floats(const at::Tensor& t) { return t.data_ptr<float>(); }
 
 void activate(Activation activation, const at::Tensor& x) {
   float* p = floats(x);

@@ -10,6 +10,9 @@ namespace mnrl::nn {
 
 // Tensors over the plain float arrays agents share with envs and buffers, and back.
 
+// The floats of a contiguous float tensor on the host.
+inline float* floats(const at::Tensor& t) { return t.data_ptr<float>(); }
+
 // A [rows] (cols == 0) or [rows, cols] float tensor over memory owned elsewhere: no copy, so
 // the memory must outlive the tensor.
 inline at::Tensor view_floats(const float* data, std::int64_t rows, std::int64_t cols = 0) {

@@ -3,7 +3,7 @@
 # (default: the CartPole PPO experiment).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" --for run
 if [ $# -eq 0 ]; then
   set -- "$root/configs/cartpole_ppo.yaml"
 fi

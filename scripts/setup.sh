@@ -3,23 +3,38 @@
 # Also points the system BLAS (which Debian's LibTorch uses for matrix products) at OpenBLAS:
 # the reference BLAS is about 18x slower.
 set -euo pipefail
+#
+#   scripts/setup.sh [run|test]
+#
+# run: what building and running mnrl needs (scripts/run.sh); test (the default): that and the
+# test extras (scripts/test.sh).
+
+purpose=${1:-test}
+case "$purpose" in
+  run | test) ;;
+  *) echo "scripts/setup.sh: unknown purpose '$purpose' (usage: scripts/setup.sh [run|test])" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake git pkg-config
   libtorch-dev libopenblas0-pthread
   libyaml-cpp-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  gnuplot-nox
-  protobuf-compiler  # the TensorBoard test decodes mnrl's event files with protoc
+  gnuplot-nox  # `mnrl plot`
   libgif-dev  # `mnrl eval --video`: evaluation episodes as an animated GIF
-  libopenmpi-dev openmpi-bin
-  procps iproute2  # the failure and multi-node tests: pgrep, ip netns
-  slurm-wlm  # the Slurm test: slurmctld, slurmd, srun, sbatch (its munge stays unused: auth/none)
-  python3-torch  # the export test loads an exported policy in Python, as a user would
+  libopenmpi-dev openmpi-bin  # multi-process training (mpirun)
   libbox2d-dev libmujoco-dev  # the physics envs (mnrl builds without them, minus those envs)
   libqhull-dev  # Debian's MuJoCo CMake package names qhull's header folder, without depending on it
   libmujoco-samples  # MuJoCo's sample models: the Humanoid env loads Debian's humanoid.xml
 )
+if [ "$purpose" = test ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    protobuf-compiler  # the TensorBoard test decodes mnrl's event files with protoc
+    procps iproute2  # the failure and multi-node tests: pgrep, ip netns
+    slurm-wlm  # the Slurm test: slurmctld, slurmd, srun, sbatch (its munge stays unused: auth/none)
+    python3-torch  # the export test loads an exported policy in Python, as a user would
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

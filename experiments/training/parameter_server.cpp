@@ -23,8 +23,12 @@ constexpr int kPushTag = 1;
 constexpr int kReplyTag = 2;
 
 // The fields after the gradient in a push, and after the parameters in a reply.
-enum PushField { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kPushFields };
-enum ReplyField { kStop, kGlobalStep, kReplyFields };
+struct Push {
+  enum Field { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kFields };
+};
+struct Reply {
+  enum Field { kStop, kGlobalStep, kFields };
+};
 
 // A worker's optimizer: step() is one push and its reply (protocol steps 2 and 3).
 class ParameterServerClient final : public torch::optim::Optimizer {
@@ -36,8 +40,8 @@ class ParameterServerClient final : public torch::optim::Optimizer {
         local_(local_parameters),
         communicator_(communicator),
         report_(report),
-        push_(at::empty({local_parameters.numel() + kPushFields}, at::kFloat)),
-        reply_(at::empty({local_parameters.numel() + kReplyFields}, at::kFloat)),
+        push_(at::empty({local_parameters.numel() + Push::kFields}, at::kFloat)),
+        reply_(at::empty({local_parameters.numel() + Reply::kFields}, at::kFloat)),
         global_step_(global_step) {
     torch::NoGradGuard no_grad;
     at::Tensor start = local_.detach();
@@ -50,17 +54,17 @@ class ParameterServerClient final : public torch::optim::Optimizer {
     const std::int64_t p = local_.numel();
     push_.narrow(0, 0, p).copy_(local_.grad());
     float* fields = push_.data_ptr<float>() + p;
-    fields[kSteps] = static_cast<float>(report_.steps);
-    fields[kEpisodes] = static_cast<float>(report_.episodes);
-    fields[kReturnSum] = static_cast<float>(report_.return_sum);
-    fields[kLengthSum] = static_cast<float>(report_.length_sum);
-    fields[kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+    fields[Push::kSteps] = static_cast<float>(report_.steps);
+    fields[Push::kEpisodes] = static_cast<float>(report_.episodes);
+    fields[Push::kReturnSum] = static_cast<float>(report_.return_sum);
+    fields[Push::kLengthSum] = static_cast<float>(report_.length_sum);
+    fields[Push::kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
     report_ = EpisodeTally();
     communicator_.send(push_, 0, kPushTag);
     communicator_.receive(reply_, 0, kReplyTag);
     local_.copy_(reply_.narrow(0, 0, p));
-    stopped_ = reply_.data_ptr<float>()[p + kStop] != 0.0f;
-    global_step_ = static_cast<std::int64_t>(reply_.data_ptr<float>()[p + kGlobalStep]);
+    stopped_ = reply_.data_ptr<float>()[p + Reply::kStop] != 0.0f;
+    global_step_ = static_cast<std::int64_t>(reply_.data_ptr<float>()[p + Reply::kGlobalStep]);
     return loss;
   }
 
@@ -83,8 +87,8 @@ struct ParameterServer::Server {
   Server(std::shared_ptr<agents::SharedModel> model, const agents::A3cOptions& a3c)
       : parameter_count(model->parameters.numel()),
         scratch(model->parameters.clone().set_requires_grad(true)),
-        push(at::empty({parameter_count + kPushFields}, at::kFloat)),
-        reply(at::empty({parameter_count + kReplyFields}, at::kFloat)),
+        push(at::empty({parameter_count + Push::kFields}, at::kFloat)),
+        reply(at::empty({parameter_count + Reply::kFields}, at::kFloat)),
         rmsprop(scratch, std::move(model),
                 torch::optim::RMSpropOptions(a3c.learning_rate)
                     .alpha(a3c.rms_prop_alpha)
@@ -125,7 +129,7 @@ void ParameterServer::serve_push() {
   const int worker =
       communicator_.receive(server_->push, distributed::Communicator::kAnySource, kPushTag);
   const float* fields = server_->push.data_ptr<float>() + p;
-  if (fields[kStopRequested] != 0 || core::stop_requested()) stopping_ = true;
+  if (fields[Push::kStopRequested] != 0 || core::stop_requested()) stopping_ = true;
   const std::int64_t total_steps = options_.train.total_steps;
   if (!stopping_) {
     const agents::A3cOptions& a3c = options_.hyperparameters<agents::A3cOptions>();
@@ -133,16 +137,17 @@ void ParameterServer::serve_push() {
     nn::set_learning_rate(server_->rmsprop,
                           agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
     server_->rmsprop.step();
-    step_ += static_cast<std::int64_t>(fields[kSteps]);
-    report_tally(metrics_, step_, fields[kEpisodes], fields[kReturnSum], fields[kLengthSum]);
+    step_ += static_cast<std::int64_t>(fields[Push::kSteps]);
+    report_tally(metrics_, step_, fields[Push::kEpisodes], fields[Push::kReturnSum],
+                 fields[Push::kLengthSum]);
     metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
     metrics_.progress(step_);
     stopping_ = step_ >= total_steps;
   }
   float* answer = server_->reply.data_ptr<float>();
   server_->reply.narrow(0, 0, p).copy_(model_->parameters);
-  answer[p + kStop] = stopping_ ? 1.0f : 0.0f;
-  answer[p + kGlobalStep] = static_cast<float>(step_);
+  answer[p + Reply::kStop] = stopping_ ? 1.0f : 0.0f;
+  answer[p + Reply::kGlobalStep] = static_cast<float>(step_);
   communicator_.send(server_->reply, worker, kReplyTag);
   if (stopping_) --workers_running_;
 }
@@ -183,14 +188,14 @@ std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
   torch::manual_seed(static_cast<std::uint64_t>(mine.seed));
   EpisodeTally report;
   ParameterServerClient* client = nullptr;
-  auto agent = agents::make_a3c_worker_with(
-      mine.hyperparameters<agents::A3cOptions>(), agent_setup(mine, envs->spec()),
-      [&](const at::Tensor& local) {
-        auto made = std::make_unique<ParameterServerClient>(local, communicator, report,
-                                                            resumed_at.value_or(0));
-        client = made.get();
-        return made;
-      });
+  auto agent =
+      agents::make_a3c_worker_with(mine.hyperparameters<agents::A3cOptions>(),
+                                   agent_setup(mine, envs->spec()), [&](const at::Tensor& local) {
+                                     auto made = std::make_unique<ParameterServerClient>(
+                                         local, communicator, report, resumed_at.value_or(0));
+                                     client = made.get();
+                                     return made;
+                                   });
   envs->reset();
   EnvStepper actor(*agent, *envs);
   while (!client->stopped()) {
