@@ -15,8 +15,6 @@
 
 #include "agents/encoder_setup.h"
 #include "agents/registry.h"
-#include "core/config_keys.h"
-#include "core/scalar_text.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
@@ -162,7 +160,7 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   const bool indexed = device.size() > 5 && device.size() <= 8 && device.rfind("cuda:", 0) == 0 &&
                        device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "cpu" && device != "cuda" && device != "auto" && !indexed) {
-    throw document.error_at("train.device", "train.device: '" + core::elided(device) +
+    throw document.error_at("train.device", "train.device: '" + device +
                                                 "' is not a device: use cpu, cuda, cuda:N (N a "
                                                 "GPU index) or auto");
   }
@@ -190,6 +188,19 @@ void check_learners(const ExperimentOptions& options, const core::ConfigDocument
                           "distributed.learners: " + options.algo +
                               " has no actors and learners (its ranks are replicas or workers); "
                               "several learners work with impala and apex_dqn");
+}
+
+// train.stop_at_return needs evaluations before the end to be checked at.
+void check_stop_at_return(const TrainOptions& train, const core::ConfigDocument& document) {
+  if (!train.stop_at_return) return;
+  if (train.eval_interval > 0 && train.eval_interval < train.total_steps) return;
+  throw document.error_at("train.stop_at_return",
+                          "train.stop_at_return is checked at each evaluation, but "
+                          "train.eval_interval " +
+                              std::to_string(train.eval_interval) +
+                              " evaluates only at the end of the run (train.total_steps " +
+                              std::to_string(train.total_steps) +
+                              "): set train.eval_interval below train.total_steps");
 }
 
 // The value of the chosen algorithm's integer key `key` ("learning_starts"), if it has one.
@@ -287,7 +298,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._-") == std::string::npos;
   if (!safe_name) {
-    throw document.error_at("name", "name: '" + core::elided(options.name) +
+    throw document.error_at("name", "name: '" + options.name +
                                         "' cannot name a run directory: "
                                         "use 1 to 100 letters, digits, '.', '_' or '-', not "
                                         "starting with '.'");
@@ -303,8 +314,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   }
   const auto& registry = envs::Registry::global();
   if (!registry.contains(options.env.id)) {
-    throw document.error_at("env.id", "env.id: unknown environment '" +
-                                          core::elided(options.env.id) + "'" +
+    throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
                                           core::did_you_mean(options.env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
   }
@@ -338,7 +348,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   check_encoder(options, env->spec(), document);
   check_device(options, document);
   check_learners(options, document);
-  check_learning_starts(options, document);
+  check_stop_at_return(options.train, document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,8 @@ struct TrainOptions {
   int eval_episodes = 10;             // episodes per evaluation (greedy actions)
   std::int64_t log_interval = 0;      // steps between log lines when stdout is not a
                                       // terminal; 0 = a tenth of total_steps
+  // Stop once an evaluation's mean return reaches it (SB3's StopTrainingOnRewardThreshold).
+  std::optional<double> stop_at_return;
   int threads = 1;                    // threads of the hand-written passes (at most 2 used)
   // cpu | cuda | cuda:N | auto (experiments/training/train_device.h). cpu by default: for the
   // small MLPs of classic control the hand-written CPU passes beat a GPU (docs/BENCHMARKS.md).
@@ -31,6 +34,9 @@ struct TrainOptions {
     v.field("eval_episodes", eval_episodes, "episodes per evaluation", core::between(1, 100000));
     v.field("log_interval", log_interval, "steps between non-terminal log lines; 0 = total/10",
             core::at_least(0));
+    v.field("stop_at_return", stop_at_return,
+            "stop once an evaluation (every eval_interval steps) has at least this mean return; "
+            "null = train for total_steps");
     v.field("threads", threads, "learner threads per process (at most 2 and one per CPU are used)",
             core::between(1, 1024));
     v.field("device", device,

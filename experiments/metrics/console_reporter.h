@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <deque>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -19,14 +20,22 @@ enum class ProgressMode {
 };
 
 // The live console line: steps, SPS, mean episodic return of the last 100 episodes, losses,
-// last evaluation and ETA. Live, it redraws one line in place (at most 10 times a second); as
-// lines (a log file, CI) it prints a line every `log_interval` steps, so a log never fills
-// with redraws.
+// last evaluation (with its step) and ETA. Live, it redraws one line in place (at most 10 times
+// a second); as lines (a log file, CI) it prints a line every `log_interval` steps, so a log
+// never fills with redraws. SPS and ETA appear once kRateSeconds have passed (a rate from the
+// first steps, before any update, says nothing). The step shown is the true one, which may pass
+// total_steps by less than one vector step of every rank; the percentage stops at 100.
 class ConsoleReporter final : public MetricsSink {
  public:
-  // `first_step`: where a resumed run starts (SPS and ETA count from there).
+  // Seconds on a monotonic clock.
+  using Clock = std::function<double()>;
+  static constexpr double kRateSeconds = 2.0;
+
+  // `first_step`: where a resumed run starts (SPS and ETA count from there). `clock`: the
+  // steady clock unless a test gives its own.
   ConsoleReporter(std::FILE* out, std::int64_t total_steps, std::int64_t log_interval,
-                  std::int64_t first_step = 0, ProgressMode mode = ProgressMode::kAuto);
+                  std::int64_t first_step = 0, ProgressMode mode = ProgressMode::kAuto,
+                  Clock clock = nullptr);
 
   void scalar(std::int64_t step, const std::string& name, double value) override;
   void progress(std::int64_t step) override;
@@ -38,6 +47,7 @@ class ConsoleReporter final : public MetricsSink {
 
  private:
   void print(std::int64_t step);
+  std::string losses() const;
 
   std::FILE* out_;
   ProgressMode mode_;  // kLive, kLines or kNone: kAuto resolved
@@ -45,11 +55,13 @@ class ConsoleReporter final : public MetricsSink {
   std::int64_t first_step_;
   std::int64_t log_interval_;
   std::int64_t next_log_step_;
+  Clock clock_;
   double start_seconds_;
   double last_draw_seconds_ = -1.0;
   bool line_open_ = false;
   std::deque<double> recent_returns_;  // last 100 episodes
   std::map<std::string, double> latest_;
+  std::int64_t eval_step_ = 0;  // the step of latest_'s eval/mean_return
 };
 
 }  // namespace mnrl::experiments

@@ -1,9 +1,16 @@
 #include "experiments/runs/run_info.h"
 
+#include <unistd.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include <yaml-cpp/yaml.h>
 
+#include "core/shell_words.h"
 #include "core/yaml_writer.h"
 
 namespace mnrl::experiments {
@@ -17,6 +24,40 @@ void write_plugin(core::YamlWriter& out, const PluginRecord& plugin) {
 std::string text_at(const YAML::Node& map, const char* key) {
   const YAML::Node value = map[key];
   return value && value.IsScalar() ? value.as<std::string>() : std::string();
+}
+
+void write_launch(core::YamlWriter& out, const LaunchRecord& launch) {
+  if (launch.ranks > 0) out.key("ranks").integer(launch.ranks);
+  if (!launch.launch.empty()) out.key("launch").text(launch.launch);
+}
+
+LaunchRecord launch_at(const YAML::Node& map) {
+  LaunchRecord launch;
+  const std::string ranks = text_at(map, "ranks");
+  const auto [end, error] =
+      std::from_chars(ranks.data(), ranks.data() + ranks.size(), launch.ranks);
+  if (error != std::errc() || end != ranks.data() + ranks.size() || launch.ranks < 0) {
+    launch.ranks = 0;
+  }
+  launch.launch = text_at(map, "launch");
+  return launch;
+}
+
+// Whether `program` (a path) is an MPI launcher, which starts a host's ranks as its children.
+bool is_mpi_launcher(const std::string& program) {
+  const std::string name = std::filesystem::path(program).filename().string();
+  for (const char* launcher : {"mpirun", "mpiexec", "orterun", "prterun"}) {
+    if (name.rfind(launcher, 0) == 0) return true;
+  }
+  return false;
+}
+
+// The words of process `pid`'s command line; none where it cannot be read.
+std::vector<std::string> command_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::vector<std::string> words;
+  for (std::string word; std::getline(in, word, '\0');) words.push_back(word);
+  return words;
 }
 
 std::optional<PluginRecord> plugin_at(const YAML::Node& map) {
@@ -34,9 +75,36 @@ bool RunInfo::trained_with(const PluginRecord& plugin) const {
   return env_plugin && *env_plugin == plugin;
 }
 
+std::string describe_launch(const std::function<const char*(const char*)>& environment,
+                            const std::vector<std::string>& parent_command) {
+  if (!parent_command.empty() && is_mpi_launcher(parent_command.front())) {
+    return core::shell_command_line(parent_command);
+  }
+  const auto variable = [&](const char* name) {
+    const char* value = environment(name);
+    return std::string(value ? value : "?");
+  };
+  if (environment("SLURM_STEP_ID")) {
+    return "srun: Slurm job " + variable("SLURM_JOB_ID") + " step " + variable("SLURM_STEP_ID") +
+           ", " + variable("SLURM_STEP_NUM_TASKS") + " tasks on " +
+           variable("SLURM_STEP_NUM_NODES") + " nodes";
+  }
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (environment(name)) {
+      return "an MPI launcher (" + std::string(name) + "=" + variable(name) + ")";
+    }
+  }
+  return "";
+}
+
+std::string this_launch() {
+  return describe_launch([](const char* name) { return std::getenv(name); }, command_of(getppid()));
+}
+
 std::string run_info_yaml(const RunInfo& info) {
   core::YamlWriter out;
   out.key("command").text(info.command);
+  write_launch(out, info.launch);
   out.key("mnrl_version").text(info.mnrl_version);
   out.key("source_revision").text(info.source_revision);
   out.key("blas").text(info.blas);
@@ -48,6 +116,7 @@ std::string run_info_yaml(const RunInfo& info) {
     for (const ResumeRecord& resume : info.resumed) {
       out.begin_map();
       out.key("command").text(resume.command);
+      write_launch(out, resume.launch);
       out.key("from_checkpoint").text(resume.from_checkpoint);
       out.key("started").text(resume.started);
       if (resume.env_plugin) write_plugin(out, *resume.env_plugin);
@@ -76,6 +145,7 @@ RunInfo parse_run_info(const std::string& text, const std::string& source) {
   if (!root.IsMap()) throw std::runtime_error(source + ": not a map of run information");
   RunInfo info;
   info.command = text_at(root, "command");
+  info.launch = launch_at(root);
   info.mnrl_version = text_at(root, "mnrl_version");
   info.source_revision = text_at(root, "source_revision");
   info.blas = text_at(root, "blas");
@@ -88,6 +158,7 @@ RunInfo parse_run_info(const std::string& text, const std::string& source) {
       if (!entry.IsMap()) throw std::runtime_error(source + ": a `resumed` entry is not a map");
       ResumeRecord resume;
       resume.command = text_at(entry, "command");
+      resume.launch = launch_at(entry);
       resume.from_checkpoint = text_at(entry, "from_checkpoint");
       resume.started = text_at(entry, "started");
       resume.env_plugin = plugin_at(entry);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,9 +19,16 @@ struct PluginRecord {
   }
 };
 
+// How a process was started: its job's ranks and the launcher's command or description.
+struct LaunchRecord {
+  int ranks = 0;       // 0: not recorded (runs of earlier versions)
+  std::string launch;  // empty: started by no launcher
+};
+
 // One `mnrl train --resume` of a run.
 struct ResumeRecord {
   std::string command;
+  LaunchRecord launch;
   std::string from_checkpoint;
   std::string started;                     // UTC, ISO 8601
   std::optional<PluginRecord> env_plugin;  // set when the plugin changed since the run started
@@ -31,6 +39,7 @@ struct ResumeRecord {
 // kernel, physics engines, env plugin) and each time it was resumed.
 struct RunInfo {
   std::string command;
+  LaunchRecord launch;
   std::string mnrl_version;
   std::string source_revision;
   std::string blas;
@@ -42,6 +51,16 @@ struct RunInfo {
   // Whether `plugin` is the one the run started or was last resumed with.
   bool trained_with(const PluginRecord& plugin) const;
 };
+
+// What started this process for a run's record (`environment` reads a variable, null when
+// unset; `parent_command` is the parent process's words): the launcher's command line where it
+// is the parent (mpirun, mpiexec: "mpirun -np 4 mnrl train x.yaml"); else, under srun, the
+// Slurm step ("srun: Slurm job 812 step 0, 4 tasks on 2 nodes"), or under another MPI launcher
+// what it says ("an MPI launcher (PMI_SIZE=4)"); empty for a process started by none.
+std::string describe_launch(const std::function<const char*(const char*)>& environment,
+                            const std::vector<std::string>& parent_command);
+// describe_launch() of this process (its environment and /proc/PPID/cmdline).
+std::string this_launch();
 
 std::string run_info_yaml(const RunInfo& info);
 // Reads what run_info_yaml() wrote (a missing key reads as empty). Throws std::runtime_error

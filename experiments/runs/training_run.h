@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "experiments/metrics/console_reporter.h"
 #include "experiments/config/experiment_options.h"
@@ -32,6 +31,12 @@ struct TrainingRunResult {
   TrainingResult training;
 };
 
+// Who does what in a job of `ranks` ranks over `backend`, for a run's first line: "8 envs";
+// "8 envs x 4 ranks (mpi)" (data parallel); where the first ranks step no envs, which ranks
+// learn or serve: "1 learner (rank 0) + 3 actors x 8 envs (mpi)" (IMPALA, Ape-X),
+// "1 parameter server (rank 0) + 3 workers x 8 envs (mpi)" (A3C).
+std::string job_layout(const ExperimentOptions& options, int ranks, const std::string& backend);
+
 // A whole `mnrl train`: creates the run directory, records config.yaml (resolved), run_info.yaml
 // (command line, version, source revision, start time) and metrics.csv, trains with the live
 // console line (and a TensorBoard event file with logging.tensorboard), writes checkpoints
@@ -53,16 +58,12 @@ TrainingRunResult run_training(const ExperimentOptions& options,
 // A config.yaml edited since the checkpoint may lengthen the run or change its schedules
 // (train.total_steps, evaluation, logging, checkpoints, distributed.timeout); any other changed
 // key alters what is trained, and is refused (RunDirectoryError listing each change) unless
-// settings.allow_changes, which records them in run_info.yaml. `overrides` (--set KEY=VALUE on
-// the resume) change config.yaml's keys as an edit would, under the same rule; once the
-// checkpoint has loaded, config.yaml is rewritten with them, so that they hold for the rest of
-// the run and later resumes. Throws
+// settings.allow_changes, which records them in run_info.yaml. Throws
 // core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml),
 // CheckpointError (no usable checkpoint, or the run is complete) or core::StateError (a
 // checkpoint that does not fit the config) before anything in the run directory changes.
 TrainingRunResult resume_training(const std::filesystem::path& run_dir,
                                   const TrainingRunSettings& settings,
-                                  const std::function<void(const std::string&)>& skipped,
-                                  const std::vector<std::string>& overrides = {});
+                                  const std::function<void(const std::string&)>& skipped);
 
 }  // namespace mnrl::experiments

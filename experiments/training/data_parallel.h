@@ -47,14 +47,13 @@ class DataParallel {
   bool stop_agreed(bool requested);
   // Whether `yes` holds on every rank.
   bool all_agree(bool yes);
+  // Whether `condition` holds on any rank.
+  bool any_rank(bool condition);
   // Merges the normalization statistics and checks the replicas on schedule.
   void after_update();
 
  private:
   static constexpr int kStopCheckSteps = 16;
-
-  // Collective: whether `condition` holds on any rank.
-  bool any_rank(bool condition);
 
   // The envs' normalization statistics, each with the value all ranks last agreed on.
   struct SharedStatistics {

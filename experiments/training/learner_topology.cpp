@@ -64,6 +64,12 @@ std::int64_t LearnerTopology::end(std::int64_t) {
   return step_;
 }
 
+bool LearnerTopology::agree_with_leader(bool decision) {
+  LearnerGroup::Round round;  // no steps or episodes: those of the next round stay in mine_
+  round.stop = leader_ && decision;
+  return learners_.agree(round).stop;
+}
+
 void LearnerTopology::count(const ExperienceReport& report) {
   mine_.steps += static_cast<std::int64_t>(report.steps);
   mine_.episodes.episodes += report.episodes;

@@ -35,6 +35,7 @@ class LearnerTopology : public TrainingTopology {
   void begin(const TrainingClock& clock) override;
   void prepare_final_checkpoint() override;
   std::int64_t end(std::int64_t step) override;
+  bool agree_with_leader(bool decision) override;
   agents::Agent& evaluation_agent() override { return *replica_.agent; }
 
  protected:

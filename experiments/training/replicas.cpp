@@ -81,16 +81,26 @@ Advance Replicas::advance(std::int64_t until) {
     // the ranks update together or not at all.
     if (data_parallel_ && agent.has_replay()) update = data_parallel_->all_agree(update);
     if (update) {
-      report_update(learning_metrics, step_, agent.update({step_, total_steps_}));
+      const agents::Statistics statistics = agent.update({step_, total_steps_});
+      report_update(learning_metrics, step_, statistics);
       if (data_parallel_) {
         data_parallel_->after_update();
         reduced_->publish(step_);
       }
-      if (leader_) metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
+      // charts/SPS goes with the update's statistics: SAC, TD3 and DDPG update at every env
+      // step but report every ContinuousOffPolicyAgent::kStatisticsInterval steps.
+      if (leader_ && !statistics.empty()) {
+        metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
+      }
     }
     metrics_.progress(step_);
   } while (step_ < until);
   return {step_, false};
+}
+
+bool Replicas::agree_with_leader(bool decision) {
+  // The others bring false: any rank's is the leader's.
+  return data_parallel_ ? data_parallel_->any_rank(leader_ && decision) : decision;
 }
 
 std::int64_t Replicas::end(std::int64_t step) {

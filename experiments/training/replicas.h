@@ -38,6 +38,7 @@ class Replicas final : public TrainingTopology {
   void start_episodes(std::optional<std::int64_t> resumed_at) override;
   void begin(const TrainingClock& clock) override;
   Advance advance(std::int64_t until) override;
+  bool agree_with_leader(bool decision) override;
   std::int64_t end(std::int64_t step) override;
   agents::Agent& evaluation_agent() override { return *replica_.agent; }
 

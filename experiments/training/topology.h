@@ -54,6 +54,9 @@ class TrainingTopology {
   // Trains until the step count reaches `until` (at least one vector step where steps are
   // taken here) or training stops; returns where it stands.
   virtual Advance advance(std::int64_t until) = 0;
+  // The leader's `decision` on every process that runs the training loop, each calling it at
+  // the same point (collective where several do: data-parallel ranks, several learners).
+  virtual bool agree_with_leader(bool decision) { return decision; }
   // Runs `action` while the state in parts() is consistent (no worker in the middle of a step).
   virtual void while_consistent(const std::function<void()>& action) { action(); }
   // Called before end() where the loop writes a final checkpoint: takes what that checkpoint

@@ -8,6 +8,7 @@ TrainingResult run_training_loop(TrainingTopology& topology, const ExperimentOpt
                                  const CheckpointSettings* checkpoints) {
   const std::int64_t total_steps = options.train.total_steps;
   const std::int64_t eval_interval = options.train.eval_interval;
+  const std::optional<double> stop_at_return = options.train.stop_at_return;
   const TrainingParts& parts = topology.parts();
   MetricsSink& metrics = topology.metrics();
   LoopState loop;
@@ -46,18 +47,27 @@ TrainingResult run_training_loop(TrainingTopology& topology, const ExperimentOpt
     loop.step = advance.step;
     if (advance.stopped) break;
     if (loop.step >= loop.next_eval && loop.step < total_steps) {
-      if (parts.evaluator) evaluate(nullptr);
+      EvaluationResult evaluation;
+      const bool reached = parts.evaluator && evaluate(&evaluation) && stop_at_return &&
+                           evaluation.mean_return >= *stop_at_return;
       loop.next_eval += eval_interval;
+      // Every rank running this loop evaluated here in step; only the leader knows the return.
+      if (stop_at_return && topology.agree_with_leader(reached)) {
+        result.stopped_early = TrainingResult::EarlyStop{loop.step, evaluation.mean_return};
+        result.final_evaluation = evaluation;
+        break;
+      }
     }
     if (schedule.due(loop.step)) topology.while_consistent(write_checkpoint);
   }
   if (schedule.writes(loop.step)) topology.prepare_final_checkpoint();
   loop.step = topology.end(loop.step);
-  result.interrupted = loop.step < total_steps;
+  result.interrupted = loop.step < total_steps && !result.stopped_early;
 
   write_checkpoint();
   result.checkpoint = schedule.newest();
-  if (!result.interrupted && parts.evaluator && !evaluate(&result.final_evaluation)) {
+  if (!result.interrupted && !result.stopped_early && parts.evaluator &&
+      !evaluate(&result.final_evaluation)) {
     result.interrupted = result.stopped_in_final_evaluation = true;
   }
   result.best = best.best();

@@ -174,7 +174,8 @@ done
   { fail "IMPALA under srun"; tail -30 "$work/impala.log"; }
 header=$(headers "$work/impala.log")
 echo "impala: $header"
-[[ $header == *"training impala"*"x 3 ranks (mpi)"* ]] || fail "expected IMPALA on 3 ranks, got: $header"
+[[ $header == *"training impala"*"1 learner (rank 0) + 2 actors x"*"(mpi)"* ]] ||
+  fail "expected IMPALA on 3 ranks, got: $header"
 grep -q "steps: 2048" "$work/impala/summary.yaml" 2>/dev/null || fail "no IMPALA summary of 2048 steps"
 
 # The batch script of the docs: both runs, as one job of 2 tasks per host.
@@ -199,7 +200,8 @@ if [[ -n $output ]]; then
   for algo in ppo impala; do
     header=$(headers "$output" | grep "training $algo" || true)
     echo "batch $algo: $header"
-    [[ $header == *"x $ranks ranks (mpi)"* ]] || { fail "the batch job's $algo run was not one job of $ranks ranks"; tail -20 "$output"; }
+    [[ $algo == ppo ]] && layout="x $ranks ranks (mpi)" || layout="+ $((ranks - 1)) actors x"
+    [[ $header == *"$layout"* ]] || { fail "the batch job's $algo run was not one job of $ranks ranks"; tail -20 "$output"; }
     grep -q "steps: 2048" "$work"/batch/"$algo"-*/summary.yaml 2>/dev/null || fail "no summary of the batch job's $algo run"
   done
 fi

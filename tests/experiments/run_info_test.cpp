@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "experiments/runs/training_run.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -11,24 +15,35 @@ namespace {
 RunInfo resumed_twice() {
   RunInfo info;
   info.command = "mnrl train a.yaml --set 'name=\"x\"'\nsecond line";  // quotes and a newline
+  info.launch = {4, "mpirun -np 4 mnrl train a.yaml"};
   info.mnrl_version = "0.1.0";
   info.source_revision = "abc123";
   info.blas = "OpenBLAS 0.3.21 (Haswell)";
   info.physics = "Box2D 2.4.1, MuJoCo 2.2.2";
   info.started = "2026-11-24T10:00:00Z";
   info.env_plugin = PluginRecord{"/p/libwalk.so", "0a1b2c3d"};
-  info.resumed.push_back({"mnrl train --resume out", "out/checkpoints/step_000000000512",
-                          "2026-11-24T11:00:00Z", std::nullopt, {}});
-  info.resumed.push_back({"mnrl train --resume out --allow-changes",
-                          "out/checkpoints/step_000000001024", "2026-11-24T12:00:00Z",
-                          PluginRecord{"/p/libwalk.so", "ffffffff"},
-                          {{"ppo.learning_rate", "0.001", "0.002"},
-                           {"env.wrappers[1].num_frames", "(absent)", "4"}}});
+  ResumeRecord first;
+  first.command = "mnrl train --resume out";
+  first.launch.ranks = 1;
+  first.from_checkpoint = "out/checkpoints/step_000000000512";
+  first.started = "2026-11-24T11:00:00Z";
+  info.resumed.push_back(first);
+  ResumeRecord second;
+  second.command = "mnrl train --resume out --allow-changes";
+  second.launch = {2, "srun: Slurm job 7 step 0, 2 tasks on 1 nodes"};
+  second.from_checkpoint = "out/checkpoints/step_000000001024";
+  second.started = "2026-11-24T12:00:00Z";
+  second.env_plugin = PluginRecord{"/p/libwalk.so", "ffffffff"};
+  second.config_changes = {{"ppo.learning_rate", "0.001", "0.002"},
+                           {"env.wrappers[1].num_frames", "(absent)", "4"}};
+  info.resumed.push_back(second);
   return info;
 }
 
 void expect_same(const RunInfo& a, const RunInfo& b) {
   EXPECT_EQ(a.command, b.command);
+  EXPECT_EQ(a.launch.ranks, b.launch.ranks);
+  EXPECT_EQ(a.launch.launch, b.launch.launch);
   EXPECT_EQ(a.mnrl_version, b.mnrl_version);
   EXPECT_EQ(a.source_revision, b.source_revision);
   EXPECT_EQ(a.blas, b.blas);
@@ -38,6 +53,8 @@ void expect_same(const RunInfo& a, const RunInfo& b) {
   ASSERT_EQ(a.resumed.size(), b.resumed.size());
   for (std::size_t i = 0; i < a.resumed.size(); ++i) {
     EXPECT_EQ(a.resumed[i].command, b.resumed[i].command);
+    EXPECT_EQ(a.resumed[i].launch.ranks, b.resumed[i].launch.ranks);
+    EXPECT_EQ(a.resumed[i].launch.launch, b.resumed[i].launch.launch);
     EXPECT_EQ(a.resumed[i].from_checkpoint, b.resumed[i].from_checkpoint);
     EXPECT_EQ(a.resumed[i].started, b.resumed[i].started);
     EXPECT_EQ(a.resumed[i].env_plugin, b.resumed[i].env_plugin);
@@ -72,6 +89,7 @@ TEST(RunInfoTest, ReadsTheFormatOfEarlierVersions) {
       "      \"train.total_steps\": {before: \"512\", after: \"1024\"}\n";
   const RunInfo info = parse_run_info(earlier, "run_info.yaml");
   EXPECT_EQ(info.command, "mnrl train walk.yaml");
+  EXPECT_EQ(info.launch.ranks, 0);  // not recorded then
   ASSERT_EQ(info.resumed.size(), 1u);
   ASSERT_EQ(info.resumed[0].config_changes.size(), 1u);
   EXPECT_EQ(info.resumed[0].config_changes[0].after, "1024");
@@ -94,6 +112,48 @@ TEST(RunInfoTest, TextThatIsNotRunInformationIsRefusedNamingTheFile) {
       EXPECT_NE(std::string(e.what()).find("out/run_info.yaml: "), std::string::npos) << e.what();
     }
   }
+}
+
+// run_info.yaml recorded neither the job's ranks nor how it was launched.
+TEST(RunInfoTest, DescribesTheLauncher) {
+  const auto launch = [](const std::map<std::string, std::string>& variables,
+                         const std::vector<std::string>& parent) {
+    return describe_launch(
+        [&](const char* name) {
+          const auto it = variables.find(name);
+          return it == variables.end() ? nullptr : it->second.c_str();
+        },
+        parent);
+  };
+  EXPECT_EQ(launch({}, {"bash"}), "");
+  EXPECT_EQ(launch({{"OMPI_COMM_WORLD_SIZE", "4"}},
+                   {"/usr/bin/mpirun", "--oversubscribe", "-np", "4", "mnrl", "train", "a b.yaml"}),
+            "/usr/bin/mpirun --oversubscribe -np 4 mnrl train 'a b.yaml'");
+  EXPECT_EQ(launch({{"OMPI_COMM_WORLD_SIZE", "4"}}, {"orted"}),
+            "an MPI launcher (OMPI_COMM_WORLD_SIZE=4)");
+  EXPECT_EQ(launch({{"SLURM_JOB_ID", "812"},
+                    {"SLURM_STEP_ID", "0"},
+                    {"SLURM_STEP_NUM_TASKS", "4"},
+                    {"SLURM_STEP_NUM_NODES", "2"},
+                    {"PMIX_RANK", "0"}},
+                   {"slurmstepd: [812.0]"}),
+            "srun: Slurm job 812 step 0, 4 tasks on 2 nodes");
+}
+
+// The first line said "8 envs x 3 ranks" of an IMPALA job whose learner steps no envs.
+TEST(JobLayoutTest, SaysWhichRanksLearnAndWhichStepEnvs) {
+  const auto layout = [](const std::string& algo, int ranks, const std::string& more = "") {
+    return job_layout(
+        parse_experiment("algo: " + algo + "\nenv: {id: CartPole-v1, num_envs: 8}\n" + more,
+                         "x.yaml"),
+        ranks, "mpi");
+  };
+  EXPECT_EQ(layout("ppo", 1), "8 envs");
+  EXPECT_EQ(layout("ppo", 4), "8 envs x 4 ranks (mpi)");
+  EXPECT_EQ(layout("impala", 4), "1 learner (rank 0) + 3 actors x 8 envs (mpi)");
+  EXPECT_EQ(layout("apex_dqn", 6, "distributed: {learners: 2}\n"),
+            "2 learners (ranks 0-1) + 4 actors x 8 envs (mpi)");
+  EXPECT_EQ(layout("a3c", 2), "1 parameter server (rank 0) + 1 worker x 8 envs (mpi)");
 }
 
 }  // namespace
