@@ -15,6 +15,8 @@
 
 #include "agents/encoder_setup.h"
 #include "agents/registry.h"
+#include "core/config_keys.h"
+#include "core/scalar_text.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
@@ -160,7 +162,7 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   const bool indexed = device.size() > 5 && device.size() <= 8 && device.rfind("cuda:", 0) == 0 &&
                        device.find_first_not_of("0123456789", 5) == std::string::npos;
   if (device != "cpu" && device != "cuda" && device != "auto" && !indexed) {
-    throw document.error_at("train.device", "train.device: '" + device +
+    throw document.error_at("train.device", "train.device: '" + core::elided(device) +
                                                 "' is not a device: use cpu, cuda, cuda:N (N a "
                                                 "GPU index) or auto");
   }
@@ -298,7 +300,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._-") == std::string::npos;
   if (!safe_name) {
-    throw document.error_at("name", "name: '" + options.name +
+    throw document.error_at("name", "name: '" + core::elided(options.name) +
                                         "' cannot name a run directory: "
                                         "use 1 to 100 letters, digits, '.', '_' or '-', not "
                                         "starting with '.'");
@@ -314,7 +316,8 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   }
   const auto& registry = envs::Registry::global();
   if (!registry.contains(options.env.id)) {
-    throw document.error_at("env.id", "env.id: unknown environment '" + options.env.id + "'" +
+    throw document.error_at("env.id", "env.id: unknown environment '" +
+                                          core::elided(options.env.id) + "'" +
                                           core::did_you_mean(options.env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
   }
@@ -349,6 +352,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   check_device(options, document);
   check_learners(options, document);
   check_stop_at_return(options.train, document);
+  check_learning_starts(options, document);
   check_sizes(options, env->spec(), document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {

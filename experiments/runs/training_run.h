@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "experiments/metrics/console_reporter.h"
 #include "experiments/config/experiment_options.h"
@@ -58,12 +59,16 @@ TrainingRunResult run_training(const ExperimentOptions& options,
 // A config.yaml edited since the checkpoint may lengthen the run or change its schedules
 // (train.total_steps, evaluation, logging, checkpoints, distributed.timeout); any other changed
 // key alters what is trained, and is refused (RunDirectoryError listing each change) unless
-// settings.allow_changes, which records them in run_info.yaml. Throws
+// settings.allow_changes, which records them in run_info.yaml. `overrides` (--set KEY=VALUE on
+// the resume) change config.yaml's keys as an edit would, under the same rule; once the
+// checkpoint has loaded, config.yaml is rewritten with them, so that they hold for the rest of
+// the run and later resumes. Throws
 // core::RunDirectoryError (not a run directory), core::ConfigError (its config.yaml),
 // CheckpointError (no usable checkpoint, or the run is complete) or core::StateError (a
 // checkpoint that does not fit the config) before anything in the run directory changes.
 TrainingRunResult resume_training(const std::filesystem::path& run_dir,
                                   const TrainingRunSettings& settings,
-                                  const std::function<void(const std::string&)>& skipped);
+                                  const std::function<void(const std::string&)>& skipped,
+                                  const std::vector<std::string>& overrides = {});
 
 }  // namespace mnrl::experiments
