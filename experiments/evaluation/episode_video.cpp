@@ -43,7 +43,7 @@ void EpisodeVideo::capture(const envs::VectorEnv& envs, const std::vector<bool>&
       tile_height_ = frame_.height / scale_;
       const long long height = static_cast<long long>(tile_height_ + kGap) * rows - kGap;
       if (height > GifWriter::kMaxSide) {
-        throw std::invalid_argument(
+        throw VideoRequestError(
             "--video: " + std::to_string(envs.num_envs()) + " episodes of '" + envs.spec().id +
             "' make a picture " + std::to_string(height) + " pixels tall, more than a GIF's " +
             std::to_string(GifWriter::kMaxSide) + "; record at most " +

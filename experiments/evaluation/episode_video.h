@@ -11,8 +11,9 @@
 
 namespace mnrl::experiments {
 
-// A --video request that no run of this env can meet (the env draws no pictures): a usage
-// error, found at the first frame, before any step is played.
+// A --video request that no run of this env can meet (the env draws no pictures, or more
+// --episodes than a GIF holds side by side): a usage error, found at the first frame, before
+// any step is played.
 class VideoRequestError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -36,7 +37,8 @@ class EpisodeVideo {
 
   // Draws the envs not yet done into their tiles and adds the picture as a frame. Throws
   // VideoRequestError naming the env when its render() draws nothing (an env without
-  // pictures), and std::invalid_argument when an env's frame changes size.
+  // pictures) or its episodes make a picture taller than a GIF allows, and
+  // std::invalid_argument when an env's frame changes size.
   void capture(const envs::VectorEnv& envs, const std::vector<bool>& done);
   // Completes the GIF (GifWriter::finish).
   void finish() { writer_.finish(); }

@@ -134,6 +134,20 @@ TEST_F(HardeningCliTest, EvalVideoOfAnEnvWithoutPicturesIsAUsageError) {
   EXPECT_FALSE(fs::exists(dir_ / "walk.gif.tmp"));
 }
 
+// More --episodes than a GIF holds side by side is a usage error found before any step (it
+// was exit 1).
+TEST_F(HardeningCliTest, EvalVideoOfTooManyEpisodesIsAUsageError) {
+  if (!MNRL_WITH_GIF) GTEST_SKIP() << "mnrl was built without giflib: --video is refused";
+  write_config("algo: ppo\nenv: {id: CartPole-v1, num_envs: 2}\n"
+               "ppo: {n_steps: 16, batch_size: 32}\ntrain: {total_steps: 64, eval_episodes: 2}\n",
+               "short.yaml");
+  ASSERT_EQ(run("train short.yaml --run-dir out").exit_code, 0);
+  expect_outcome(run("eval out --episodes 100000 --video many.gif"), 2,
+                 "mnrl eval: --video: 100000 episodes of 'CartPole-v1' make a picture");
+  EXPECT_FALSE(fs::exists(dir_ / "many.gif"));
+  EXPECT_FALSE(fs::exists(dir_ / "many.gif.tmp"));
+}
+
 // Text of the user's never runs as gnuplot commands: a newline in a path or a label would
 // end a quoted string.
 TEST_F(HardeningCliTest, PlotNeverRunsUserTextAsGnuplotCommands) {
