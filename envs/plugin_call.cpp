@@ -1,5 +1,6 @@
 #include "envs/plugin_call.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -25,6 +26,8 @@ thread_local const PluginCall* current_call __attribute__((tls_model("initial-ex
 std::atomic<int> calls_in_progress{0};
 std::atomic<std::uint64_t> calls_started{0};
 std::atomic<const PluginCall*> latest_call{nullptr};  // the last one started, while it runs
+// In a child that a plugin call fork()ed: that call is returning into a copy of mnrl.
+volatile std::sig_atomic_t forked_in_call = 0;
 
 // Appends `text` to the NUL-terminated `out` of `size` bytes, truncating.
 void append(char* out, std::size_t size, const char* text) {
@@ -36,8 +39,8 @@ void append(char* out, std::size_t size, const char* text) {
 void append_number(char* out, std::size_t size, std::int64_t value) {
   char digits[24];
   int count = 0;
-  std::uint64_t magnitude = value < 0 ? 0 - static_cast<std::uint64_t>(value)
-                                      : static_cast<std::uint64_t>(value);
+  std::uint64_t magnitude =
+      value < 0 ? 0 - static_cast<std::uint64_t>(value) : static_cast<std::uint64_t>(value);
   do {
     digits[count++] = static_cast<char>('0' + magnitude % 10);
     magnitude /= 10;
@@ -57,12 +60,18 @@ void write_text(const char* text) {
 
 const char* signal_description(int signal) {
   switch (signal) {
-    case SIGSEGV: return "SIGSEGV (segmentation fault)";
-    case SIGBUS: return "SIGBUS (bus error)";
-    case SIGFPE: return "SIGFPE (arithmetic exception)";
-    case SIGILL: return "SIGILL (illegal instruction)";
-    case SIGABRT: return "SIGABRT (abort)";
-    default: return "a fatal signal";
+    case SIGSEGV:
+      return "SIGSEGV (segmentation fault)";
+    case SIGBUS:
+      return "SIGBUS (bus error)";
+    case SIGFPE:
+      return "SIGFPE (arithmetic exception)";
+    case SIGILL:
+      return "SIGILL (illegal instruction)";
+    case SIGABRT:
+      return "SIGABRT (abort)";
+    default:
+      return "a fatal signal";
   }
 }
 
@@ -98,8 +107,41 @@ void fail_if_exiting_from_plugin(const char* how) {
   _exit(1);
 }
 
-extern "C" void on_exit_call() { fail_if_exiting_from_plugin("exit()"); }
+// exit() runs the static destructors while the main thread still uses them: from another
+// thread of a process with plugin envs (one a plugin started: mnrl's own never exit), the run
+// fails instead, said so.
+void fail_if_exiting_from_another_thread() {
+  if (calls_started.load() == 0 || ::gettid() == ::getpid()) return;
+  write_text(
+      "\nmnrl: a thread other than the main one called exit() (a thread of an env "
+      "plugin?): an env must not end the process; the run failed\n");
+  _exit(1);
+}
+
+extern "C" void on_exit_call() {
+  if (forked_in_call) return;  // the plugin's own child ends as it likes
+  fail_if_exiting_from_plugin("exit()");
+  fail_if_exiting_from_another_thread();
+}
 extern "C" void on_quick_exit_call() { fail_if_exiting_from_plugin("quick_exit()"); }
+
+extern "C" void on_fork_child() {
+  if (current_call) forked_in_call = 1;
+}
+
+// A child forked inside `call` returns from it into mnrl: it would train into the same run
+// directory beside its parent. It ends here; the parent goes on.
+void end_forked_child(const PluginCall& call) {
+  char message[768] = "\nmnrl: ";
+  char what[512] = {};
+  PluginCallReporting::describe(call, what, sizeof what);
+  append(message, sizeof message, what);
+  append(message, sizeof message,
+         " forked the process and the child returned to mnrl; the child ends (the run goes on "
+         "in the parent)\n");
+  write_text(message);
+  _exit(1);
+}
 
 // The stuck probe: a plugin call in progress and none started since the previous probe.
 bool stuck_in_plugin_call(char* what, std::size_t size) {
@@ -124,6 +166,7 @@ void PluginCallReporting::describe(const PluginCall& call, char* out, std::size_
   append(out, size, call.call_);
   append(out, size, " of ");
   append(out, size, call.env_);
+  if (!call.episode_) return;  // its constructor
   append(out, size, " (episode ");
   append_number(out, size, *call.episode_);
   append(out, size, ", step ");
@@ -141,6 +184,7 @@ PluginCall::PluginCall(const char* env, const char* call, const std::int64_t* ep
 }
 
 PluginCall::~PluginCall() {
+  if (forked_in_call) end_forked_child(*this);
   const PluginCall* self = this;
   latest_call.compare_exchange_strong(self, nullptr);
   calls_in_progress.fetch_sub(1);
@@ -159,6 +203,8 @@ void install_plugin_call_reporting() {
   // those registered since (MPI's finalization, which would wait for the other ranks).
   std::atexit(on_exit_call);
   std::at_quick_exit(on_quick_exit_call);
+  static const bool fork_handler_registered = pthread_atfork(nullptr, nullptr, on_fork_child) == 0;
+  (void)fork_handler_registered;
   core::set_stuck_probe(stuck_in_plugin_call);
 }
 

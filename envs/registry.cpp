@@ -1,15 +1,93 @@
 #include "envs/registry.h"
 
-#include <stdexcept>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+#include "core/stop_signal.h"
 #include "core/text.h"
+#include "envs/plugin_call.h"
 #include "envs/time_limit.h"
+#include "envs/wrapper.h"
 
 namespace mnrl::envs {
 namespace {
 
 std::string described_origin(const std::string& origin) {
   return origin.empty() ? "built in" : "from plugin '" + origin + "'";
+}
+
+// The working directory when made; restore() goes back to it if it has changed since.
+class WorkingDirectory {
+ public:
+  WorkingDirectory() : fd_(::open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~WorkingDirectory() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  WorkingDirectory(const WorkingDirectory&) = delete;
+  WorkingDirectory& operator=(const WorkingDirectory&) = delete;
+
+  // True if it had changed (and went back).
+  bool restore() const {
+    struct stat kept {
+    }, now{};
+    if (fd_ < 0 || ::fstat(fd_, &kept) != 0) return false;
+    if (::stat(".", &now) == 0 && now.st_dev == kept.st_dev && now.st_ino == kept.st_ino) {
+      return false;
+    }
+    return ::fchdir(fd_) == 0;
+  }
+
+ private:
+  int fd_;
+};
+
+// Holds an env a plugin built and destroys it as a plugin call (an exit() or a crash in its
+// destructor is reported naming it, wherever the env is dropped). Otherwise transparent.
+class PluginEnvOwner final : public Wrapper {
+ public:
+  PluginEnvOwner(std::unique_ptr<Env> env, std::string description)
+      : Wrapper(std::move(env), "plugin env"), description_(std::move(description)) {}
+  ~PluginEnvOwner() override {
+    const PluginCall call(description_.c_str(), "the destructor", nullptr, nullptr);
+    destroy_inner_env();
+  }
+
+ private:
+  std::string description_;  // for PluginCall
+};
+
+// Builds env `id` of plugin `origin` as a plugin call (a crash or an exit() in its constructor
+// is reported naming it), held by a PluginEnvOwner, then puts back what the constructor may have
+// changed of mnrl's process: the stop handlers (training could not be stopped with a checkpoint
+// otherwise) and the working directory (mnrl's relative paths, a run directory or a checkpoint,
+// would name other files).
+std::unique_ptr<Env> construct_plugin_env(const std::string& id, const std::string& origin,
+                                          const EnvFactory& factory, core::Kwargs& arguments) {
+  const std::string description = "environment '" + id + "' from plugin '" + origin + "'";
+  const WorkingDirectory working_directory;
+  std::unique_ptr<Env> env;
+  {
+    const PluginCall call(description.c_str(), "the constructor", nullptr, nullptr);
+    env = factory(arguments);
+  }
+  if (env) env = std::make_unique<PluginEnvOwner>(std::move(env), description);
+  core::reassert_stop_handlers();
+  if (working_directory.restore()) {
+    static std::atomic<bool> said{false};  // once: every env of a vector would say it
+    if (!said.exchange(true)) {
+      std::fprintf(stderr,
+                   "warning: the constructor of %s changed the working directory; mnrl changed "
+                   "it back\n",
+                   description.c_str());
+    }
+  }
+  return env;
 }
 
 // Refuses kwargs the env never asked for: a misspelt key would otherwise be ignored silently.
@@ -96,7 +174,8 @@ std::unique_ptr<Env> Registry::make(const std::string& id, const core::Kwargs& k
   core::Kwargs arguments = kwargs;  // a copy of its own records which keys the env reads
   std::unique_ptr<Env> env;
   try {
-    env = entry.factory(arguments);
+    env = entry.origin.empty() ? entry.factory(arguments)
+                               : construct_plugin_env(id, entry.origin, entry.factory, arguments);
     check_all_read(id, arguments);
     if (!env) throw std::logic_error("the factory of environment '" + id + "' returned null");
     env->spec().validate();

@@ -43,6 +43,8 @@ class Wrapper : public Env, public StatefulEnv {
 
  protected:
   Env& inner_env() { return *env_; }
+  // Destroys the inner env now, for a destructor that watches it go (PluginEnvGuard's).
+  void destroy_inner_env() { env_.reset(); }
   // What this wrapper itself keeps between steps; nothing by default.
   virtual void save_own_state(core::StateWriter&) const {}
   virtual void load_own_state(core::StateReader&) {}

@@ -47,7 +47,8 @@ class PluginLoaderTest : public ::testing::Test {
 
 TEST_F(PluginLoaderTest, LoadsAPluginAndRegistersItsEnvsOnce) {
   const LoadedPlugin loaded = load_plugin(path("walk"));
-  EXPECT_EQ(loaded.env_ids, (std::vector<std::string>{"OutOfSpace-v0", "Throwing-v0", "Walk-v0"}));
+  EXPECT_EQ(loaded.env_ids,
+            (std::vector<std::string>{"Hostile-v0", "OutOfSpace-v0", "Throwing-v0", "Walk-v0"}));
   EXPECT_EQ(Registry::global().origin("Walk-v0"), path("walk"));
   EXPECT_EQ(Registry::global().origin("CartPole-v1"), "");
   const auto ids = Registry::global().ids();

@@ -7,12 +7,22 @@
 //    "sensor unplugged", the default), spin (loops forever), segfault, abort, exit (exit(0))
 //    or quick_exit (quick_exit(0)).
 //  - OutOfSpace-v0: declares observations in [0, 1] and writes 7.5 at step `at_step`.
+//  - Hostile-v0: Walk-v0 (and its kwargs) doing what a plugin must not do to its process.
+//    Kwargs: `constructor`, `reset` (the first one) and `destructor`, what each does besides:
+//    exit (exit(0)), segfault, take_stop_signals (ignores SIGINT and SIGTERM from then on),
+//    chdir (to `to`), fork (the child returns too) or exit_from_thread (a thread calls exit(0)
+//    `after_ms` milliseconds later, default 500); nothing by default.
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
+#include <utility>
 
 #include "envs/plugin.h"
 
@@ -135,10 +145,58 @@ class OutOfSpace final : public Env {
   EnvSpec spec_;
 };
 
+class Hostile final : public Env {
+ public:
+  explicit Hostile(const Kwargs& kwargs)
+      : walk_(kwargs),
+        in_reset_(kwargs.get<std::string>("reset", "")),
+        in_destructor_(kwargs.get<std::string>("destructor", "")),
+        to_(kwargs.get<std::string>("to", "/")),
+        after_ms_(kwargs.get<int>("after_ms", 500)) {
+    spec_ = walk_.spec();
+    spec_.id = "Hostile-v0";
+    act(kwargs.get<std::string>("constructor", ""));
+  }
+  ~Hostile() override { act(in_destructor_); }
+  const EnvSpec& spec() const override { return spec_; }
+  void reset(mnrl::core::TypedPtr out, std::optional<std::uint64_t> seed) override {
+    act(std::exchange(in_reset_, ""));
+    walk_.reset(out, seed);
+  }
+  StepResult step(const ActionRef& action, mnrl::core::TypedPtr out) override {
+    return walk_.step(action, out);
+  }
+
+ private:
+  void act(const std::string& what) const {
+    if (what == "exit") std::exit(0);
+    if (what == "segfault") std::raise(SIGSEGV);
+    if (what == "take_stop_signals") {
+      std::signal(SIGINT, SIG_IGN);
+      std::signal(SIGTERM, SIG_IGN);
+    }
+    if (what == "chdir" && chdir(to_.c_str()) != 0) throw std::runtime_error("chdir failed");
+    if (what == "fork" && fork() < 0) throw std::runtime_error("fork failed");
+    if (what == "exit_from_thread") {
+      std::thread([after = after_ms_] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(after));
+        std::exit(0);
+      }).detach();
+    }
+  }
+  Walk walk_;
+  EnvSpec spec_;
+  std::string in_reset_;
+  std::string in_destructor_;
+  std::string to_;
+  int after_ms_;
+};
+
 }  // namespace
 
 MNRL_PLUGIN(registry) {
   registry.add<Walk>("Walk-v0");
   registry.add<Throwing>("Throwing-v0");
   registry.add<OutOfSpace>("OutOfSpace-v0");
+  registry.add<Hostile>("Hostile-v0");
 }
