@@ -75,6 +75,7 @@ EnvCheckReport check_env(const EnvMaker& make_env, const EnvCheckOptions& option
     report.results.push_back(std::move(r));
   report.results.push_back(detail::check_step_after_end(make_env, *spec, options));
   report.results.push_back(detail::check_determinism(make_env, *spec, options));
+  report.results.push_back(detail::check_saved_state(make_env, *spec, options));
   report.results.push_back(detail::check_invalid_actions(make_env, *spec, options));
   return report;
 }

@@ -54,6 +54,7 @@ inline constexpr const char* kFiniteRewards = "rewards are finite";
 inline constexpr const char* kTimeLimit = "episodes respect the time limit";
 inline constexpr const char* kStepAfterEnd = "step after the episode ended is refused";
 inline constexpr const char* kDeterminism = "same seed, same trajectory";
+inline constexpr const char* kSavedState = "a saved state replays";
 inline constexpr const char* kInvalidActions = "invalid actions are refused";
 }  // namespace env_checks
 
@@ -75,6 +76,9 @@ using EnvMaker = std::function<std::unique_ptr<Env>()>;
 //  - two fresh envs reset with the same seed and given the same actions produce bit-identical
 //    observations, rewards and flags (unseeded resets included), and resetting with the seed
 //    again replays the first episode;
+//  - for an env that saves its state (saved_state.h): a state saved a few steps into an
+//    episode, loaded back into the env and into a fresh one, replays the (up to 100) calls
+//    that followed the save bit for bit, and load_state() reads all that save_state() wrote;
 //  - invalid actions throw std::invalid_argument (Discrete: n and -1; Box: a NaN value, one
 //    value too many and one too few).
 // `make_env` must build a fresh env on every call, as training would (time limit included:

@@ -208,6 +208,8 @@ EnvCheckResult check_step_after_end(const EnvMaker& make_env, const EnvSpec& spe
 // env_checker_determinism.cpp
 EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
                                  const EnvCheckOptions& options);
+EnvCheckResult check_saved_state(const EnvMaker& make_env, const EnvSpec& spec,
+                                 const EnvCheckOptions& options);
 // env_checker_refusals.cpp
 EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& spec,
                                      const EnvCheckOptions& options);

@@ -1,9 +1,13 @@
-// The determinism check: two fresh envs given the same seed and actions agree bit for bit, and
-// reset(seed) replays the first episode.
+// The replay checks: two fresh envs given the same seed and actions agree bit for bit, reset(seed)
+// replays the first episode, and a saved state replays the steps that followed it.
+#include <algorithm>
 #include <optional>
+#include <utility>
 
+#include "core/state_stream.h"
 #include "envs/action_sampler.h"
 #include "envs/env_checker_detail.h"
+#include "envs/saved_state.h"
 
 namespace mnrl::envs::env_check_detail {
 namespace {
@@ -53,7 +57,138 @@ std::string difference(const Outcome& a, const Outcome& b, const char* a_name, c
   return {};
 }
 
+// Calls after a saved state: a random rollout that resets (unseeded) after each episode, and
+// replays of it on an env that loaded the state.
+constexpr std::int64_t kMaxStepsAfterASave = 100;
+
+// One call of a rollout: reset() (no action) or step(action).
+struct Call {
+  std::optional<StoredAction> action;
+  Position position;
+};
+
+// Records and replays the calls of a rollout on one env at a time.
+class Rollout {
+ public:
+  explicit Rollout(const EnvSpec& spec) : buffer_(spec.observation_space) {}
+
+  Outcome reset(Env& env, std::optional<std::uint64_t> seed) {
+    buffer_.arm();
+    Thrown t = call([&] { env.reset(buffer_.data(), seed); });
+    return Outcome{std::move(t), {}, buffer_.copy()};
+  }
+  Outcome step(Env& env, const ActionRef& action) {
+    buffer_.arm();
+    StepResult r;
+    Thrown t = call([&] { r = env.step(action, buffer_.data()); });
+    return Outcome{std::move(t), r, buffer_.copy()};
+  }
+  Outcome replay(Env& env, const Call& c) {
+    return c.action ? step(env, c.action->ref()) : reset(env, std::nullopt);
+  }
+
+ private:
+  ObservationBuffer buffer_;
+};
+
+// The state of `env` as saved, or why it could not be saved.
+std::string save(const Env& env, std::string& error) {
+  core::StateWriter out;
+  if (const Thrown t = call([&] { save_env_state(env, out); })) {
+    error = "save_state() threw " + t.describe();
+  }
+  return out.bytes();
+}
+
+// Loads `state` into `env`; "" or what went wrong.
+std::string load(Env& env, const std::string& state) {
+  core::StateReader in(state, "the saved state");
+  if (const Thrown t = call([&] {
+        load_env_state(env, in);
+        in.expect_end();
+      })) {
+    return "load_state() of what save_state() wrote threw " + t.describe();
+  }
+  return {};
+}
+
 }  // namespace
+
+EnvCheckResult check_saved_state(const EnvMaker& make_env, const EnvSpec& spec,
+                                 const EnvCheckOptions& options) {
+  const char* check = names::kSavedState;
+  const Built built = build(make_env, &spec);
+  if (!built.env) return failed(check, built.error);
+  Env& env = *built.env;
+  if (!saves_state(env)) {
+    return passed(check,
+                  "not applicable: the env saves no state (it may not: a resumed run "
+                  "then starts new episodes)");
+  }
+  Rollout rollout(spec);
+  ActionSampler sampler(spec.action_space);
+  core::Rng rng = action_rng(options);
+  Position pos;
+  // Saved in the middle of the first episode, or at its end if it is shorter.
+  Outcome last = rollout.reset(env, options.seed);
+  for (std::int64_t k = 0;
+       k < 3 && !last.thrown && !last.result.terminated && !last.result.truncated; ++k) {
+    ++pos.step;
+    last = rollout.step(env, sampler.sample(rng));
+  }
+  const auto not_checked = [&](const Outcome& o) {
+    return skipped(check, "not checked: at " + pos.describe() + " the env threw " +
+                              o.thrown.describe() + " (see '" + names::kNoErrors + "')");
+  };
+  if (last.thrown) return not_checked(last);
+  const Position saved_at = pos;
+  std::string error;
+  const std::string state = save(env, error);
+  if (!error.empty()) return failed(check, "at " + saved_at.describe() + ": " + error);
+
+  // The calls after the save, as they first went.
+  std::vector<Call> calls;
+  std::vector<Outcome> outcomes;
+  bool needs_reset = last.result.terminated || last.result.truncated;
+  const std::int64_t steps = std::min(options.steps, kMaxStepsAfterASave);
+  for (std::int64_t k = 0; k < steps; ++k) {
+    if (needs_reset) {
+      ++pos.episode;
+      pos.step = 0;
+      calls.push_back({std::nullopt, pos});
+      outcomes.push_back(rollout.reset(env, std::nullopt));
+    } else {
+      ++pos.step;
+      const ActionRef action = sampler.sample(rng);
+      calls.push_back({StoredAction(action), pos});
+      outcomes.push_back(rollout.step(env, action));
+    }
+    if (outcomes.back().thrown) return not_checked(outcomes.back());
+    needs_reset = outcomes.back().result.terminated || outcomes.back().result.truncated;
+  }
+
+  // Loaded back into the same env, then into a fresh one (as a resume does), the state replays
+  // the same calls bit for bit.
+  const Built fresh = build(make_env, &spec);
+  if (!fresh.env) return failed(check, "a fresh env: " + fresh.error);
+  const std::pair<Env*, const char*> loaders[] = {{&env, "the same env"},
+                                                  {fresh.env.get(), "a fresh env"}};
+  for (const auto& [target, name] : loaders) {
+    const std::string where = "state saved at " + saved_at.describe() + ", loaded into " + name;
+    if (const std::string problem = load(*target, state); !problem.empty()) {
+      return failed(check, where + ": " + problem);
+    }
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      const Outcome again = rollout.replay(*target, calls[i]);
+      if (const std::string d = difference(outcomes[i], again, "after the save", "after the load");
+          !d.empty()) {
+        return failed(check, where + ": " + calls[i].position.describe() + " differs: " + d);
+      }
+    }
+  }
+  return passed(check, "saved at " + saved_at.describe() + ", " + plural(steps, "call") +
+                           " replayed bit for bit after loading into the same env and a fresh one");
+}
 
 EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
                                  const EnvCheckOptions& options) {

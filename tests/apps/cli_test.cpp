@@ -219,12 +219,12 @@ TEST_F(CliTest, CheckEnvPassesCartPole) {
   for (const char* line :
        {"PASS  spec is valid\n", "PASS  observations inside the space\n",
         "PASS  episodes respect the time limit\n", "PASS  same seed, same trajectory\n",
-        "PASS  invalid actions are refused\n"}) {
+        "PASS  a saved state replays\n", "PASS  invalid actions are refused\n"}) {
     EXPECT_NE(r.output.find(line), std::string::npos)
         << "missing '" << line << "' in: " << r.output;
   }
   EXPECT_EQ(r.output.find("FAIL"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("CartPole-v1: 10 of 10 checks passed."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CartPole-v1: 11 of 11 checks passed."), std::string::npos) << r.output;
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 

@@ -166,6 +166,7 @@ const std::vector<std::string> kAllChecks = {checks::kSpec,
                                              checks::kTimeLimit,
                                              checks::kStepAfterEnd,
                                              checks::kDeterminism,
+                                             checks::kSavedState,
                                              checks::kInvalidActions};
 
 // Every registered env, as training builds it, keeps the contract. Loops over the registry, so
