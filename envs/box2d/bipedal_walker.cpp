@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "envs/action_check.h"
+#include "envs/box2d/bipedal_walker_render.h"
+#include "envs/box2d/box2d_picture.h"
 #include "envs/box2d/ground_contacts.h"
 #include "envs/registry.h"
 
@@ -239,6 +241,24 @@ class BipedalWalker::World final {
   b2Vec2 hull_position() const { return hull_->GetPosition(); }
   const Terrain& terrain() const { return terrain_; }
 
+  // What render() draws: the terrain, and the walker's polygons now.
+  BipedalWalkerScene scene() const {
+    BipedalWalkerScene scene;
+    for (std::size_t i = 0; i < terrain_.x.size(); ++i) {
+      scene.surface.push_back({terrain_.x[i], terrain_.y[i]});
+    }
+    for (const auto& box : terrain_.boxes) {
+      scene.obstacles.emplace_back();
+      for (const b2Vec2& corner : box) scene.obstacles.back().push_back({corner.x, corner.y});
+    }
+    for (std::size_t i = 0; i < leg_segments_.size(); ++i) {
+      scene.leg_segments[i] = body_polygons(*leg_segments_[i]).front();
+    }
+    scene.hull = body_polygons(*hull_).front();
+    scene.hull_x = hull_->GetPosition().x;
+    return scene;
+  }
+
  private:
   // Rays fan out from the hull's origin, from straight down (ray 0) towards the front, 0.15 rad
   // apart, kLidarRange long.
@@ -309,6 +329,8 @@ class BipedalWalker::World final {
       // The knee: the upper leg's bottom holds the lower leg's top; it only bends backwards.
       add_motor(upper, lower, -kLegH / 2, 1.0, -1.6, -0.1);
       lower_legs_[side == -1 ? 0 : 1] = lower;
+      leg_segments_[side == -1 ? 0 : 2] = upper;
+      leg_segments_[side == -1 ? 1 : 3] = lower;
     }
   }
 
@@ -359,6 +381,7 @@ class BipedalWalker::World final {
   Terrain terrain_;
   b2Body* hull_ = nullptr;
   std::array<b2Body*, 2> lower_legs_{};
+  std::array<b2Body*, 4> leg_segments_{};  // each leg's upper then lower segment, for render()
   // Hip and knee of the first leg, then of the second: the order of the action's entries.
   std::array<b2RevoluteJoint*, kActionSize> joints_{};
   int joint_count_ = 0;
@@ -435,6 +458,12 @@ void BipedalWalker::load_state(core::StateReader& in) {
 
 BipedalWalker::Obstacles BipedalWalker::obstacles() const {
   return world_ ? world_->terrain().obstacles : Obstacles{};
+}
+
+bool BipedalWalker::render(RgbImage& image) const {
+  if (!world_) return false;
+  render_bipedal_walker(world_->scene(), image);
+  return true;
 }
 
 std::vector<double> BipedalWalker::terrain_heights() const {

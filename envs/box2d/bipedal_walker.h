@@ -49,6 +49,9 @@ class BipedalWalker final : public Env, public StatefulEnv {
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
 
+  // Gymnasium's rgb_array frame (envs/box2d/bipedal_walker_render.h); false before reset().
+  bool render(RgbImage& image) const override;
+
   // For tests (all zero / empty before the first reset): the obstacles of this episode's
   // terrain, its height at each of its points (one every 14/30 m from x = 0), and where the
   // hull's origin is, in metres.

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "envs/action_check.h"
+#include "envs/box2d/box2d_picture.h"
 #include "envs/box2d/ground_contacts.h"
+#include "envs/box2d/lunar_lander_render.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -165,6 +167,15 @@ class LunarLander::World final {
             contacts_.foot(1) ? 1.0 : 0.0};
   }
 
+  // What render() draws: the surface, the helipad, the lander's and legs' polygons now.
+  LunarLanderScene scene() const {
+    LunarLanderScene scene = scene_;
+    for (const b2Body* body : {lander_, legs_[0], legs_[1]}) {
+      for (auto& polygon : body_polygons(*body)) scene.lander.push_back(std::move(polygon));
+    }
+    return scene;
+  }
+
   bool crashed() const { return contacts_.body_touched(); }
   bool lander_awake() const { return lander_->IsAwake(); }
   std::array<double, 3> momentum() const {
@@ -185,11 +196,15 @@ class LunarLander::World final {
     std::array<double, kChunks> chunk_x;
     for (int i = 0; i < kChunks; ++i) chunk_x[i] = kW / (kChunks - 1) * i;
     for (int i = kChunks / 2 - 2; i <= kChunks / 2 + 2; ++i) height[i] = kHelipadY;
+    scene_.helipad_left = chunk_x[kChunks / 2 - 1];
+    scene_.helipad_right = chunk_x[kChunks / 2 + 1];
+    scene_.helipad_y = kHelipadY;
     std::array<double, kChunks> smooth_y;
     for (int i = 0; i < kChunks; ++i) {
       // Python's height[i - 1] at i = 0 is the last element.
       const double before = height[i == 0 ? kChunks : i - 1];
       smooth_y[i] = 0.33 * (before + height[i] + height[i + 1]);
+      scene_.surface.push_back({chunk_x[i], smooth_y[i]});
     }
     b2BodyDef ground;
     b2Body* moon = world_.CreateBody(&ground);
@@ -278,6 +293,7 @@ class LunarLander::World final {
   std::array<b2Body*, 2> legs_{};
   int wind_index_ = 0;
   int torque_index_ = 0;
+  LunarLanderScene scene_;  // the terrain and helipad, for render(); the lander is added there
 };
 
 LunarLander::LunarLander(const LunarLanderOptions& options)
@@ -380,6 +396,12 @@ void LunarLander::load_state(core::StateReader& in) {
                 [&] { start_episode(observation.data()); },
                 [&](const float* action) { return advance(action, observation.data()); },
                 [this] { world_.reset(); }});
+}
+
+bool LunarLander::render(RgbImage& image) const {
+  if (!world_) return false;
+  render_lunar_lander(world_->scene(), image);
+  return true;
 }
 
 bool LunarLander::lander_awake() const { return world_ && world_->lander_awake(); }

@@ -56,6 +56,9 @@ class LunarLander final : public Env, public StatefulEnv {
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
 
+  // Gymnasium's rgb_array frame (envs/box2d/lunar_lander_render.h); false before reset().
+  bool render(RgbImage& image) const override;
+
   // For tests: whether the lander body is awake (it rests when asleep), and the linear
   // momentum of lander and legs together (x, y) with their mass (kg m/s, kg m/s, kg).
   bool lander_awake() const;
