@@ -15,6 +15,9 @@ int export_command(const ExportArguments& args) {
     const auto exported = experiments::export_checkpoint_policy(
         args.target, [](const std::string& reason) {
           std::fprintf(stderr, "mnrl export: skipping a checkpoint: %s\n", reason.c_str());
+        },
+        [](const std::string& warning) {
+          std::fprintf(stderr, "mnrl export: warning: %s\n", warning.c_str());
         });
     core::write_file_atomically(args.output, exported.module);
     std::printf("%s on %s, step %lld (%s)\nwrote %s: a TorchScript module, greedy actions from "

@@ -25,10 +25,12 @@ struct EnvOptions {
   void visit(core::ConfigVisitor& v) {
     v.field("id", id, "registered environment id (see `mnrl envs`)");
     v.field("plugin", plugin,
-            "env plugin (.so) to load before making the env; a path, relative to the working "
-            "directory, never searched for (config.yaml records it absolute; --plugin "
-            "overrides it)");
-    v.field("kwargs", kwargs, "keyword arguments of the env's constructor");
+            "env plugin (.so) to load before making the env; a path, relative to the config "
+            "file's directory (to the working directory in a --set), never searched for "
+            "(config.yaml records it absolute; --plugin overrides it)");
+    v.field("kwargs", kwargs,
+            "keyword arguments of the env's constructor; keys ending in _path or _file name "
+            "files, taken as env.plugin is");
     v.field("num_envs", num_envs, "environments stepped together", core::between(1, 100000));
     v.field("num_threads", num_threads,
             "threads stepping the envs, this one included; results do not depend on it",

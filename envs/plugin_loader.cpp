@@ -1,11 +1,18 @@
 #include "envs/plugin_loader.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <vector>
 
+#include "core/crc32c.h"
+#include "core/files.h"
 #include "core/text.h"
 #include "envs/plugin.h"
 #include "envs/registry.h"
@@ -15,6 +22,8 @@ namespace mnrl::envs {
 namespace {
 
 constexpr const char* kEntryPoint = "mnrl_env_plugin_entry";
+// Far above any plugin: bounds what is read into memory.
+constexpr std::uint64_t kMaxPluginBytes = std::uint64_t{1} << 30;
 using EntryPoint = const MnrlEnvPluginInfo* (*)();
 
 std::string version_text(std::uint32_t major, std::uint32_t minor) {
@@ -30,7 +39,8 @@ std::string explain_dlopen_error(const std::string& error) {
   // Symbols of mnrl itself change between versions, or with the C++ ABI (std::string's layout
   // is part of every mangled name that takes one).
   if (symbol.rfind("mnrl::", 0) == 0) {
-    return "it needs the symbol '" + symbol + "', which this mnrl (" MNRL_VERSION_STRING
+    return "it needs the symbol '" + symbol +
+           "', which this mnrl (" MNRL_VERSION_STRING
            ") does not define: it was built against another version of mnrl or with another "
            "_GLIBCXX_USE_CXX11_ABI; rebuild it against this mnrl";
   }
@@ -39,14 +49,54 @@ std::string explain_dlopen_error(const std::string& error) {
          "link line, or was it built against another version of one?)";
 }
 
+// A plugin's bytes, read once, in a sealed anonymous file that dlopen loads through
+// /proc/self/fd: the code that runs is the code checksummed, whatever becomes of the file.
+class PrivateCopy {
+ public:
+  // Throws std::runtime_error with the cause.
+  explicit PrivateCopy(const std::string& path) {
+    const std::string bytes = core::read_regular_file(path, kMaxPluginBytes, "plugin");
+    crc32c_ = core::crc32c(bytes.data(), bytes.size());
+    fd_ = memfd_create("mnrl-plugin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd_ < 0)
+      throw std::runtime_error(std::string("cannot make its private copy: ") +
+                               std::strerror(errno));
+    for (std::size_t written = 0; written < bytes.size();) {
+      const ssize_t n = write(fd_, bytes.data() + written, bytes.size() - written);
+      if (n < 0) {
+        close(fd_);
+        throw std::runtime_error(std::string("cannot write its private copy: ") +
+                                 std::strerror(errno));
+      }
+      written += static_cast<std::size_t>(n);
+    }
+    fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+  }
+  ~PrivateCopy() { close(fd_); }  // what dlopen mapped stays mapped
+  PrivateCopy(const PrivateCopy&) = delete;
+  PrivateCopy& operator=(const PrivateCopy&) = delete;
+
+  std::string path() const { return "/proc/self/fd/" + std::to_string(fd_); }
+  std::uint32_t crc32c() const { return crc32c_; }
+
+ private:
+  int fd_ = -1;
+  std::uint32_t crc32c_ = 0;
+};
+
 class Loader {
  public:
   explicit Loader(std::string path) : path_(std::move(path)) {}
 
   LoadedPlugin load() {
     if (const auto problem = shared_library_problem(path_)) fail(*problem);
-    // A name without a slash would make dlopen search the library path.
-    const std::string dlopen_path = path_.find('/') == std::string::npos ? "./" + path_ : path_;
+    std::optional<PrivateCopy> copy;
+    try {
+      copy.emplace(path_);
+    } catch (const std::exception& e) {
+      fail(e.what());
+    }
+    const std::string dlopen_path = copy->path();
     dlerror();
     std::vector<std::string> registered_while_loading;
     void* handle = nullptr;
@@ -54,7 +104,7 @@ class Loader {
       const Registry::Diversion diversion(Registry::global(), registered_while_loading);
       handle = dlopen(dlopen_path.c_str(), RTLD_NOW | RTLD_LOCAL);
     }
-    if (!handle) fail(explain_dlopen_error(last_dl_error()));
+    if (!handle) fail(explain_dlopen_error(with_path(last_dl_error(), dlopen_path)));
     // Never dlclose: a library whose constructors ran may have left pointers to its code.
     if (!registered_while_loading.empty()) {
       fail("it registers '" + registered_while_loading.front() +
@@ -80,7 +130,7 @@ class Loader {
     } catch (...) {
       fail("registering its environments threw an exception that is not a std::exception");
     }
-    LoadedPlugin loaded{path_, staged.ids()};
+    LoadedPlugin loaded{path_, staged.ids(), copy->crc32c()};
     if (loaded.env_ids.empty()) fail("it registers no environments");
     try {
       Registry::global().adopt(std::move(staged), path_);
@@ -123,6 +173,15 @@ class Loader {
     return error ? error : "unknown dlopen error";
   }
 
+  // dlopen's message with the private copy's name replaced by the plugin's.
+  std::string with_path(std::string message, const std::string& copy_path) const {
+    for (auto at = message.find(copy_path); at != std::string::npos;
+         at = message.find(copy_path, at + path_.size())) {
+      message.replace(at, copy_path.size(), path_);
+    }
+    return message;
+  }
+
   [[noreturn]] void fail(const std::string& cause) const {
     throw PluginError("cannot load plugin '" + path_ + "': " + cause);
   }
@@ -130,17 +189,30 @@ class Loader {
   std::string path_;
 };
 
+// The plugins loaded, by canonical path, so "./libx.so" and "libx.so" are one plugin.
+std::map<std::string, LoadedPlugin>& loaded_plugins() {
+  static std::map<std::string, LoadedPlugin> loaded;
+  return loaded;
+}
+
 }  // namespace
 
 LoadedPlugin load_plugin(const std::string& path) {
-  // Keyed by the canonical path, so "./libx.so" and "libx.so" are one plugin.
-  static std::map<std::string, LoadedPlugin> loaded;
   std::error_code error;
   const std::string key = std::filesystem::weakly_canonical(path, error).string();
+  auto& loaded = loaded_plugins();
   if (const auto it = loaded.find(key); !error && it != loaded.end()) return it->second;
   LoadedPlugin plugin = Loader(path).load();
   if (!error) loaded.emplace(key, plugin);
   return plugin;
+}
+
+std::optional<std::uint32_t> loaded_plugin_crc32c(const std::string& path) {
+  std::error_code error;
+  const std::string key = std::filesystem::weakly_canonical(path, error).string();
+  const auto it = loaded_plugins().find(key);
+  if (error || it == loaded_plugins().end()) return std::nullopt;
+  return it->second.crc32c;
 }
 
 }  // namespace mnrl::envs

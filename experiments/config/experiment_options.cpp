@@ -1,6 +1,6 @@
 #include "experiments/config/experiment_options.h"
 
-#include <unistd.h>
+#include <malloc.h>
 
 #include <algorithm>
 #include <cmath>
@@ -15,23 +15,28 @@
 
 #include "agents/encoder_setup.h"
 #include "agents/registry.h"
+#include "core/available_memory.h"
 #include "core/config_keys.h"
 #include "core/scalar_text.h"
 #include "core/text.h"
 #include "envs/env_options.h"
 #include "envs/plugin_loader.h"
 #include "envs/registry.h"
+#include "experiments/config/config_paths.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
 
 namespace {
 
+// `config_dir`: where the relative paths of the document are taken from (config_paths.h).
 ExperimentOptions read_experiment(core::ConfigDocument document,
-                                  const std::vector<std::string>& overrides) {
+                                  const std::vector<std::string>& overrides,
+                                  const fs::path& config_dir) {
   for (const auto& assignment : overrides) document.set(assignment);
   ExperimentOptions options;
   document.read_into(options);
+  resolve_config_paths(options.env, document, config_dir);
   validate_experiment(options, document);
   // The resolved config names the env's plugin by its absolute path (wherever the env came
   // from: env.plugin or --plugin), so that the run resumes and evaluates from any directory.
@@ -44,8 +49,11 @@ ExperimentOptions read_experiment(core::ConfigDocument document,
 constexpr std::size_t kMaxHiddenLayers = 64;
 constexpr double kMaxNetworkParameters = 100e6;
 
-double physical_memory_bytes() {
-  return static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+// Bytes malloc has handed out and not had back (its arenas and its mmapped blocks): the
+// difference across making an env is what the env holds.
+double heap_bytes_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return static_cast<double>(info.uordblks) + static_cast<double>(info.hblkhd);
 }
 
 // Parameters of an MLP from `inputs` through `hidden` to `outputs`.
@@ -86,9 +94,11 @@ std::string gigabytes(double bytes) {
   return text;
 }
 
-// Refuses networks, rollouts and replay buffers that would not fit: with a message naming the
-// key, before a gigabyte is allocated (or a LibTorch allocation trace is printed).
-void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
+// Refuses networks, rollouts, replay buffers and envs that would not fit in the memory available
+// (MemAvailable, or the cgroup's limit): with a message naming the key of the largest part,
+// before a gigabyte is allocated (or a LibTorch allocation trace is printed). `env_bytes`: what
+// one env held when made.
+void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, double env_bytes,
                  const core::ConfigDocument& document) {
   const auto& hidden = options.network.hidden_sizes;
   if (hidden.size() > kMaxHiddenLayers) {
@@ -118,8 +128,7 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
                  "M parameters; mnrl's networks are limited to " +
                  std::to_string(static_cast<std::int64_t>(kMaxNetworkParameters / 1e6)) + "M");
   }
-  std::string key = "network.hidden_sizes";
-  double bytes = parameters * 4 * 4;
+  const double network_bytes = parameters * 4 * 4;
   // A replay transition: two observations in their dtype (uint8 ones are a quarter of float32),
   // the action, reward, discount and flags.
   const double observation_bytes =
@@ -128,17 +137,23 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec,
   const double transition = 2 * observation_bytes + (action + 4) * 4;
   const agents::StoredTransitions stored =
       options.algorithm().stored_transitions(options.algorithm_section(), options.env.num_envs);
-  if (stored.count > 0) {
-    key = stored.key;
-    bytes += stored.count * transition;
-  }
-  const double memory = physical_memory_bytes();
-  if (memory > 0 && bytes > memory) {
-    throw document.error_at(key, key + ": this run would need about " + gigabytes(bytes) +
-                                     " of memory (networks, rollout or replay buffer); this "
-                                     "machine has " +
-                                     gigabytes(memory));
-  }
+  const double stored_bytes = stored.count > 0 ? stored.count * transition : 0.0;
+  // Every env, for training and for evaluation (one per episode), holds what the one made to
+  // check the config held, and a few observations in the vector env's buffers.
+  const double env_count = options.env.num_envs + options.train.eval_episodes;
+  const double envs_bytes = env_count * (env_bytes + 4 * observation_bytes);
+  const double bytes = network_bytes + stored_bytes + envs_bytes;
+  const std::optional<core::AvailableMemory> available = core::available_memory();
+  if (!available || bytes <= available->bytes) return;
+  std::string key = "network.hidden_sizes";
+  if (stored_bytes > std::max(network_bytes, envs_bytes)) key = stored.key;
+  if (envs_bytes > std::max(network_bytes, stored_bytes)) key = "env.num_envs";
+  throw document.error_at(
+      key, key + ": this run would need about " + gigabytes(bytes) + " of memory (networks " +
+               gigabytes(network_bytes) + ", rollout or replay buffer " + gigabytes(stored_bytes) +
+               ", " + std::to_string(static_cast<std::int64_t>(env_count)) + " envs " +
+               gigabytes(envs_bytes) + "); this machine has " + gigabytes(available->bytes) +
+               " " + available->source);
 }
 
 // "a2c, dqn and ppo": the registered algorithms for which `ability` holds.
@@ -280,12 +295,14 @@ void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
 
 ExperimentOptions load_experiment(const std::string& path,
                                   const std::vector<std::string>& overrides) {
-  return read_experiment(core::ConfigDocument::parse_file(path), overrides);
+  return read_experiment(core::ConfigDocument::parse_file(path), overrides,
+                         fs::absolute(path).parent_path());
 }
 
 ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
                                    const std::vector<std::string>& overrides) {
-  return read_experiment(core::ConfigDocument::parse_string(yaml, source_name), overrides);
+  return read_experiment(core::ConfigDocument::parse_string(yaml, source_name), overrides,
+                         fs::current_path());
 }
 
 bool uses_sde(const ExperimentOptions& options) {
@@ -336,11 +353,13 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", e.what());
   }
+  const double heap_before = heap_bytes_in_use();
   try {
     env = envs::make_env(options.env);
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
+  const double env_bytes = std::max(0.0, heap_bytes_in_use() - heap_before);
   try {
     envs::check_batch_wrappers_fit(options.env, env->spec().observation_space);
   } catch (const std::invalid_argument& e) {
@@ -351,9 +370,9 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   check_encoder(options, env->spec(), document);
   check_device(options, document);
   check_learners(options, document);
-  check_stop_at_return(options.train, document);
   check_learning_starts(options, document);
-  check_sizes(options, env->spec(), document);
+  check_stop_at_return(options.train, document);
+  check_sizes(options, env->spec(), env_bytes, document);
   const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
   if (uses_sde(options) && !box) {
     const std::string key = options.algo + ".use_sde";

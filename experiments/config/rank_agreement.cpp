@@ -10,29 +10,43 @@
 #include "core/text.h"
 #include "distributed/byte_exchange.h"
 #include "distributed/communicator.h"
+#include "envs/plugin_loader.h"
 #include "envs/registry.h"
+#include "experiments/config/config_paths.h"
 
 namespace mnrl::experiments {
 namespace {
 
-// What must be equal on every rank, as one YAML document: the resolved config as config.yaml
-// holds it, the program and the env's plugin.
-std::string agreement_text(const ExperimentOptions& options, std::int64_t resume_step) {
-  ExperimentOptions resolved = options;
-  std::string text = core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
-  text += "\nmnrl_program: " + core::yaml_quoted(std::string(core::version()) + " (" +
-                                              core::source_revision() + ")") + "\n";
-  if (resume_step >= 0) text += "resume_from_step: " + std::to_string(resume_step) + "\n";
-  const std::string& plugin = envs::Registry::global().origin(options.env.id);
-  if (!plugin.empty()) {
-    const auto digest = core::digest_file(plugin);
-    text += "env_plugin_crc32c: " + (digest ? core::crc32c_hex(digest->crc32c) : "unreadable") +
-            "\n";
-  }
-  return text;
+std::string crc_text(const std::optional<std::uint32_t>& crc) {
+  return crc ? core::crc32c_hex(*crc) : "unreadable";
+}
+
+std::optional<std::uint32_t> file_crc(const std::string& path) {
+  const auto digest = core::digest_file(path);
+  return digest ? std::optional<std::uint32_t>(digest->crc32c) : std::nullopt;
 }
 
 }  // namespace
+
+std::string agreement_text(const ExperimentOptions& options, std::int64_t resume_step) {
+  ExperimentOptions resolved = options;
+  std::string text = core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
+  text += "\nmnrl_program: " +
+          core::yaml_quoted(std::string(core::version()) + " (" + core::source_revision() + ")") +
+          "\n";
+  if (resume_step >= 0) text += "resume_from_step: " + std::to_string(resume_step) + "\n";
+  // The plugin's bytes as this rank loaded them, not as the file is now.
+  const std::string& plugin = envs::Registry::global().origin(options.env.id);
+  if (!plugin.empty()) {
+    text += "env_plugin_crc32c: " + crc_text(envs::loaded_plugin_crc32c(plugin)) + "\n";
+  }
+  const std::vector<std::string> files = env_data_files(options.env);
+  if (!files.empty()) text += "env_files_crc32c:\n";
+  for (const std::string& file : files) {
+    text += "  " + core::yaml_quoted(file) + ": " + crc_text(file_crc(file)) + "\n";
+  }
+  return text;
+}
 
 void check_ranks_agree(distributed::Communicator& communicator, const ExperimentOptions& options,
                        std::int64_t resume_step) {
@@ -52,8 +66,10 @@ void check_ranks_agree(distributed::Communicator& communicator, const Experiment
     }
   }
   if (differing.empty()) return;
-  throw RanksDisagree("rank(s) " + core::join(differing) + " do not run the same experiment as "
-                      "rank 0 (" + (first_difference.empty() ? "their configs differ" : first_difference) +
+  throw RanksDisagree("rank(s) " + core::join(differing) +
+                      " do not run the same experiment as "
+                      "rank 0 (" +
+                      (first_difference.empty() ? "their configs differ" : first_difference) +
                       "); every rank must run the same config, env plugin and mnrl");
 }
 

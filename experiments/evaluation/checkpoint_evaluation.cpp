@@ -9,6 +9,7 @@
 #include "envs/normalize_observation.h"
 #include "experiments/checkpoints/training_checkpoint.h"
 #include "experiments/evaluation/episode_video.h"
+#include "experiments/runs/run_info.h"
 #include "experiments/training/agent_factory.h"
 
 namespace mnrl::experiments {
@@ -30,6 +31,24 @@ Checkpoint open_target(const fs::path& target,
                         "(no checkpoints/ and no manifest.yaml)");
 }
 
+// Says through `warned` when the env plugin in use is not the one the checkpoint's run trained
+// with. A checkpoint copied out of its run has no run_info.yaml to compare with: nothing is said.
+void check_plugin_unchanged(const Checkpoint& checkpoint, const ExperimentOptions& options,
+                            const std::function<void(const std::string&)>& warned) {
+  const fs::path run_dir = checkpoint.directory().parent_path().parent_path();
+  std::error_code error;
+  if (!warned || !fs::is_regular_file(run_dir / "run_info.yaml", error)) return;
+  try {
+    if (const auto warning =
+            plugin_change_warning(read_run_info(run_dir), plugin_record(options.env.plugin))) {
+      warned(*warning);
+    }
+  } catch (const std::exception& e) {
+    warned("cannot tell whether the env plugin is the one the run trained with: " +
+           std::string(e.what()));
+  }
+}
+
 // A checkpoint's policy plays (and is exported) on the CPU wherever its run trained: its
 // tensors load on any device, and single episodes are what the CPU passes are fast at.
 ExperimentOptions on_the_cpu(ExperimentOptions options) {
@@ -40,10 +59,12 @@ ExperimentOptions on_the_cpu(ExperimentOptions options) {
 }  // namespace
 
 CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
-                                   const std::function<void(const std::string&)>& skipped)
+                                   const std::function<void(const std::string&)>& skipped,
+                                   const std::function<void(const std::string&)>& warned)
     : checkpoint_(open_target(target, skipped)),
       options_(on_the_cpu(load_experiment(checkpoint_.path_of("config.yaml").string(), {}))) {
   check_checkpoint_matches(checkpoint_, options_);
+  check_plugin_unchanged(checkpoint_, options_, warned);
   set_compute_threads(options_.train.threads);
 
   envs_ = envs::make_vector_env(options_.env, seed);
@@ -77,8 +98,9 @@ CheckpointPolicy::~CheckpointPolicy() = default;
 CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes, std::uint64_t seed,
                                          bool stochastic,
                                          const std::function<void(const std::string&)>& skipped,
-                                         const std::optional<VideoOptions>& video) {
-  CheckpointPolicy policy(target, seed, skipped);
+                                         const std::optional<VideoOptions>& video,
+                                         const std::function<void(const std::string&)>& warned) {
+  CheckpointPolicy policy(target, seed, skipped, warned);
   torch::manual_seed(seed);  // sampling, with --stochastic
   Evaluator evaluator(policy.options().env, episodes, seed, policy.envs());
   std::optional<EpisodeVideo> recording;
@@ -103,8 +125,9 @@ std::optional<nn::ObservationScale> observation_scale(const envs::VectorEnv& env
 }
 
 PolicyExport export_checkpoint_policy(const fs::path& target,
-                                      const std::function<void(const std::string&)>& skipped) {
-  CheckpointPolicy policy(target, 0, skipped);
+                                      const std::function<void(const std::string&)>& skipped,
+                                      const std::function<void(const std::string&)>& warned) {
+  CheckpointPolicy policy(target, 0, skipped, warned);
   return {policy.checkpoint().directory(), policy.checkpoint().info(),
           policy.player().export_greedy_policy(observation_scale(policy.envs()))};
 }

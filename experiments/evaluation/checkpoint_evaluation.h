@@ -26,10 +26,12 @@ namespace mnrl::experiments {
 class CheckpointPolicy {
  public:
   // Opens `target`: a checkpoint directory, or a run directory and then its newest checkpoint
-  // that opens, reporting each newer one that does not through `skipped`. Throws
+  // that opens, reporting each newer one that does not through `skipped`, and through `warned`
+  // an env plugin that is not the one the run trained with (plugin_change_warning). Throws
   // CheckpointError or core::ConfigError for a target it cannot use.
   CheckpointPolicy(const std::filesystem::path& target, std::uint64_t seed,
-                   const std::function<void(const std::string&)>& skipped);
+                   const std::function<void(const std::string&)>& skipped,
+                   const std::function<void(const std::string&)>& warned = {});
   ~CheckpointPolicy();
 
   const Checkpoint& checkpoint() const { return checkpoint_; }
@@ -64,10 +66,11 @@ struct VideoOptions {
 // `mnrl eval`: plays `episodes` episodes of the policy of `target` (see CheckpointPolicy) on
 // envs seeded from `seed`, with the training envs' observation statistics. Greedy actions
 // unless `stochastic`. With `video`, records the episodes as a GIF (EpisodeVideo).
-CheckpointEvaluation evaluate_checkpoint(const std::filesystem::path& target, int episodes,
-                                         std::uint64_t seed, bool stochastic,
-                                         const std::function<void(const std::string&)>& skipped,
-                                         const std::optional<VideoOptions>& video = std::nullopt);
+CheckpointEvaluation evaluate_checkpoint(
+    const std::filesystem::path& target, int episodes, std::uint64_t seed, bool stochastic,
+    const std::function<void(const std::string&)>& skipped,
+    const std::optional<VideoOptions>& video = std::nullopt,
+    const std::function<void(const std::string&)>& warned = {});
 
 struct PolicyExport {
   std::filesystem::path checkpoint;  // the directory exported
@@ -78,7 +81,8 @@ struct PolicyExport {
 // `mnrl export`: the greedy policy of `target` (see CheckpointPolicy) with the observation
 // normalization of its envs (normalize_observation) folded in.
 PolicyExport export_checkpoint_policy(const std::filesystem::path& target,
-                                      const std::function<void(const std::string&)>& skipped);
+                                      const std::function<void(const std::string&)>& skipped,
+                                      const std::function<void(const std::string&)>& warned = {});
 
 // The training envs' observation normalization (normalize_observation), if they have one.
 std::optional<nn::ObservationScale> observation_scale(const envs::VectorEnv& envs);

@@ -1,20 +1,24 @@
 #include "experiments/runs/run_info.h"
 
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <charconv>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
-#include <yaml-cpp/yaml.h>
-
+#include "core/crc32c.h"
+#include "core/files.h"
 #include "core/shell_words.h"
 #include "core/yaml_writer.h"
+#include "envs/plugin_loader.h"
 
 namespace mnrl::experiments {
 namespace {
+
+// run_info.yaml grows by a few lines per resume.
+constexpr std::uint64_t kMaxRunInfoBytes = 16 << 20;
 
 void write_plugin(core::YamlWriter& out, const PluginRecord& plugin) {
   out.key("env_plugin").begin_map(/*flow=*/true);
@@ -73,6 +77,22 @@ bool RunInfo::trained_with(const PluginRecord& plugin) const {
     if (resume->env_plugin) return *resume->env_plugin == plugin;
   }
   return env_plugin && *env_plugin == plugin;
+}
+
+std::optional<PluginRecord> plugin_record(const std::string& path) {
+  if (path.empty()) return std::nullopt;
+  if (const auto loaded = envs::loaded_plugin_crc32c(path)) {
+    return PluginRecord{path, core::crc32c_hex(*loaded)};
+  }
+  const auto digest = core::digest_file(path);
+  return PluginRecord{path, digest ? core::crc32c_hex(digest->crc32c) : "unreadable"};
+}
+
+std::optional<std::string> plugin_change_warning(const RunInfo& info,
+                                                 const std::optional<PluginRecord>& plugin) {
+  if (!plugin || info.trained_with(*plugin)) return std::nullopt;
+  return "the env plugin is not the one the run was trained with (run_info.yaml); now " +
+         plugin->path + ", CRC-32C " + plugin->crc32c;
 }
 
 std::string describe_launch(const std::function<const char*(const char*)>& environment,
@@ -174,6 +194,12 @@ RunInfo parse_run_info(const std::string& text, const std::string& source) {
     }
   }
   return info;
+}
+
+RunInfo read_run_info(const std::filesystem::path& run_dir) {
+  const std::filesystem::path path = run_dir / "run_info.yaml";
+  return parse_run_info(core::read_regular_file(path, kMaxRunInfoBytes, "run information"),
+                        path.string());
 }
 
 }  // namespace mnrl::experiments

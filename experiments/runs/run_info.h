@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -52,6 +53,16 @@ struct RunInfo {
   bool trained_with(const PluginRecord& plugin) const;
 };
 
+// The env plugin at `path` (absolute) with the CRC-32C of its bytes as loaded (of the file, for
+// one not loaded); nothing for "" (an env built into mnrl).
+std::optional<PluginRecord> plugin_record(const std::string& path);
+
+// The warning for a run (`info`) now using `plugin`, when that is not the plugin the run was last
+// trained with: "the env plugin is not the one the run was trained with (run_info.yaml); now
+// PATH, CRC-32C X". Said by a resume, an evaluation and an export alike.
+std::optional<std::string> plugin_change_warning(const RunInfo& info,
+                                                 const std::optional<PluginRecord>& plugin);
+
 // What started this process for a run's record (`environment` reads a variable, null when
 // unset; `parent_command` is the parent process's words): the launcher's command line where it
 // is the parent (mpirun, mpiexec: "mpirun -np 4 mnrl train x.yaml"); else, under srun, the
@@ -66,5 +77,7 @@ std::string run_info_yaml(const RunInfo& info);
 // Reads what run_info_yaml() wrote (a missing key reads as empty). Throws std::runtime_error
 // naming `source` for text that is not such a document.
 RunInfo parse_run_info(const std::string& text, const std::string& source);
+// RUN_DIR/run_info.yaml, read and parsed. Throws core::FileError or std::runtime_error.
+RunInfo read_run_info(const std::filesystem::path& run_dir);
 
 }  // namespace mnrl::experiments

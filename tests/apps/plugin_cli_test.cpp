@@ -18,9 +18,18 @@ void expect_refused(const Outcome& r, const std::string& plugin, const std::stri
 
 TEST_F(CliTest, CheckEnvRunsTheCheckerOnAPluginEnv) {
   expect_outcome(run("check-env --plugin " + path("walk") + " Walk-v0 --kwarg length=4"), 0,
-                 "Walk-v0: 10 of 10 checks passed.");
+                 "Walk-v0: 11 of 11 checks passed.");
   expect_outcome(run("check-env --plugin " + path("walk") + " OutOfSpace-v0"), 1,
                  "FAIL  observations inside the space");
+}
+
+// A state that does not round-trip is found by check-env, not at a run's resume: the first call
+// that differs after loading it is named.
+TEST_F(CliTest, CheckEnvRejectsAStateThatDoesNotReplay) {
+  expect_outcome(run("check-env --plugin " + path("broken_state") + " ForgetfulWalk-v0"), 1,
+                 "FAIL  a saved state replays: state saved at episode 1, step 3, loaded into ");
+  expect_outcome(run("check-env --plugin " + path("broken_state") + " ForgetfulWalk-v0"), 1,
+                 " differs: reward ");
 }
 
 TEST_F(CliTest, EnvsListsPluginEnvsWithTheirOrigin) {
@@ -92,7 +101,8 @@ TEST_F(CliTest, PluginThatRegistersATakenId) {
 TEST_F(CliTest, PluginInTheConfigIsReportedAtItsLineAndNothingIsWritten) {
   const auto config = write_config("algo: ppo\nenv:\n  plugin: libmissing.so\n  id: Walk-v0\n");
   expect_outcome(run("train x.yaml"), 2,
-                 "x.yaml:3:11: env.plugin: cannot load plugin 'libmissing.so': no such file");
+                 "x.yaml:3:11: env.plugin: cannot load plugin '" + (dir_ / "libmissing.so").string() +
+                     "': no such file");
   EXPECT_TRUE(wrote_nothing_but(config));
 }
 
