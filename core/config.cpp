@@ -507,7 +507,7 @@ class Reader final : public ConfigVisitor {
     field(kScheduleKey, schedule, "learning-rate schedule", one_of(kLearningRateSchedules));
     if (!linear) return;
     if (schedule_given && schedule != "linear") {
-      throw error(*rate_entry, rate_entry->path + " = '" + rate_entry->node.Scalar() +
+      throw error(*rate_entry, rate_entry->path + " = '" + elided(rate_entry->node.Scalar()) +
                                    "' asks for the linear schedule but " +
                                    child_path(levels_.back().path, kScheduleKey) + " is '" +
                                    schedule + "': write a plain number or drop lr_schedule");
@@ -689,7 +689,8 @@ class Reader final : public ConfigVisitor {
     const std::string& text = entry.node.Scalar();
     const auto value = parse_number(std::string_view(text).substr(kLinearPrefix.size()));
     if (!value) {
-      throw error(entry, entry.path + " = '" + text + "' is malformed: expected a number or " +
+      throw error(entry, entry.path + " = '" + elided(text) +
+                             "' is malformed: expected a number or " +
                              "lin_<number> (a linear schedule from that number, like lin_7.3e-4)");
     }
     return checked_number(entry, *value, limits);

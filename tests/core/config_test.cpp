@@ -656,6 +656,10 @@ TEST(ConfigLearningRateTest, MalformedLinNamesKeyAndPlace) {
             "test.yaml:2:16: learning_rate = 'lin_abc' " + expected_form);
   EXPECT_EQ(read_rate_error("learning_rate: lin_\n"),
             "test.yaml:1:16: learning_rate = 'lin_' " + expected_form);
+  // A long value is named by its start and size.
+  EXPECT_EQ(read_rate_error("learning_rate: lin_" + std::string(900000, 'x') + "\n"),
+            "test.yaml:1:16: learning_rate = 'lin_" + std::string(76, 'x') +
+                "… (900004 bytes)' " + expected_form);
   EXPECT_EQ(read_rate_error("", {"learning_rate=lin_1e-3x"}),
             "--set learning_rate=lin_1e-3x: learning_rate = 'lin_1e-3x' " + expected_form);
   // The number after lin_ is checked as any learning rate.
