@@ -57,6 +57,7 @@ MujocoEnv::MujocoEnv(MujocoModelPtr model, MujocoEnvSettings settings)
   spec_.max_episode_steps = settings_.max_episode_steps;
   spec_.reward_threshold = settings_.reward_threshold;
   data_.reset(mj_makeData(model_.get()));
+  view_ = fit_mujoco_view(*model_);
   controls_.resize(model_->nu);
   qpos_before_.resize(model_->nq);
 }
@@ -184,6 +185,11 @@ void MujocoEnv::load_state(core::StateReader& in) {
   mj_forward(model_.get(), data_.get());
   // After mj_forward, which overwrites it: the next step starts from the saved warm start.
   std::copy(warmstart.begin(), warmstart.end(), data_->qacc_warmstart);
+}
+
+bool MujocoEnv::render(RgbImage& image) const {
+  render_mujoco(*model_, *data_, view_, image);
+  return true;
 }
 
 }  // namespace mnrl::envs

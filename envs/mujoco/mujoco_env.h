@@ -11,6 +11,7 @@
 #include "envs/env.h"
 #include "envs/episode_phase.h"
 #include "envs/mujoco/mujoco_model.h"
+#include "envs/mujoco/mujoco_render.h"
 #include "envs/saved_state.h"
 
 namespace mnrl::envs {
@@ -61,6 +62,9 @@ class MujocoEnv : public Env, public StatefulEnv {
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
 
+  // A projection of the geoms, not MuJoCo's renderer (envs/mujoco/mujoco_render.h).
+  bool render(RgbImage& image) const override;
+
   const mjModel& model() const { return *model_; }
   const mjData& data() const { return *data_; }
   // Seconds of simulated time per env step.
@@ -107,6 +111,7 @@ class MujocoEnv : public Env, public StatefulEnv {
   EpisodePhase phase_;
   std::vector<double> controls_;
   std::vector<double> qpos_before_;
+  MujocoView view_;  // what render() shows: the model in its initial pose
 };
 
 }  // namespace mnrl::envs

@@ -22,7 +22,8 @@ inline std::size_t distinct_colors(const RgbImage& image) {
   return colors.size();
 }
 
-// Renders `env` after reset and after `steps` steps of `action`, expecting `width` x `height`.
+// Renders `env` after reset and after `steps` steps of `action` (fewer if the episode ends),
+// expecting `width` x `height`.
 inline void expect_draws(Env& env, const ActionRef& action, int width, int height, int steps = 20) {
   const std::string id = env.spec().id;
   RgbImage image;
@@ -34,7 +35,10 @@ inline void expect_draws(Env& env, const ActionRef& action, int width, int heigh
   ASSERT_EQ(image.pixels.size(), static_cast<std::size_t>(width) * height * 3) << id;
   EXPECT_GE(distinct_colors(image), 3u) << id << ": a frame of background only";
   const RgbImage first = image;
-  for (int i = 0; i < steps; ++i) env.step(action, observation.data());
+  for (int i = 0; i < steps; ++i) {
+    const StepResult result = env.step(action, observation.data());
+    if (result.terminated || result.truncated) break;
+  }
   ASSERT_TRUE(env.render(image)) << id;
   EXPECT_NE(image.pixels, first.pixels)
       << id << ": the frame did not change in " << steps << " steps";
