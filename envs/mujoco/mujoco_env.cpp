@@ -57,7 +57,8 @@ MujocoEnv::MujocoEnv(MujocoModelPtr model, MujocoEnvSettings settings)
   spec_.max_episode_steps = settings_.max_episode_steps;
   spec_.reward_threshold = settings_.reward_threshold;
   data_.reset(mj_makeData(model_.get()));
-  view_ = fit_mujoco_view(*model_);
+  mj_kinematics(model_.get(), data_.get());  // the initial pose (qpos0), which render() fits
+  view_ = fit_mujoco_view(*model_, *data_);
   controls_.resize(model_->nu);
   qpos_before_.resize(model_->nq);
 }

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "envs/canvas.h"
-#include "envs/mujoco/mujoco_model.h"
 
 namespace mnrl::envs {
 namespace {
@@ -245,19 +244,16 @@ bool visible(const mjModel& model, int geom) {
 
 }  // namespace
 
-MujocoView fit_mujoco_view(const mjModel& model) {
+MujocoView fit_mujoco_view(const mjModel& model, const mjData& data) {
   MujocoView view{{model.stat.center[0], model.stat.center[1], model.stat.center[2]},
                   model.stat.extent};
-  const MujocoDataPtr data(mj_makeData(&model));
-  if (!data) return view;
-  mj_kinematics(&model, data.get());
   Vec3 low{}, high{};
   bool any = false;
   for (int geom = 0; geom < model.ngeom; ++geom) {
     if (!visible(model, geom) || model.geom_type[geom] == mjGEOM_PLANE) continue;
     const double radius = model.geom_rbound[geom];
     for (int axis = 0; axis < 3; ++axis) {
-      const double at = data->geom_xpos[3 * geom + axis];
+      const double at = data.geom_xpos[3 * geom + axis];
       low[axis] = any ? std::min(low[axis], at - radius) : at - radius;
       high[axis] = any ? std::max(high[axis], at + radius) : at + radius;
     }

@@ -22,9 +22,9 @@ struct MujocoView {
 };
 
 // The box around the model's drawn geoms other than planes (each with its bounding sphere) in
-// its initial pose (qpos0): planes would fit the floor, not the robot. stat.center and
-// stat.extent when there are none.
-MujocoView fit_mujoco_view(const mjModel& model);
+// the pose of `data`, whose kinematics must be computed (mj_kinematics): planes would fit the
+// floor, not the robot. stat.center and stat.extent when there are none.
+MujocoView fit_mujoco_view(const mjModel& model, const mjData& data);
 
 void render_mujoco(const mjModel& model, const mjData& data, const MujocoView& view,
                    RgbImage& image);

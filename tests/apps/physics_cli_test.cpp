@@ -41,6 +41,25 @@ TEST_F(CliTest, EvalVideoRecordsLunarLander) {
 #endif
 }
 
+// MuJoCo's picture is a projection of the geoms: no OpenGL context is needed.
+TEST_F(CliTest, EvalVideoRecordsAMujocoEnv) {
+#if MNRL_WITH_MUJOCO
+  if (!MNRL_WITH_GIF) GTEST_SKIP() << "mnrl was built without giflib: --video is refused";
+  write_config(
+      "algo: ppo\nenv: {id: mnrl/InvertedPendulum-v0, num_envs: 2}\n"
+      "ppo: {n_steps: 16, batch_size: 32}\ntrain: {total_steps: 64, eval_episodes: 1}\n");
+  ASSERT_EQ(run("train x.yaml --run-dir out").exit_code, 0);
+  expect_outcome(run("eval out --episodes 1 --video pendulum.gif"), 0, "video: pendulum.gif");
+  const std::string gif = read_file(dir_ / "pendulum.gif");
+  ASSERT_EQ(gif.substr(0, 6), "GIF89a");
+  EXPECT_EQ(static_cast<unsigned char>(gif[6]) | static_cast<unsigned char>(gif[7]) << 8, 480);
+  EXPECT_EQ(static_cast<unsigned char>(gif[8]) | static_cast<unsigned char>(gif[9]) << 8, 360);
+  EXPECT_GT(gif.size(), 1000u);
+#else
+  GTEST_SKIP() << "MuJoCo envs not built: libmujoco-dev was not found when mnrl was configured";
+#endif
+}
+
 TEST_F(CliTest, MissingOrMalformedMujocoModelIsAConfigError) {
 #if MNRL_WITH_MUJOCO
   const auto config = write_config("algo: ppo\nenv:\n  id: mnrl/Humanoid-v0\n");
