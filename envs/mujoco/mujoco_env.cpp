@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "envs/action_check.h"
+#include "envs/mujoco/mujoco_render.h"
 
 namespace mnrl::envs {
 namespace {
@@ -57,8 +58,6 @@ MujocoEnv::MujocoEnv(MujocoModelPtr model, MujocoEnvSettings settings)
   spec_.max_episode_steps = settings_.max_episode_steps;
   spec_.reward_threshold = settings_.reward_threshold;
   data_.reset(mj_makeData(model_.get()));
-  mj_kinematics(model_.get(), data_.get());  // the initial pose (qpos0), which render() fits
-  view_ = fit_mujoco_view(*model_, *data_);
   controls_.resize(model_->nu);
   qpos_before_.resize(model_->nq);
 }
@@ -189,7 +188,7 @@ void MujocoEnv::load_state(core::StateReader& in) {
 }
 
 bool MujocoEnv::render(RgbImage& image) const {
-  render_mujoco(*model_, *data_, view_, image);
+  render_mujoco(*model_, *data_, image);
   return true;
 }
 

@@ -11,7 +11,6 @@
 #include "envs/env.h"
 #include "envs/episode_phase.h"
 #include "envs/mujoco/mujoco_model.h"
-#include "envs/mujoco/mujoco_render.h"
 #include "envs/saved_state.h"
 
 namespace mnrl::envs {
@@ -111,7 +110,6 @@ class MujocoEnv : public Env, public StatefulEnv {
   EpisodePhase phase_;
   std::vector<double> controls_;
   std::vector<double> qpos_before_;
-  MujocoView view_;  // what render() shows: the model in its initial pose
 };
 
 }  // namespace mnrl::envs

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "envs/canvas.h"
+#include "envs/mujoco/mujoco_model.h"
 
 namespace mnrl::envs {
 namespace {
@@ -54,7 +55,13 @@ bool first_body_travels(const mjModel& model) {
   return false;
 }
 
-Camera make_camera(const mjModel& model, const mjData& data, const MujocoView& view) {
+// What the camera frames: a box around `center`, `extent` its largest half side.
+struct View {
+  double center[3];
+  double extent;
+};
+
+Camera make_camera(const mjModel& model, const mjData& data, const View& view) {
   const double azimuth = model.vis.global.azimuth * kPi / 180;
   const double elevation = model.vis.global.elevation * kPi / 180;
   Camera camera;
@@ -242,18 +249,21 @@ bool visible(const mjModel& model, int geom) {
          model.geom_rgba[4 * geom + 3] > 0;
 }
 
-}  // namespace
-
-MujocoView fit_mujoco_view(const mjModel& model, const mjData& data) {
-  MujocoView view{{model.stat.center[0], model.stat.center[1], model.stat.center[2]},
-                  model.stat.extent};
+// The box around the drawn geoms other than planes (each with its bounding sphere) in the
+// initial pose, computed in a scratch mjData (cheap: its large stack is never touched); the
+// model's stat.center and stat.extent when there are none.
+View fit_view(const mjModel& model) {
+  View view{{model.stat.center[0], model.stat.center[1], model.stat.center[2]}, model.stat.extent};
+  const MujocoDataPtr data(mj_makeData(&model));
+  if (!data) return view;
+  mj_kinematics(&model, data.get());
   Vec3 low{}, high{};
   bool any = false;
   for (int geom = 0; geom < model.ngeom; ++geom) {
     if (!visible(model, geom) || model.geom_type[geom] == mjGEOM_PLANE) continue;
     const double radius = model.geom_rbound[geom];
     for (int axis = 0; axis < 3; ++axis) {
-      const double at = data.geom_xpos[3 * geom + axis];
+      const double at = data->geom_xpos[3 * geom + axis];
       low[axis] = any ? std::min(low[axis], at - radius) : at - radius;
       high[axis] = any ? std::max(high[axis], at + radius) : at + radius;
     }
@@ -268,11 +278,12 @@ MujocoView fit_mujoco_view(const mjModel& model, const mjData& data) {
   return view;
 }
 
-void render_mujoco(const mjModel& model, const mjData& data, const MujocoView& view,
-                   RgbImage& image) {
+}  // namespace
+
+void render_mujoco(const mjModel& model, const mjData& data, RgbImage& image) {
   image.resize(kWidth, kHeight);
   fill(image, kSky);
-  const Camera camera = make_camera(model, data, view);
+  const Camera camera = make_camera(model, data, fit_view(model));
   // Planes first, then the other geoms from the farthest to the nearest.
   struct Drawn {
     bool plane;

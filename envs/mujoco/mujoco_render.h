@@ -13,20 +13,11 @@ namespace mnrl::envs {
 // rim, nearer geoms over farther ones. Spheres, capsules, ellipsoids, cylinders and boxes are
 // drawn as their outlines; a plane as a filled ground (a band across the view where it is
 // infinite or larger than the band, a line when seen edge-on); meshes, height fields and other
-// types are skipped. The view fits the model (MujocoView) and follows the first body horizontally
-// when it can travel (a free or slide joint), as Gymnasium's cameras track a walker. Never fails,
-// whatever the model or its state (non-finite positions draw nothing).
-struct MujocoView {
-  double center[3];
-  double extent;  // the view spans 2.5 x extent vertically
-};
-
-// The box around the model's drawn geoms other than planes (each with its bounding sphere) in
-// the pose of `data`, whose kinematics must be computed (mj_kinematics): planes would fit the
-// floor, not the robot. stat.center and stat.extent when there are none.
-MujocoView fit_mujoco_view(const mjModel& model, const mjData& data);
-
-void render_mujoco(const mjModel& model, const mjData& data, const MujocoView& view,
-                   RgbImage& image);
+// types are skipped. The view fits the box around the geoms other than planes (a floor would
+// fit the floor, not the robot) in the initial pose (qpos0), 1.25 times its largest side high,
+// and follows the first body horizontally when it can travel (a free or slide joint), as
+// Gymnasium's cameras track a walker. Never fails, whatever the model or its state (non-finite
+// positions draw nothing).
+void render_mujoco(const mjModel& model, const mjData& data, RgbImage& image);
 
 }  // namespace mnrl::envs

@@ -44,7 +44,7 @@ TEST(MujocoRenderTest, AnyModelOrStateDrawsWithoutFault) {
   MujocoDataPtr data(mj_makeData(model.get()));
   mj_forward(model.get(), data.get());
   RgbImage image;
-  render_mujoco(*model, *data, fit_mujoco_view(*model, *data), image);
+  render_mujoco(*model, *data, image);
   EXPECT_EQ(image.width, 480);
   EXPECT_GE(distinct_colors(image), 4u);
   for (std::size_t at = 0; at < image.pixels.size(); at += 3) {
@@ -55,7 +55,7 @@ TEST(MujocoRenderTest, AnyModelOrStateDrawsWithoutFault) {
     data->geom_xpos[i] = std::numeric_limits<double>::quiet_NaN();
   }
   for (int i = 0; i < 3; ++i) data->subtree_com[3 + i] = std::numeric_limits<double>::infinity();
-  render_mujoco(*model, *data, fit_mujoco_view(*model, *data), image);
+  render_mujoco(*model, *data, image);
   EXPECT_EQ(distinct_colors(image), 1u);
 }
 
