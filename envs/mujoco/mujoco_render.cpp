@@ -87,8 +87,10 @@ struct Outline {
   double radius = 0.0;  // in pixels; 0 for a polygon
 };
 
-// The convex hull of `points` (Andrew's monotone chain); empty if any is not finite.
+// The convex hull of `points` (Andrew's monotone chain); empty if any is not finite or there
+// are fewer than 3.
 std::vector<Point> convex_hull(std::vector<Point> points) {
+  if (points.size() < 3) return {};
   for (const Point& p : points) {
     if (!std::isfinite(p.x) || !std::isfinite(p.y)) return {};
   }
