@@ -16,7 +16,6 @@ set(CPACK_DEBIAN_PACKAGE_SECTION science)
 # Run-time libraries (LibTorch, yaml-cpp, Open MPI, giflib, Box2D, MuJoCo, ...) as dpkg-shlibdeps
 # finds them in the program and libraries; mnrl's own libraries are in the package.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS ${PROJECT_BINARY_DIR}/lib)
 # OpenBLAS: LibTorch multiplies through libblas.so.3, and the reference BLAS is ~18x slower.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libopenblas0-pthread | libopenblas0")
 # What building against the package needs (the CMake package finds LibTorch for the training
