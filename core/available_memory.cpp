@@ -32,15 +32,30 @@ std::optional<double> mem_available_bytes() {
   return std::nullopt;
 }
 
+// The value of `key` in a memory.stat file ("key value" lines), 0 if absent.
+double stat_value(const fs::path& path, const std::string& key) {
+  std::ifstream stat(path);
+  std::string name;
+  double value = 0.0;
+  while (stat >> name >> value) {
+    if (name == key) return value;
+  }
+  return 0.0;
+}
+
 // Room left under a cgroup's limit: `limit_file` minus `usage_file` in `dir`, or in the root of
-// the hierarchy when the process's own cgroup directory is not visible (a container).
+// the hierarchy when the process's own cgroup directory is not visible (a container). The usage
+// counts the page cache, whose inactive part (`cache_key` in memory.stat) the kernel reclaims
+// before it refuses memory: a container that has just built mnrl is not full.
 std::optional<double> cgroup_room(const fs::path& hierarchy, const std::string& cgroup,
-                                  const char* limit_file, const char* usage_file) {
+                                  const char* limit_file, const char* usage_file,
+                                  const char* cache_key) {
   for (const fs::path& dir : {hierarchy / fs::path(cgroup).relative_path(), hierarchy}) {
     const auto limit = number_in(dir / limit_file);
     if (!limit) continue;
     if (*limit >= kNoLimit) return std::nullopt;
-    return *limit - number_in(dir / usage_file).value_or(0.0);
+    const double usage = number_in(dir / usage_file).value_or(0.0);
+    return *limit - std::max(0.0, usage - stat_value(dir / "memory.stat", cache_key));
   }
   return std::nullopt;
 }
@@ -59,11 +74,11 @@ std::optional<AvailableMemory> cgroup_memory() {
     std::optional<double> room;
     std::string limit;
     if (line.compare(0, first, "0") == 0 && controllers.empty()) {
-      room = cgroup_room("/sys/fs/cgroup", path, "memory.max", "memory.current");
+      room = cgroup_room("/sys/fs/cgroup", path, "memory.max", "memory.current", "inactive_file");
       limit = "memory.max";
     } else if (("," + controllers + ",").find(",memory,") != std::string::npos) {
       room = cgroup_room("/sys/fs/cgroup/memory", path, "memory.limit_in_bytes",
-                         "memory.usage_in_bytes");
+                         "memory.usage_in_bytes", "total_inactive_file");
       limit = "memory.limit_in_bytes";
     }
     if (room) return AvailableMemory{std::max(*room, 0.0), "left under the cgroup's " + limit};

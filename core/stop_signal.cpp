@@ -33,7 +33,13 @@ void write_text(const char* text) {
 }
 
 extern "C" void on_stop_signal(int signal) {
-  if (received_signal != 0) _exit(128 + signal);  // second request: leave now
+  if (received_signal != 0) {
+    // A second Ctrl-C or SIGTERM is someone insisting: leave now. A SIGHUP or SIGUSR1 often
+    // comes twice on its own (the shell and the kernel both hang up a dropped ssh session's
+    // jobs; Slurm and mpirun both forward USR1): the first one's stop goes on.
+    if (signal == SIGINT || signal == SIGTERM) _exit(128 + signal);
+    return;
+  }
   received_signal = signal;
   if (const StuckProbe probe = stuck_probe) {
     char ignored[8];

@@ -72,7 +72,13 @@ class PrivateCopy {
     }
     fcntl(fd_, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
   }
-  ~PrivateCopy() { close(fd_); }  // what dlopen mapped stays mapped
+  ~PrivateCopy() {
+    if (fd_ >= 0) close(fd_);  // what dlopen mapped stays mapped
+  }
+  // Keeps the copy open for the rest of the process, once loaded: glibc's dlopen knows a
+  // loaded library by its name, /proc/self/fd/N, so N must not be reused for the next plugin
+  // (which would then be taken for this one).
+  void keep_open() { fd_ = -1; }
   PrivateCopy(const PrivateCopy&) = delete;
   PrivateCopy& operator=(const PrivateCopy&) = delete;
 
@@ -105,6 +111,7 @@ class Loader {
       handle = dlopen(dlopen_path.c_str(), RTLD_NOW | RTLD_LOCAL);
     }
     if (!handle) fail(explain_dlopen_error(with_path(last_dl_error(), dlopen_path)));
+    copy->keep_open();
     // Never dlclose: a library whose constructors ran may have left pointers to its code.
     if (!registered_while_loading.empty()) {
       fail("it registers '" + registered_while_loading.front() +

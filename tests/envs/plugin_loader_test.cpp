@@ -56,6 +56,19 @@ TEST_F(PluginLoaderTest, LoadsAPluginAndRegistersItsEnvsOnce) {
   EXPECT_EQ(Registry::global().ids(), ids);
 }
 
+// Each plugin is loaded from its own private copy: a second one in the same process is itself,
+// not taken for the first (their copies once had the same /proc/self/fd name).
+TEST_F(PluginLoaderTest, SeveralPluginsLoadInOneProcess) {
+  load_plugin(path("walk"));
+  const LoadedPlugin data_file = load_plugin(path("data_file"));
+  const LoadedPlugin broken_state = load_plugin(path("broken_state"));
+  EXPECT_EQ(data_file.env_ids, std::vector<std::string>{"FileWalk-v0"});
+  EXPECT_EQ(broken_state.env_ids, std::vector<std::string>{"ForgetfulWalk-v0"});
+  EXPECT_EQ(Registry::global().origin("Walk-v0"), path("walk"));
+  EXPECT_EQ(Registry::global().origin("FileWalk-v0"), path("data_file"));
+  EXPECT_EQ(Registry::global().origin("ForgetfulWalk-v0"), path("broken_state"));
+}
+
 TEST_F(PluginLoaderTest, PluginEnvTakesKwargs) {
   load_plugin(path("walk"));
   core::Kwargs kwargs;
