@@ -107,6 +107,8 @@ void fail_if_exiting_from_plugin(const char* how) {
   _exit(1);
 }
 
+}  // namespace
+
 // exit() runs the static destructors while the main thread still uses them: from another
 // thread of a process with plugin envs (one a plugin started: mnrl's own never exit), the run
 // fails instead, said so.
@@ -117,6 +119,8 @@ void fail_if_exiting_from_another_thread() {
       "plugin?): an env must not end the process; the run failed\n");
   _exit(1);
 }
+
+namespace {
 
 extern "C" void on_exit_call() {
   if (forked_in_call) return;  // the plugin's own child ends as it likes

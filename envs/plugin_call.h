@@ -43,4 +43,10 @@ class PluginCall {
 // come first again.
 void install_plugin_call_reporting();
 
+// Ends the process with exit status 1, saying why, when called from a thread other than the
+// main one in a process where plugin code has run. The atexit handler does this too late to be
+// sure: the destructors of the statics made since it was registered run before it, while the
+// main thread still uses them. So the mnrl program's own exit() calls this first.
+void fail_if_exiting_from_another_thread();
+
 }  // namespace mnrl::envs
