@@ -58,6 +58,8 @@ std::string crc32c_hex(std::uint32_t crc) {
 }
 
 std::optional<FileDigest> digest_file(const std::filesystem::path& path, std::uint64_t limit) {
+  std::error_code ignored;  // a FIFO or a device would block the read or never end
+  if (!std::filesystem::is_regular_file(path, ignored)) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
   std::vector<char> chunk(1 << 20);

@@ -24,7 +24,7 @@ struct FileDigest {
 
 // Size and CRC-32C of the file at `path`, reading at most a little past `limit` bytes (bytes
 // then exceeds limit): a file longer than expected is not read to its end. nullopt if it
-// cannot be read.
+// cannot be read or is not a regular file (a FIFO or a device is never read).
 std::optional<FileDigest> digest_file(
     const std::filesystem::path& path,
     std::uint64_t limit = std::numeric_limits<std::uint64_t>::max());

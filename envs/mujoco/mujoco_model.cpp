@@ -1,6 +1,7 @@
 #include "envs/mujoco/mujoco_model.h"
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace mnrl::envs {
@@ -18,7 +19,12 @@ MujocoModelPtr checked(mjModel* model, const char* error, const std::string& nam
 }  // namespace
 
 MujocoModelPtr load_mujoco_model(const std::string& path) {
-  // MuJoCo's own message for a missing file is terse; say it in full.
+  // MuJoCo's own message for a missing file is terse; say it in full. Only a regular file: a
+  // FIFO would block the open (and MuJoCo's read) until someone writes to it.
+  std::error_code ignored;
+  if (std::filesystem::exists(path, ignored) && !std::filesystem::is_regular_file(path, ignored)) {
+    throw MujocoModelError(path + ": the MJCF model is not a regular file");
+  }
   if (!std::ifstream(path).good()) {
     throw MujocoModelError(path + ": cannot open the MJCF model file (missing or unreadable)");
   }

@@ -1,8 +1,11 @@
-#include <gtest/gtest.h>
-
-#include <string>
-
 #include "core/crc32c.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace {
 
@@ -32,6 +35,24 @@ TEST(Crc32cTest, ContinuesAcrossPiecesOfAnyLength) {
   }
   text[500] ^= 1;
   EXPECT_NE(crc32c(text.data(), text.size()), whole);
+}
+
+// Only regular files are read: a FIFO (a user's data file kwarg, say) would block the ranks'
+// agreement until someone writes to it.
+TEST(Crc32cTest, DigestsRegularFilesOnly) {
+  const std::string file = ::testing::TempDir() + "digest_regular";
+  std::ofstream(file) << "123456789";
+  const auto digest = mnrl::core::digest_file(file);
+  ASSERT_TRUE(digest.has_value());
+  EXPECT_EQ(digest->bytes, 9u);
+  EXPECT_EQ(digest->crc32c, 0xE3069283u);
+  const std::string fifo = ::testing::TempDir() + "digest_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(mnrl::core::digest_file(fifo).has_value());
+  EXPECT_FALSE(mnrl::core::digest_file("/dev/zero").has_value());
+  std::remove(fifo.c_str());
+  std::remove(file.c_str());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "envs/mujoco/mujoco_env.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <array>
 #include <cmath>
@@ -190,6 +191,16 @@ std::string message_of(const std::function<void()>& f) {
 TEST(MujocoModel, MissingFileIsNamed) {
   const std::string what = message_of([] { load_mujoco_model("/nonexistent/robot.xml"); });
   EXPECT_NE(what.find("/nonexistent/robot.xml"), std::string::npos) << what;
+}
+
+// A FIFO as the model would block the open until someone writes to it: refused at once.
+TEST(MujocoModel, AFifoIsRefusedWithoutBlocking) {
+  const std::string path = ::testing::TempDir() + "robot_fifo.xml";
+  std::remove(path.c_str());
+  ASSERT_EQ(mkfifo(path.c_str(), 0600), 0);
+  const std::string what = message_of([&] { load_mujoco_model(path); });
+  EXPECT_EQ(what, path + ": the MJCF model is not a regular file");
+  std::remove(path.c_str());
 }
 
 TEST(MujocoModel, MalformedFileGivesMujocosMessageAndLine) {
