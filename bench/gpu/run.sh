@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# On a machine with a GPU and a CUDA LibTorch: builds mnrl against that LibTorch, runs the
-# tests labelled gpu, NCCL at np 2 (each rank a host name of its own: unshare --uts, since NCCL
-# refuses two ranks on one GPU of one host), data-parallel PPO on cuda over NCCL, and the
-# cuda-vs-cpu training speeds and all-reduce bandwidths of docs/BENCHMARKS.md ("GPU"), and checks
-# that two ranks on one GPU are refused by name.
+# On a machine with a GPU and a CUDA LibTorch: builds mnrl against that LibTorch and runs the
+# GPU checks and benchmarks of docs/BENCHMARKS.md ("GPU"), in two phases that fit one device
+# call each (the lent machine takes at most 10 minutes a command):
+#   checks: the build, the tests labelled gpu, NCCL at np 2 (each rank a host name of its own:
+#           unshare --uts, since NCCL refuses two ranks on one GPU of one host), and that two
+#           ranks on one GPU are refused by name;
+#   speed:  cuda-vs-cpu training speeds and all-reduce bandwidth per backend (needs checks' build).
 #
-#   bench/gpu/run.sh [OUT_DIR]      (TORCH_DIR defaults to the pip wheel's LibTorch)
+#   bench/gpu/run.sh [checks|speed|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
 #
 # Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
 # fails or stalls leaves the others' results.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${1:-gpu-results}
+phase=${1:-all}
+out=${2:-gpu-results}
 mkdir -p "$out"
 : "${TORCH_DIR:=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')/Torch}"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 build=build-gpu
+mnrl=$build/apps/mnrl
+two_hosts=bench/gpu/two_hosts.sh
 step() {  # step NAME SECONDS COMMAND...: runs it, logs to $out/NAME.log, says how it ended
   local name=$1 seconds=$2
   shift 2
@@ -24,51 +29,62 @@ step() {  # step NAME SECONDS COMMAND...: runs it, logs to $out/NAME.log, says h
   echo "$name: exit $? in $((SECONDS - start)) s" | tee -a "$out/summary.txt"
 }
 
-nvidia-smi -L > "$out/gpu.txt" 2>&1
-step configure 120 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DTorch_DIR="$TORCH_DIR" \
-  -DMNRL_WITH_NCCL=ON -DMNRL_BUILD_BENCH=ON
-step build 540 cmake --build "$build" -j "$(nproc)" -- -k mnrl gpu_training_tests \
-  gpu_communicator_tests experiments_tests allreduce_bench
-mnrl=$build/apps/mnrl
-step tensorboard_test 60 "$build/tests/experiments/experiments_tests" --gtest_filter='TensorBoard*'
-step gpu_tests 300 ctest --test-dir "$build" -L gpu --output-on-failure
-# np 2 on one GPU: each rank its own host name, so NCCL takes them for two hosts.
-two_hosts=bench/gpu/two_hosts.sh
-step nccl_np2 120 $two_hosts "$build/tests/distributed/gpu_communicator_tests"
-step ppo_cuda_nccl_np2 180 $two_hosts "$mnrl" train configs/cartpole_ppo.yaml \
-  --set train.device=cuda --run-dir "$out/ppo_cuda_np2" --progress lines
-# All-reduce bandwidth per backend at np 2: host memory over MPI; GPU memory through NCCL and
-# through hierarchical (NCCL within a host, MPI between hosts: here two namespaces).
-step allreduce_mpi 120 mpirun -np 2 "$build/bench/allreduce_bench" --backend mpi
-for backend in nccl hierarchical; do
-  step "allreduce_$backend" 120 $two_hosts "$build/bench/allreduce_bench" --backend $backend
-done
-# Two ranks on one GPU of one host: refused by name before NCCL's own "invalid usage".
-step duplicate_gpu_refused 60 bash -c "mpirun -np 2 $build/bench/allreduce_bench --backend nccl \
-  2>&1 | grep 'Duplicate GPU detected'"
+checks() {
+  nvidia-smi -L > "$out/gpu.txt" 2>&1
+  local generator=()
+  command -v ninja > /dev/null && generator=(-G Ninja)
+  step configure 120 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    -DTorch_DIR="$TORCH_DIR" -DMNRL_WITH_NCCL=ON -DMNRL_BUILD_BENCH=ON
+  step build 420 cmake --build "$build" --parallel "$(nproc)" --target mnrl gpu_training_tests \
+    gpu_communicator_tests allreduce_bench
+  step gpu_tests 240 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 200
+  step nccl_np2 90 $two_hosts "$build/tests/distributed/gpu_communicator_tests"
+  # Two ranks on one GPU of one host: refused by name before NCCL's own "invalid usage".
+  step duplicate_gpu_refused 60 bash -c "mpirun -np 2 $build/bench/allreduce_bench \
+    --backend nccl 2>&1 | tee /dev/stderr | grep 'Duplicate GPU detected'"
+}
 
-# Training speed, cuda vs cpu: steps per second over a short run (the last progress line),
-# REPEATS times each (default 2) for the spread; a slow one is cut at 30 s (its last line counts).
-for repeat in $(seq "${REPEATS:-2}"); do
-  for algo in ppo dqn; do
-    for width in 64 256 1024; do
-      for device in cpu cuda; do
-        name=${algo}_${width}_${device}_$repeat
-        step "sps_$name" 30 "$mnrl" train "configs/cartpole_$algo.yaml" \
-          --set train.device=$device --set "network.hidden_sizes=[$width,$width]" \
-          --set train.total_steps=20000 --set train.eval_interval=0 --set train.eval_episodes=1 \
-          --run-dir "$out/runs/$name" --progress lines
+# One training run's speed: env steps per second on its last progress line, cut at 25 s.
+train_speed() {  # train_speed NAME CONFIG DEVICE STEPS [--set ...]
+  local name=$1 config=$2 device=$3 steps=$4
+  shift 4
+  step "sps_$name" 25 "$mnrl" train "$config" --set train.device="$device" \
+    --set train.total_steps="$steps" --set train.eval_interval=0 --set train.eval_episodes=1 \
+    --run-dir "$out/runs/$name" --progress lines "$@"
+}
+
+speed() {
+  # All-reduce bandwidth per backend at np 2: host memory over MPI; GPU memory through NCCL and
+  # through hierarchical (NCCL within a host, MPI between hosts: here two namespaces).
+  step allreduce_mpi 60 mpirun -np 2 "$build/bench/allreduce_bench" --backend mpi
+  for backend in nccl hierarchical; do
+    step "allreduce_$backend" 60 $two_hosts "$build/bench/allreduce_bench" --backend $backend
+  done
+  # A repeat's cpu runs go together, one core each (16 cores, one intra-op thread per run); then
+  # its cuda runs one at a time, alone (`wait` waits for the cpu ones first).
+  for repeat in $(seq "${REPEATS:-2}"); do
+    for device in cpu cuda; do
+      for algo in ppo dqn; do
+        for width in 64 256 1024; do
+          train_speed "${algo}_${width}_${device}_$repeat" "configs/cartpole_$algo.yaml" $device \
+            12000 --set "network.hidden_sizes=[$width,$width]" &
+          [ $device = cuda ] && wait
+        done
+        train_speed "minatar_${algo}_${device}_$repeat" "configs/minatar_breakout_$algo.yaml" \
+          $device 20000 &
+        [ $device = cuda ] && wait
       done
     done
+    wait
   done
-done
-for algo in ppo dqn; do
-  for device in cpu cuda; do
-    step "sps_minatar_${algo}_${device}" 60 "$mnrl" train "configs/minatar_breakout_$algo.yaml" \
-      --set train.device=$device --set train.total_steps=30000 --set train.eval_interval=0 \
-      --set train.eval_episodes=1 --run-dir "$out/runs/minatar_${algo}_${device}" --progress lines
-  done
-done
-for f in "$out"/sps_*.log; do echo "$(basename "$f" .log): $(grep -o '[0-9]* SPS' "$f" | tail -1)"; done \
-  | tee "$out/sps.txt"
-rm -rf "$out/runs" "$out/ppo_cuda_np2/checkpoints"
+  for f in "$out"/sps_*.log; do echo "$(basename "$f" .log): $(grep -o '[0-9,]* SPS' "$f" | tail -1)"; done \
+    | tee "$out/sps.txt"
+  rm -rf "$out/runs"
+}
+
+case $phase in
+  checks) checks ;;
+  speed) speed ;;
+  all) checks; speed ;;
+  *) echo "usage: bench/gpu/run.sh [checks|speed|all] [OUT_DIR]" >&2; exit 2 ;;
+esac
