@@ -16,28 +16,6 @@
 namespace mnrl::experiments {
 namespace {
 
-// Serializes the workers' reports into one sink.
-class LockedMetrics final : public MetricsSink {
- public:
-  explicit LockedMetrics(MetricsSink& sink) : sink_(sink) {}
-  void scalar(std::int64_t step, const std::string& name, double value) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sink_.scalar(step, name, value);
-  }
-  void progress(std::int64_t step) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sink_.progress(step);
-  }
-  void flush() override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    sink_.flush();
-  }
-
- private:
-  MetricsSink& sink_;
-  std::mutex mutex_;
-};
-
 std::uint64_t worker_env_seed(const ExperimentOptions& options, int worker) {
   return core::derive_seed(static_cast<std::uint64_t>(options.seed),
                            core::kWorkerEnvStream + static_cast<std::uint64_t>(worker));
@@ -47,6 +25,28 @@ std::uint64_t worker_env_seed(const ExperimentOptions& options, int worker) {
 
 // What the workers share besides the model.
 struct WorkerCoordination {
+  // Serializes the workers' reports into one sink.
+  class LockedMetrics final : public MetricsSink {
+   public:
+    explicit LockedMetrics(MetricsSink& sink) : sink_(sink) {}
+    void scalar(std::int64_t step, const std::string& name, double value) override {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sink_.scalar(step, name, value);
+    }
+    void progress(std::int64_t step) override {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sink_.progress(step);
+    }
+    void flush() override {
+      std::lock_guard<std::mutex> lock(mutex_);
+      sink_.flush();
+    }
+
+   private:
+    MetricsSink& sink_;
+    std::mutex mutex_;
+  };
+
   explicit WorkerCoordination(MetricsSink& sink) : metrics(sink) {}
 
   LockedMetrics metrics;

@@ -32,9 +32,9 @@ float max_difference(const at::Tensor& a, const at::Tensor& b) {
 }
 
 // (activation, hidden sizes)
-using Shape = std::tuple<Activation, std::vector<std::int64_t>>;
+using PassShape = std::tuple<Activation, std::vector<std::int64_t>>;
 
-class ContinuousQPassTest : public ::testing::TestWithParam<Shape> {};
+class ContinuousQPassTest : public ::testing::TestWithParam<PassShape> {};
 
 TEST_P(ContinuousQPassTest, MatchesAutogradValuesParameterAndActionGradients) {
   const auto& [activation, hidden] = GetParam();
@@ -77,11 +77,11 @@ TEST_P(ContinuousQPassTest, MatchesAutogradValuesParameterAndActionGradients) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ContinuousQPassTest,
-                         ::testing::Values(Shape{Activation::relu, {16, 16}},
-                                           Shape{Activation::tanh, {8}},
-                                           Shape{Activation::relu, {}}));
+                         ::testing::Values(PassShape{Activation::relu, {16, 16}},
+                                           PassShape{Activation::tanh, {8}},
+                                           PassShape{Activation::relu, {}}));
 
-class ContinuousActorPassTest : public ::testing::TestWithParam<Shape> {};
+class ContinuousActorPassTest : public ::testing::TestWithParam<PassShape> {};
 
 TEST_P(ContinuousActorPassTest, DeterministicPolicyMatchesAutograd) {
   const auto& [activation, hidden] = GetParam();
@@ -160,9 +160,9 @@ TEST_P(ContinuousActorPassTest, SquashedGaussianSampleMatchesAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, ContinuousActorPassTest,
-                         ::testing::Values(Shape{Activation::relu, {16, 16}},
-                                           Shape{Activation::tanh, {8}},
-                                           Shape{Activation::relu, {}}));
+                         ::testing::Values(PassShape{Activation::relu, {16, 16}},
+                                           PassShape{Activation::tanh, {8}},
+                                           PassShape{Activation::relu, {}}));
 
 // (full_std, use_expln, log_std_init)
 using SdeShape = std::tuple<bool, bool, double>;

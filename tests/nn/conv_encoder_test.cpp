@@ -21,9 +21,9 @@
 namespace mnrl::nn {
 namespace {
 
-using Shape = std::vector<std::int64_t>;
+using ImageShape = std::vector<std::int64_t>;
 
-at::Tensor make_tensor(const std::vector<float>& values, Shape shape) {
+at::Tensor make_tensor(const std::vector<float>& values, ImageShape shape) {
   at::Tensor t = at::empty(shape, at::kFloat);
   EXPECT_EQ(t.numel(), static_cast<std::int64_t>(values.size()));
   std::copy(values.begin(), values.end(), t.data_ptr<float>());
@@ -97,37 +97,37 @@ void expect_orthogonal_rows(const at::Tensor& weight, double gain) {
 TEST(ConvEncoderTest, MinAtarPresetGives128Features) {
   torch::manual_seed(0);
   const auto options = ConvEncoderOptions::minatar({4, 10, 10});
-  EXPECT_EQ(conv_output_shape(options), (Shape{16, 8, 8}));
+  EXPECT_EQ(conv_output_shape(options), (ImageShape{16, 8, 8}));
   ConvEncoder encoder(options);
-  EXPECT_EQ(encoder->conv_output_shape(), (Shape{16, 8, 8}));
+  EXPECT_EQ(encoder->conv_output_shape(), (ImageShape{16, 8, 8}));
   EXPECT_EQ(encoder->out_features(), 128);
   ASSERT_EQ(encoder->convs().size(), 1u);
-  EXPECT_EQ(encoder->convs()[0]->weight.sizes(), (Shape{16, 4, 3, 3}));
+  EXPECT_EQ(encoder->convs()[0]->weight.sizes(), (ImageShape{16, 4, 3, 3}));
   ASSERT_FALSE(encoder->linear().is_empty());
-  EXPECT_EQ(encoder->linear()->weight.sizes(), (Shape{128, 16 * 8 * 8}));
+  EXPECT_EQ(encoder->linear()->weight.sizes(), (ImageShape{128, 16 * 8 * 8}));
   const auto parameters = encoder->named_parameters();
   EXPECT_EQ(parameters.size(), 4u);
   for (const char* name : {"conv0.weight", "conv0.bias", "linear.weight", "linear.bias"}) {
     EXPECT_TRUE(parameters.contains(name)) << name;
   }
   const at::Tensor features = encoder->forward(at::rand({3, 4 * 10 * 10}));
-  EXPECT_EQ(features.sizes(), (Shape{3, 128}));
+  EXPECT_EQ(features.sizes(), (ImageShape{3, 128}));
   EXPECT_GE(features.min().item<float>(), 0.0f);  // after a ReLU
 }
 
 TEST(ConvEncoderTest, NaturePresetGives512Features) {
   torch::manual_seed(0);
   const auto options = ConvEncoderOptions::nature({4, 84, 84});
-  EXPECT_EQ(conv_output_shape(options), (Shape{64, 7, 7}));
+  EXPECT_EQ(conv_output_shape(options), (ImageShape{64, 7, 7}));
   ConvEncoder encoder(options);
   EXPECT_EQ(encoder->out_features(), 512);
   ASSERT_EQ(encoder->convs().size(), 3u);
-  EXPECT_EQ(encoder->convs()[0]->weight.sizes(), (Shape{32, 4, 8, 8}));
-  EXPECT_EQ(encoder->convs()[1]->weight.sizes(), (Shape{64, 32, 4, 4}));
-  EXPECT_EQ(encoder->convs()[2]->weight.sizes(), (Shape{64, 64, 3, 3}));
-  EXPECT_EQ(encoder->linear()->weight.sizes(), (Shape{512, 64 * 7 * 7}));
+  EXPECT_EQ(encoder->convs()[0]->weight.sizes(), (ImageShape{32, 4, 8, 8}));
+  EXPECT_EQ(encoder->convs()[1]->weight.sizes(), (ImageShape{64, 32, 4, 4}));
+  EXPECT_EQ(encoder->convs()[2]->weight.sizes(), (ImageShape{64, 64, 3, 3}));
+  EXPECT_EQ(encoder->linear()->weight.sizes(), (ImageShape{512, 64 * 7 * 7}));
   torch::NoGradGuard no_grad;
-  EXPECT_EQ(encoder->forward(at::rand({2, 4 * 84 * 84})).sizes(), (Shape{2, 512}));
+  EXPECT_EQ(encoder->forward(at::rand({2, 4 * 84 * 84})).sizes(), (ImageShape{2, 512}));
 }
 
 TEST(ConvEncoderTest, WithoutLinearLayerGivesFlattenedConvOutput) {
@@ -138,11 +138,11 @@ TEST(ConvEncoderTest, WithoutLinearLayerGivesFlattenedConvOutput) {
   EXPECT_EQ(encoder->out_features(), 16 * 8 * 8);
   torch::NoGradGuard no_grad;
   const at::Tensor x = at::rand({5, 400});
-  EXPECT_EQ(encoder->forward(x).sizes(), (Shape{5, 1024}));
+  EXPECT_EQ(encoder->forward(x).sizes(), (ImageShape{5, 1024}));
   // Leading dimensions are kept, as a linear layer keeps them; an empty batch is fine.
   EXPECT_TRUE(at::allclose(encoder->forward(x.reshape({5, 1, 400})).reshape({5, 1024}),
                            encoder->forward(x)));
-  EXPECT_EQ(encoder->forward(at::rand({0, 400})).sizes(), (Shape{0, 1024}));
+  EXPECT_EQ(encoder->forward(at::rand({0, 400})).sizes(), (ImageShape{0, 1024}));
 }
 
 TEST(ConvEncoderTest, MatchesHandComputationOfTinyEncoder) {
@@ -182,7 +182,7 @@ TEST(ConvEncoderTest, MatchesLoopsWithChannelsStrideAndLinearLayer) {
   torch::manual_seed(1);
   ConvEncoder encoder(
       ConvEncoderOptions({2, 5, 6}).channels({3}).kernel_sizes({3}).strides({2}).features(4));
-  ASSERT_EQ(encoder->conv_output_shape(), (Shape{3, 2, 2}));
+  ASSERT_EQ(encoder->conv_output_shape(), (ImageShape{3, 2, 2}));
   const auto& conv = encoder->convs()[0];
   const auto& linear = encoder->linear();
   const at::Tensor x = at::rand({3, 2 * 5 * 6});

@@ -17,9 +17,9 @@ namespace mnrl::nn {
 namespace {
 
 // (activation, dueling, hidden sizes)
-using Shape = std::tuple<Activation, bool, std::vector<std::int64_t>>;
+using QNetworkShape = std::tuple<Activation, bool, std::vector<std::int64_t>>;
 
-class QNetworkPassTest : public ::testing::TestWithParam<Shape> {};
+class QNetworkPassTest : public ::testing::TestWithParam<QNetworkShape> {};
 
 TEST_P(QNetworkPassTest, MatchesAutogradValuesAndGradients) {
   const auto& [activation, dueling, hidden] = GetParam();
@@ -50,11 +50,11 @@ TEST_P(QNetworkPassTest, MatchesAutogradValuesAndGradients) {
 
 INSTANTIATE_TEST_SUITE_P(
     Shapes, QNetworkPassTest,
-    ::testing::Values(Shape{Activation::relu, false, {16, 16}},
-                      Shape{Activation::relu, true, {16, 8}},
-                      Shape{Activation::tanh, false, {16}},
-                      Shape{Activation::tanh, true, {8, 8, 8}},
-                      Shape{Activation::relu, true, {}}));
+    ::testing::Values(QNetworkShape{Activation::relu, false, {16, 16}},
+                      QNetworkShape{Activation::relu, true, {16, 8}},
+                      QNetworkShape{Activation::tanh, false, {16}},
+                      QNetworkShape{Activation::tanh, true, {8, 8, 8}},
+                      QNetworkShape{Activation::relu, true, {}}));
 
 TEST(QNetworkPassTest, FollowsInPlaceParameterUpdates) {
   torch::manual_seed(4);

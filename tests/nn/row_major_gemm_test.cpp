@@ -15,15 +15,15 @@ namespace mnrl::nn {
 namespace {
 
 // (batch rows, layer inputs, layer outputs)
-using Shape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
+using GemmShape = std::tuple<std::int64_t, std::int64_t, std::int64_t>;
 
-class RowMajorGemmTest : public ::testing::TestWithParam<Shape> {};
+class RowMajorGemmTest : public ::testing::TestWithParam<GemmShape> {};
 
 float* floats(const at::Tensor& t) { return t.data_ptr<float>(); }
 
 // A dense layer's three products, as row_major_gemm (or its LibTorch fallback) computes them
 // for nn/dense_pass.cpp, against the LibTorch ops they replace: the same bits.
-void expect_libtorchs_bits(decltype(&row_major_gemm) gemm, const Shape& shape) {
+void expect_libtorchs_bits(decltype(&row_major_gemm) gemm, const GemmShape& shape) {
   const auto [rows, in, out] = shape;
   torch::manual_seed(rows * 1000 + in * 10 + out);
   const at::Tensor input = at::randn({rows, in}), weight = at::randn({out, in});
@@ -63,11 +63,11 @@ TEST_P(RowMajorGemmTest, ItsLibTorchFallbackComputesTheSameBits) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RowMajorGemmTest,
-                         ::testing::Values(Shape{2, 1, 1}, Shape{7, 3, 5}, Shape{64, 4, 256},
-                                           Shape{64, 256, 256}, Shape{64, 256, 2},
-                                           Shape{256, 64, 1}, Shape{33, 17, 64},
-                                           Shape{2048, 64, 64}, Shape{40, 1, 64},
-                                           Shape{8, 64, 3}));
+                         ::testing::Values(GemmShape{2, 1, 1}, GemmShape{7, 3, 5}, GemmShape{64, 4, 256},
+                                           GemmShape{64, 256, 256}, GemmShape{64, 256, 2},
+                                           GemmShape{256, 64, 1}, GemmShape{33, 17, 64},
+                                           GemmShape{2048, 64, 64}, GemmShape{40, 1, 64},
+                                           GemmShape{8, 64, 3}));
 
 }  // namespace
 }  // namespace mnrl::nn
