@@ -42,8 +42,7 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       sde_sample_freq_(sde_sample_freq),
       next_observations_(static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
       device_(parameters_->values().device()),
-      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash() &&
-               !model_->options.encoder()) {}
+      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash()) {}
 
 void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const ActionsOut& out) {
   c10::InferenceMode inference;

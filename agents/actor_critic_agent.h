@@ -118,8 +118,8 @@ class ActorCriticAgent : public Agent {
   GradientHook after_backward_;
   // Where the model lives (train.device): a rollout crosses to it once per update.
   at::Device device_;
-  // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed, no
-  // encoder), and its passes by batch size (a rollout that minibatches do not divide has a
+  // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed), and its
+  // passes by batch size (a rollout that minibatches do not divide has a
   // smaller last one).
   bool by_hand_;
   std::map<std::int64_t, nn::ActorCriticPass> passes_;

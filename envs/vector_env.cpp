@@ -1,6 +1,7 @@
 #include "envs/vector_env.h"
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -101,9 +102,22 @@ void VectorEnv::step(const ActionBatch& actions) {
   }
   check_actions(actions);
   needs_reset_ = true;  // until every env has stepped
-  pool_->run(envs_.size(), [this, &actions](std::size_t begin, std::size_t end) {
-    step_envs(actions, begin, end);
-  });
+  if (pool_->num_threads() == 1) {
+    step_envs(actions, 0, envs_.size());
+  } else if (step_threading_.measure_next()) {
+    const auto start = std::chrono::steady_clock::now();
+    step_envs(actions, 0, envs_.size());
+    step_threading_.record(std::chrono::steady_clock::now() - start);
+  } else {
+    if (step_threading_.threaded()) {
+      pool_->run(envs_.size(), [this, &actions](std::size_t begin, std::size_t end) {
+        step_envs(actions, begin, end);
+      });
+    } else {
+      step_envs(actions, 0, envs_.size());
+    }
+    step_threading_.unmeasured();
+  }
   const Batch outputs = batch();
   for (const auto& transform : transforms_) transform->on_step(outputs);
   needs_reset_ = false;

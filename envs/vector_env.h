@@ -8,6 +8,7 @@
 #include "core/typed_rows.h"
 #include "envs/batch_transform.h"
 #include "envs/env.h"
+#include "envs/step_threading.h"
 
 namespace mnrl::core {
 class ThreadPool;
@@ -34,8 +35,10 @@ struct ActionBatch {
 //
 // With num_threads > 1, a pool of that many threads (the caller included) steps fixed,
 // contiguous groups of envs (core::ThreadPool: each group on its own thread unless another
-// thread is free first); each env only touches its own rows, and the batch transforms run
-// afterwards on the caller, so the results are bit-identical to num_threads = 1.
+// thread is free first) when the envs' steps cost enough to pay for the hand-over
+// (envs/step_threading.h), else the caller steps them alone. Each env only touches its own
+// rows, and the batch transforms run afterwards on the caller, so the results are
+// bit-identical to num_threads = 1.
 class VectorEnv {
  public:
   // `transforms` run in order after every reset() and step(). An EpisodeStatistics is put first
@@ -47,6 +50,8 @@ class VectorEnv {
 
   int num_envs() const { return static_cast<int>(envs_.size()); }
   int num_threads() const;
+  // Every step goes to the threads, however cheap (StepThreading::always_thread()).
+  void always_thread() { step_threading_.always_thread(); }
   const EnvSpec& spec() const { return envs_.front()->spec(); }
   std::int64_t observation_size() const { return observation_size_; }
 
@@ -113,6 +118,7 @@ class VectorEnv {
   std::vector<float> rewards_;
   std::vector<std::uint8_t> terminated_, truncated_;
   std::unique_ptr<core::ThreadPool> pool_;
+  StepThreading step_threading_;
   std::vector<std::unique_ptr<BatchTransform>> transforms_;
   const EpisodeStatistics* episode_statistics_ = nullptr;
 };

@@ -6,12 +6,13 @@
 #include <ATen/core/Tensor.h>
 
 #include "nn/actor_critic.h"
+#include "nn/conv_encoder_pass.h"
 #include "nn/dense_pass.h"
 
 namespace mnrl::nn {
 
-// An ActorCritic's forward and backward pass written out by hand (nn/dense_pass.h), for one
-// batch size: the policy head's output (logits or Gaussian means) and the state values, and
+// An ActorCritic's forward and backward pass written out by hand (nn/dense_pass.h, and
+// nn/conv_encoder_pass.h for a model over images), for one batch size: the policy head's output (logits or Gaussian means) and the state values, and
 // the gradients of every trunk and head parameter from d loss / d those outputs. The
 // distribution's own parameter (log_std) is the loss's to differentiate. Tests check values and
 // gradients against autograd.
@@ -36,11 +37,16 @@ class ActorCriticPass {
   void backward();
 
  private:
-  static void head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk);
+  // The head's and the trunk's parameter gradients, and with `input_gradient` non-null,
+  // d loss / d the trunk's input written there.
+  static void head_and_trunk_backward(DenseLayer& head, TrunkPass& trunk,
+                                      at::Tensor* input_gradient);
   // Separate trunks: the forward multiply-adds of the actor's side or the critic's, the fewer.
   std::int64_t smaller_side_multiply_adds() const;
 
   std::int64_t batch_size_, observation_size_;
+  std::optional<ConvEncoderPass> encoder_;  // models over images: shared by both sides
+  at::Tensor value_side_gradient_;  // separate trunks over an encoder: the critic's share
   TrunkPass policy_trunk_;
   std::optional<TrunkPass> value_trunk_;  // none when the trunk is shared
   DenseLayer policy_head_, value_head_;

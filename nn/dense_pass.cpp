@@ -128,17 +128,18 @@ const at::Tensor& TrunkPass::forward(const at::Tensor& input) {
   return features();
 }
 
-void TrunkPass::backward() {
+void TrunkPass::backward(at::Tensor* input_gradient) {
   for (std::size_t l = layers_.size(); l-- > 0;) {
     DenseLayer& layer = layers_[l];
     multiply_by_derivative(activation_, layer.output, layer.output_gradient);
-    if (l == 0) {
-      layer.write_parameter_gradients(input_);
+    const at::Tensor& input = l == 0 ? input_ : layers_[l - 1].output;
+    at::Tensor* below_gradient = l == 0 ? input_gradient : &layers_[l - 1].output_gradient;
+    if (below_gradient == nullptr) {
+      layer.write_parameter_gradients(input);
       break;
     }
-    DenseLayer& below = layers_[l - 1];
-    run_both(layer.multiply_adds(), [&] { layer.write_parameter_gradients(below.output); },
-             [&] { layer.input_gradient(below.output_gradient, /*accumulate=*/false); });
+    run_both(layer.multiply_adds(), [&] { layer.write_parameter_gradients(input); },
+             [&] { layer.input_gradient(*below_gradient, /*accumulate=*/false); });
   }
 }
 

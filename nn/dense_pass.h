@@ -53,9 +53,10 @@ class TrunkPass {
   std::int64_t multiply_adds() const;
   // d loss / d features, for the caller to fill before backward(); only when !empty().
   at::Tensor& features_gradient() { return layers_.back().output_gradient; }
-  // Writes every layer's parameter gradients. A layer's weight gradient and its input gradient
-  // are independent pieces (nn/compute_threads.h).
-  void backward();
+  // Writes every layer's parameter gradients and, given `input_gradient`, d loss / d input
+  // [batch, in] there. A layer's weight gradient and its input gradient are independent pieces
+  // (nn/compute_threads.h).
+  void backward(at::Tensor* input_gradient = nullptr);
   // Writes d loss / d input [batch, in] into `input_gradient`, without any parameter gradient
   // (what a critic's output owes to the action it was given). Only when !empty(); either
   // backward() or this, once per forward().

@@ -19,17 +19,19 @@ QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
       advantage_head_(network->advantage_head(), batch_size),
       q_(at::empty({batch_size, num_actions_})) {
   if (dueling_) value_head_ = DenseLayer(network->value_head(), batch_size);
+  if (!network->encoder().is_empty()) encoder_.emplace(network->encoder(), batch_size);
 }
 
 std::int64_t QNetworkPass::multiply_adds() const {
   const std::int64_t heads = advantage_head_.multiply_adds() + (dueling_ ? value_head_.multiply_adds() : 0);
-  return trunk_.multiply_adds() + heads;
+  return (encoder_ ? encoder_->multiply_adds() : 0) + trunk_.multiply_adds() + heads;
 }
 
 const float* QNetworkPass::forward(const float* observations) {
   c10::InferenceMode inference;
   const at::Tensor& features =
-      trunk_.forward(view_floats(observations, batch_size_, observation_size_));
+      trunk_.forward(encoder_ ? encoder_->forward(observations)
+                              : view_floats(observations, batch_size_, observation_size_));
   advantage_head_.forward(features);
   if (!dueling_) return advantage_head_.output.data_ptr<float>();
 
@@ -74,15 +76,19 @@ void QNetworkPass::backward(const float* q_gradients) {
     advantage_head_.write_parameter_gradients(features);
     if (dueling_) value_head_.write_parameter_gradients(features);
   };
-  if (trunk_.empty()) {
+  // d loss / d features goes to the trunk, else to the encoder, else nowhere (the observations).
+  at::Tensor* encoder_gradient = encoder_ ? &encoder_->features_gradient() : nullptr;
+  at::Tensor* features_gradient = trunk_.empty() ? encoder_gradient : &trunk_.features_gradient();
+  if (features_gradient == nullptr) {
     head_parameter_gradients();
     return;
   }
   run_both(advantage_head_.multiply_adds(), head_parameter_gradients, [&] {
-    advantage_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/false);
-    if (dueling_) value_head_.input_gradient(trunk_.features_gradient(), /*accumulate=*/true);
+    advantage_head_.input_gradient(*features_gradient, /*accumulate=*/false);
+    if (dueling_) value_head_.input_gradient(*features_gradient, /*accumulate=*/true);
   });
-  trunk_.backward();
+  if (!trunk_.empty()) trunk_.backward(encoder_gradient);
+  if (encoder_) encoder_->backward();
 }
 
 }  // namespace mnrl::nn

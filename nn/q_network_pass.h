@@ -1,16 +1,18 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <ATen/core/Tensor.h>
 
+#include "nn/conv_encoder_pass.h"
 #include "nn/dense_pass.h"
 #include "nn/q_network.h"
 
 namespace mnrl::nn {
 
-// A QNetwork's forward pass and its backward pass written out by hand (nn/dense_pass.h), for
-// one batch size: a DQN gradient step through autograd costs about sixty LibTorch ops and a
+// A QNetwork's forward pass and its backward pass written out by hand (nn/dense_pass.h, and
+// nn/conv_encoder_pass.h for a network over images), for one batch size: a DQN gradient step through autograd costs about sixty LibTorch ops and a
 // graph; here it is a dozen BLAS calls (tests check values and gradients against autograd).
 class QNetworkPass {
  public:
@@ -31,6 +33,7 @@ class QNetworkPass {
  private:
   bool dueling_;
   std::int64_t batch_size_, num_actions_, observation_size_;
+  std::optional<ConvEncoderPass> encoder_;  // networks over images
   TrunkPass trunk_;
   DenseLayer advantage_head_, value_head_;  // value_head_ used only when dueling
   at::Tensor q_;                            // [batch, num_actions] (dueling: combined heads)

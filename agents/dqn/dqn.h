@@ -102,7 +102,7 @@ class Dqn final : public Agent {
   at::Device device_;  // where the networks live (train.device)
   // Hand-written passes over online_ (training batches), target_ (next observations) and, for
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
-  // can run at once on the compute threads). None for a network with an encoder or off the CPU.
+  // can run at once on the compute threads). None off the CPU (there autograd does it).
   bool by_hand_;
   std::optional<nn::QNetworkPass> train_pass_, target_pass_, chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes

@@ -12,6 +12,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/rand.h>
 #include <ATen/ops/softmax.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/randint.h>
@@ -21,6 +22,7 @@
 #include "agents/actor_critic_loss.h"
 #include "agents/policy_sampling.h"
 #include "nn/categorical.h"
+#include "nn/conv_encoder.h"
 #include "nn/diag_gaussian.h"
 #include "nn/flat_parameters.h"
 
@@ -34,6 +36,8 @@ struct Case {
   nn::Activation activation;
   std::vector<std::int64_t> hidden;
   ActorCriticLossOptions loss;
+  // Images: the encoder shared by both sides, whose gradient is the sum of theirs.
+  std::optional<nn::ConvEncoderOptions> encoder = std::nullopt;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -43,8 +47,12 @@ class ActorCriticLossGradientsTest : public ::testing::TestWithParam<Case> {};
 TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
   const Case& c = GetParam();
   torch::manual_seed(7);
-  const std::int64_t batch = 37, observation_size = 5, action_size = 3;
+  const std::int64_t batch = 37, action_size = 3;
+  const std::int64_t observation_size =
+      c.encoder ? c.encoder->image_shape()[0] * c.encoder->image_shape()[1] * c.encoder->image_shape()[2]
+                : 5;
   nn::ActorCritic model(nn::ActorCriticOptions(observation_size, action_size)
+                            .encoder(c.encoder)
                             .hidden_sizes(c.hidden)
                             .activation(c.activation)
                             .shared_trunk(c.shared_trunk)
@@ -53,9 +61,12 @@ TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
   nn::FlatParameters parameters(*model);
   {
     torch::NoGradGuard no_grad;
-    parameters.values().add_(at::randn({parameters.numel()}) * 0.3);  // heads away from 0
+    // Heads away from 0; less over images, whose many inputs would make the outputs large.
+    parameters.values().add_(at::randn({parameters.numel()}) * (c.encoder ? 0.05 : 0.3));
   }
-  const at::Tensor observations = at::randn({batch, observation_size});
+  // Images are scaled to [0, 1].
+  const at::Tensor observations = c.encoder ? at::rand({batch, observation_size})
+                                            : at::randn({batch, observation_size});
   const at::Tensor actions = c.continuous ? at::randn({batch, action_size})
                                           : at::randint(action_size, {batch}, at::kLong);
   // Old log-probs and values off the current ones, so that ratios and values get clipped.
@@ -129,7 +140,15 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"GaussianPpoAllOptions", true, true, nn::Activation::relu, {8, 8},
              ppo(0.3, 0.02, true)},
         Case{"GaussianA2c", true, false, nn::Activation::tanh, {16}, a2c(0.001, true)},
-        Case{"NoHiddenLayers", false, false, nn::Activation::tanh, {}, ppo(0.2, 0.01, false)}),
+        Case{"NoHiddenLayers", false, false, nn::Activation::tanh, {}, ppo(0.2, 0.01, false)},
+        // The MinAtar configs' model: the encoder straight into both heads.
+        Case{"CategoricalPpoOverImages", false, false, nn::Activation::relu, {},
+             ppo(0.2, 0.01, true), nn::ConvEncoderOptions::minatar({2, 6, 6})},
+        Case{"CategoricalA2cOverImagesSeparateTrunks", false, false, nn::Activation::tanh, {8},
+             a2c(0.01, false),
+             nn::ConvEncoderOptions({3, 9, 9}).channels({4, 3}).kernel_sizes({3, 3}).strides({2, 1}).features(12)},
+        Case{"GaussianPpoOverImagesSharedTrunk", true, true, nn::Activation::relu, {8},
+             ppo(0.2, 0.0, false), nn::ConvEncoderOptions::minatar({2, 5, 5})}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // Rollout actions drawn by hand: frequencies as the softmax says, log-probs as the distribution.

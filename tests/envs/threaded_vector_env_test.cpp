@@ -63,6 +63,7 @@ void expect_identical(EnvOptions options, int num_threads, int steps) {
   auto serial = make_vector_env(options, 42);
   options.num_threads = num_threads;
   auto threaded = make_vector_env(options, 42);
+  threaded->always_thread();  // these envs are cheap enough to be stepped serially otherwise
   const auto n = static_cast<std::size_t>(serial->num_envs());
   const auto rows = n * static_cast<std::size_t>(serial->observation_size());
   core::Rng rng(7);
@@ -160,6 +161,7 @@ TEST(ThreadedVectorEnvTest, AnEnvFailureOnAWorkerReachesTheCallerAndRequiresRese
   std::vector<std::unique_ptr<Env>> envs;
   for (int i = 0; i < 6; ++i) envs.push_back(std::make_unique<FailingEnv>(i == 4 ? 3 : 0));
   VectorEnv vec(std::move(envs), 0, 3);
+  vec.always_thread();  // the failing env is stepped on a worker
   vec.reset();
   const std::vector<std::int64_t> actions(6, 0);
   vec.step({actions.data(), nullptr, 6});
