@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -94,9 +95,11 @@ class TimedEnv final : public Env {
   std::mutex& mutex_;
 };
 
-// The threads that stepped 8 envs of `work` each with 2 threads, from step 160 on (after 5
-// measured steps), until both threads were seen or step 1000.
-std::set<std::thread::id> stepping_threads(microseconds work) {
+// 8 envs of `work` each, stepped by a vector env with 2 threads in spans of 160 steps (5
+// measurements each): the threads that stepped the envs in the first span after the first
+// that `done` accepts, or in the last span (of 20).
+std::set<std::thread::id> stepping_threads(
+    microseconds work, const std::function<bool(const std::set<std::thread::id>&)>& done) {
   std::set<std::thread::id> threads;
   std::mutex mutex;
   std::vector<std::unique_ptr<Env>> envs;
@@ -104,21 +107,29 @@ std::set<std::thread::id> stepping_threads(microseconds work) {
   VectorEnv vec(std::move(envs), 0, 2);
   vec.reset();
   const std::vector<std::int64_t> actions(8, 0);
-  for (int step = 0; step < 1000 && threads.size() < 2; ++step) {
-    if (step == 160) threads.clear();
-    vec.step({actions.data(), nullptr, 8});
+  for (int span = 0; span < 20; ++span) {
+    threads.clear();
+    for (int step = 0; step < 160; ++step) vec.step({actions.data(), nullptr, 8});
+    if (span > 0 && done(threads)) break;
   }
   return threads;
 }
 
 TEST(StepThreadingTest, AVectorEnvStepsCheapEnvsOnTheCallerAlone) {
-  const std::set<std::thread::id> threads = stepping_threads(microseconds(0));
-  EXPECT_EQ(threads, std::set<std::thread::id>{std::this_thread::get_id()});
+  // The decision rests on wall-clock measurements: on a loaded machine every measurement of a
+  // span can read long (the unit tests above pin the rule itself), so a span in 20 suffices.
+  const std::set<std::thread::id> caller{std::this_thread::get_id()};
+  const auto threads = stepping_threads(
+      microseconds(0), [&caller](const auto& seen) { return seen == caller; });
+  EXPECT_EQ(threads, caller);
 }
 
 TEST(StepThreadingTest, AVectorEnvHandsCostlyEnvsToItsThreads) {
   // 8 envs x 50 us = 400 us a step, well above StepThreading::kThreadedFrom.
-  EXPECT_EQ(stepping_threads(microseconds(50)).size(), 2u);
+  // A measurement never reads shorter than the work, so every span after the first threads.
+  const auto threads =
+      stepping_threads(microseconds(50), [](const auto& seen) { return seen.size() == 2; });
+  EXPECT_EQ(threads.size(), 2u);
 }
 
 }  // namespace
