@@ -12,9 +12,11 @@
 namespace mnrl::nn {
 
 // One conv layer + ReLU of a hand-written pass (nn/dense_pass.h), for one batch size: the
-// image patches are gathered into rows (im2col) and multiplied by the weight in one sgemm, so
-// that a conv costs what a dense layer of [batch * positions, C*k*k] rows costs, without
-// LibTorch's per-op dispatch and graph.
+// image patches are gathered into columns (im2col, one column per output position of the
+// batch) and the weight multiplies them in one sgemm, so that a conv costs what a dense layer
+// of batch * positions rows costs, without LibTorch's per-op dispatch and graph. The columns
+// layout makes every copy a run of contiguous floats: im2col and col2im copy image rows, and
+// the product's rows are whole channels of each image.
 struct ConvLayer {
   // `input_shape`: {C, H, W} of one input image.
   ConvLayer(const torch::nn::Conv2d& conv, const std::vector<std::int64_t>& input_shape,
@@ -36,8 +38,8 @@ struct ConvLayer {
  private:
   std::int64_t batch_, channels_, height_, width_, kernel_, stride_;
   std::int64_t out_channels_, out_height_, out_width_;
-  at::Tensor patches_;           // [batch * H_out * W_out, C * k * k]: the last forward()'s input
-  at::Tensor rows_;              // [batch * H_out * W_out, C_out]: the product, position-major
+  at::Tensor patches_;           // [C * k * k, batch * H_out * W_out]: the last forward()'s input
+  at::Tensor rows_;              // [C_out, batch * H_out * W_out]: the product, channel-major
   at::Tensor patch_gradients_;   // like patches_, only when an input gradient is asked for
 };
 
