@@ -7,6 +7,7 @@
 #include "apps/config_path.h"
 #include "apps/env_arguments.h"
 #include "apps/env_throughput.h"
+#include "apps/learner_throughput.h"
 #include "core/config.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/training.h"
@@ -18,6 +19,38 @@ class NoMetrics final : public experiments::MetricsSink {
  public:
   void scalar(std::int64_t, const std::string&, double) override {}
 };
+
+// The learner's update rate alone and, where its products go through the hand-written passes,
+// their rate against this core's sgemm: how near the updates are to their floor.
+void report_learner(const experiments::ExperimentOptions& options, double seconds) {
+  const std::string what = "learner alone, " + options.algo + " updates";
+  LearnerThroughput measured;
+  try {
+    measured = learner_throughput(options, seconds);
+  } catch (const std::invalid_argument& e) {
+    std::printf("%-44s %14s  (not measured: %s)\n", what.c_str(), "-", e.what());
+    return;
+  }
+
+  std::printf("%-44s %14.0f steps/s  (%.1f updates/s of %lld env steps each: training speed "
+              "with free envs)\n",
+              what.c_str(), measured.env_steps_per_second(),
+              static_cast<double>(measured.updates) / measured.seconds,
+              static_cast<long long>(measured.env_steps / measured.updates));
+  if (measured.multiply_adds == 0) {
+    std::printf("%-44s %14s  (no products through the hand-written passes: autograd or a GPU)\n",
+                "learner's products", "-");
+    return;
+  }
+  // The floor: the updates' products per env step at the sgemm rate, nothing else costing.
+  const double sgemm = sgemm_gflops();
+  const double per_step = static_cast<double>(measured.multiply_adds) /
+                          static_cast<double>(measured.env_steps);
+  std::printf("%-44s %14.1f GFLOP/s  (%.0f%% of this core's sgemm, %.1f GFLOP/s on 256x256x256; "
+              "%.2fM multiply-adds per env step, a floor of %.0f steps/s)\n",
+              "learner's products", measured.gflops(), 100.0 * measured.gflops() / sgemm, sgemm,
+              1e-6 * per_step, sgemm * 1e9 / (2.0 * per_step));
+}
 
 }  // namespace
 
@@ -37,6 +70,8 @@ int bench_command(const BenchArguments& args) {
                 (id + ", vector env of " + std::to_string(options.env.num_envs)).c_str(),
                 vector_env_steps_per_second(options.env, args.env_steps));
     if (args.skip_training) return kExitOk;
+    report_learner(options, args.learner_seconds);
+    std::fflush(stdout);
 
     NoMetrics metrics;
     const auto result = experiments::train(options, metrics);
@@ -55,7 +90,9 @@ int bench_command(const BenchArguments& args) {
 std::vector<Command> add_bench_commands(CLI::App& mnrl) {
   auto args = std::make_shared<BenchArguments>();
   CLI::App* bench = mnrl.add_subcommand(
-      "bench", "Measure env steps/s (single and vector) and end-to-end training steps/s");
+      "bench",
+      "Measure env steps/s (single and vector), the learner's update rate alone (and its products "
+      "against this core's sgemm) and end-to-end training steps/s");
   bench->add_option("config", args->config, "Experiment YAML file, or a bundled config's name")
       ->capture_default_str();
   bench->add_option("--set", args->overrides, "Override a config key (repeatable)")
@@ -64,7 +101,12 @@ std::vector<Command> add_bench_commands(CLI::App& mnrl) {
   bench->add_option("--env-steps", args->env_steps, "Env steps per env measurement")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  bench->add_flag("--env-only", args->skip_training, "Skip the end-to-end training run");
+  bench->add_option("--learner-seconds", args->learner_seconds,
+                    "Seconds of timed updates in the learner measurement")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  bench->add_flag("--env-only", args->skip_training,
+                  "Skip the learner measurement and the end-to-end training run");
   add_plugin_option(*bench, args->plugins);
 
   auto env_args = std::make_shared<BenchEnvArguments>();

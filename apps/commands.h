@@ -60,6 +60,7 @@ struct BenchArguments {
   std::string config = "cartpole_ppo";  // a path, or a bundled config's name
   std::vector<std::string> overrides;
   std::int64_t env_steps = 20'000'000;
+  double learner_seconds = 3.0;
   bool skip_training = false;
   std::vector<std::string> plugins;
 };

@@ -8,6 +8,7 @@
 
 #include "nn/compute_threads.h"
 #include "nn/memory_views.h"
+#include "nn/relu_arrays.h"
 #include "nn/row_major_gemm.h"
 
 namespace mnrl::nn {
@@ -37,21 +38,6 @@ void copy_run(const float* __restrict from, std::int64_t n, float* __restrict to
     std::memcpy(to, from, kChunk * sizeof(float));  // a constant size: two vector moves
   }
   for (std::int64_t i = 0; i < n; ++i) to[i] = from[i];
-}
-
-// to = relu(from), and gradient_to = gradient where output > 0 else 0 (relu' as autograd's
-// threshold_backward): selects without branches, whose mispredictions on the half of units
-// that are off cost more than the arithmetic.
-void relu(const float* __restrict from, std::int64_t n, float* __restrict to) {
-  for (std::int64_t i = 0; i < n; ++i) to[i] = from[i] > 0.0f ? from[i] : 0.0f;
-}
-
-void relu_gradient(const float* __restrict output, const float* __restrict gradient,
-                   std::int64_t n, float* __restrict gradient_to) {
-  for (std::int64_t i = 0; i < n; ++i) {
-    const float g = gradient[i];  // loaded whatever the output: a select, not a branch
-    gradient_to[i] = output[i] > 0.0f ? g : 0.0f;
-  }
 }
 
 }  // namespace
@@ -112,7 +98,7 @@ void ConvLayer::forward(const float* input) {
   float* out = floats(output);
   for (std::int64_t n = 0; n < batch_; ++n) {
     for (std::int64_t o = 0; o < out_channels_; ++o, out += positions) {
-      relu(r + o * columns + n * positions, positions, out);
+      relu_of_array(r + o * columns + n * positions, out, positions);
     }
   }
 }
@@ -128,7 +114,7 @@ void ConvLayer::backward(float* input_gradient) {
   float* r = floats(rows_);
   for (std::int64_t n = 0; n < batch_; ++n) {
     for (std::int64_t c = 0; c < out_channels_; ++c, o += positions, g += positions) {
-      relu_gradient(o, g, positions, r + c * columns + n * positions);
+      relu_gradient_of_array(o, g, r + c * columns + n * positions, positions);
     }
   }
   const auto parameter_gradients = [&] {

@@ -9,6 +9,7 @@
 
 #include "nn/compute_threads.h"
 #include "nn/memory_views.h"
+#include "nn/relu_arrays.h"
 #include "nn/row_major_gemm.h"
 #include "nn/tanh_array.h"
 
@@ -21,7 +22,7 @@ void activate(Activation activation, const at::Tensor& x) {
   if (activation == Activation::tanh) {
     tanh_of_array(p, p, n);
   } else {
-    for (std::int64_t i = 0; i < n; ++i) p[i] = p[i] > 0.0f ? p[i] : 0.0f;
+    relu_of_array(p, p, n);
   }
 }
 
@@ -35,7 +36,7 @@ void multiply_by_derivative(Activation activation, const at::Tensor& output,
   if (activation == Activation::tanh) {
     for (std::int64_t i = 0; i < n; ++i) g[i] *= 1.0f - y[i] * y[i];
   } else {
-    for (std::int64_t i = 0; i < n; ++i) g[i] = y[i] > 0.0f ? g[i] : 0.0f;
+    relu_gradient_of_array(y, g, g, n);
   }
 }
 

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
+
 #include <ATen/ops/from_blob.h>
 #include <ATen/ops/mm.h>
 
@@ -12,6 +14,8 @@ namespace {
 using Sgemm = void(const char* transa, const char* transb, const int* m, const int* n,
                    const int* k, const float* alpha, const float* a, const int* lda,
                    const float* b, const int* ldb, const float* beta, float* c, const int* ldc);
+
+std::atomic<std::int64_t> multiply_adds_done{0};
 
 Sgemm* loaded_sgemm() {
   static Sgemm* const sgemm = reinterpret_cast<Sgemm*>(dlsym(RTLD_DEFAULT, "sgemm_"));
@@ -35,6 +39,7 @@ void row_major_gemm(bool a_transposed, bool b_transposed, std::int64_t m, std::i
   // With a dimension of 1, LibTorch's choice between 'N' and 'T' follows strides that do not
   // matter for such a matrix, and some kernels (SkylakeX) round the two differently: those
   // small products go through LibTorch itself.
+  multiply_adds_done.fetch_add(m * n * k, std::memory_order_relaxed);
   Sgemm* sgemm = loaded_sgemm();
   if (sgemm && m > 1 && n > 1 && k > 1) {
     // Row-major c is column-major c^T = b'^T a'^T: b' first, as LibTorch orders them.
@@ -47,6 +52,10 @@ void row_major_gemm(bool a_transposed, bool b_transposed, std::int64_t m, std::i
   }
   row_major_gemm_through_libtorch(a_transposed, b_transposed, m, n, k, a, lda, b, ldb, beta, c,
                                   ldc);
+}
+
+std::int64_t row_major_gemm_multiply_adds() {
+  return multiply_adds_done.load(std::memory_order_relaxed);
 }
 
 void row_major_gemm_through_libtorch(bool a_transposed, bool b_transposed, std::int64_t m,

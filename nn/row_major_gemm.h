@@ -17,6 +17,11 @@ void row_major_gemm(bool a_transposed, bool b_transposed, std::int64_t m, std::i
                     std::int64_t k, const float* a, std::int64_t lda, const float* b,
                     std::int64_t ldb, float beta, float* c, std::int64_t ldc);
 
+// The multiply-adds (m * n * k) of every row_major_gemm product so far in this process, all
+// threads together: the work of the hand-written passes, which `mnrl bench` divides by the time
+// of a learner's updates. Counting costs one relaxed atomic add per product.
+std::int64_t row_major_gemm_multiply_adds();
+
 // The same through at::mm_out / addmm_ (what row_major_gemm does without an sgemm_ symbol).
 void row_major_gemm_through_libtorch(bool a_transposed, bool b_transposed, std::int64_t m,
                                      std::int64_t n, std::int64_t k, const float* a,

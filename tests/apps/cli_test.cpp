@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 
@@ -280,6 +281,33 @@ TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
   const auto reuse = run("train " + kConfig + " --set train.total_steps=256 --run-dir out");
   EXPECT_EQ(reuse.exit_code, 2);
   EXPECT_NE(reuse.output.find("not empty"), std::string::npos) << reuse.output;
+}
+
+// `mnrl bench` times the learner's updates alone and rates their products against this core's
+// sgemm; where it cannot, it says why and goes on.
+TEST_F(CliTest, BenchRatesTheLearnersProductsAgainstSgemm) {
+  const auto r = run("bench cartpole_dqn --env-steps 1000 --learner-seconds 0.2"
+                     " --set train.total_steps=3000 --set train.eval_episodes=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::smatch rate, products;
+  ASSERT_TRUE(std::regex_search(r.output, rate,
+                                std::regex(R"(learner alone, dqn updates +([0-9]+) steps/s)")))
+      << r.output;
+  EXPECT_GT(std::stod(rate[1]), 0.0);
+  ASSERT_TRUE(std::regex_search(
+      r.output, products,
+      std::regex(R"(learner's products +([0-9.]+) GFLOP/s  \(([0-9]+)% of this core's sgemm)")))
+      << r.output;
+  EXPECT_GT(std::stod(products[1]), 0.0);
+  EXPECT_GT(std::stoi(products[2]), 0);
+  EXPECT_NE(r.output.find("dqn end to end"), std::string::npos) << r.output;
+
+  const auto a3c = run("bench cartpole_a3c --env-steps 1000 --set train.total_steps=500"
+                       " --set train.eval_episodes=1");
+  ASSERT_EQ(a3c.exit_code, 0) << a3c.output;
+  EXPECT_NE(a3c.output.find("(not measured: its workers update a shared model"),
+            std::string::npos)
+      << a3c.output;
 }
 
 // The key reference comes from the lists that read the YAML, and docs/configuration.md is it.

@@ -62,6 +62,18 @@ TEST_P(RowMajorGemmTest, ItsLibTorchFallbackComputesTheSameBits) {
   expect_libtorchs_bits(&row_major_gemm_through_libtorch, GetParam());
 }
 
+// `mnrl bench` divides the counted multiply-adds by the time of a learner's updates: every
+// product counts m * n * k, whether sgemm or LibTorch (a dimension of 1) computes it.
+TEST(RowMajorGemmCountTest, CountsEveryProductsMultiplyAdds) {
+  std::vector<float> a(7 * 5, 1.0f), b(5 * 3, 2.0f), c(7 * 3, 0.0f);
+  const std::int64_t before = row_major_gemm_multiply_adds();
+  row_major_gemm(false, false, 7, 3, 5, a.data(), 5, b.data(), 3, 0.0f, c.data(), 3);
+  EXPECT_EQ(row_major_gemm_multiply_adds() - before, 7 * 3 * 5);
+  EXPECT_EQ(c[0], 10.0f);
+  row_major_gemm(false, false, 7, 1, 5, a.data(), 5, b.data(), 1, 0.0f, c.data(), 1);
+  EXPECT_EQ(row_major_gemm_multiply_adds() - before, 7 * 3 * 5 + 7 * 1 * 5);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, RowMajorGemmTest,
                          ::testing::Values(GemmShape{2, 1, 1}, GemmShape{7, 3, 5}, GemmShape{64, 4, 256},
                                            GemmShape{64, 256, 256}, GemmShape{64, 256, 2},
