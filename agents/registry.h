@@ -31,22 +31,6 @@ class SectionOf final : public AlgorithmSection {
   Options options;
 };
 
-// How an algorithm's agents are arranged in training (experiments/training/training.h runs each):
-// replicas: one agent per process, its gradients averaged over the ranks of a job;
-// async_workers: worker agents applying their gradients to one shared model as they come
-// (threads in one process, or the ranks of a job around a parameter server);
-// actors_send_trajectories / actors_send_transitions: actor ranks stepping envs with a policy
-// copy and sending what they saw to a learner rank: whole trajectories (IMPALA), or n-step
-// transitions with priorities into the learner's replay (Ape-X); in one process, one agent
-// acting and learning in turn.
-enum class Topology { replicas, async_workers, actors_send_trajectories, actors_send_transitions };
-
-// Whether a topology runs actor ranks feeding a learner rank.
-inline bool has_actors(Topology topology) {
-  return topology == Topology::actors_send_trajectories ||
-         topology == Topology::actors_send_transitions;
-}
-
 // What a run's floats in rollouts or replay amount to, for the memory check before a run.
 struct StoredTransitions {
   std::string key;     // the key that sets it ("ppo.n_steps"), named in the message
@@ -61,7 +45,11 @@ class Algorithm {
 
   // The section's help line in the key reference ("PPO hyperparameters (algo: ppo)").
   virtual std::string summary() const = 0;
-  virtual Topology topology() const { return Topology::replicas; }
+  // How its agents are arranged in training: the name of a registered topology
+  // (experiments/training/topology_registry.h). "replicas": one agent per process, its
+  // gradients averaged over the ranks of a job; others register with the code that runs them
+  // (topologies/: A3C's workers, IMPALA's and Ape-X's actors and learners).
+  virtual std::string topology() const { return "replicas"; }
   virtual std::unique_ptr<AlgorithmSection> default_section() const = 0;
 
   // Checks that span keys or need the env: throws core::ConfigError through

@@ -24,13 +24,7 @@ class NoMetrics final : public experiments::MetricsSink {
 // their rate against this core's sgemm: how near the updates are to their floor.
 void report_learner(const experiments::ExperimentOptions& options, double seconds) {
   const std::string what = "learner alone, " + options.algo + " updates";
-  LearnerThroughput measured;
-  try {
-    measured = learner_throughput(options, seconds);
-  } catch (const std::invalid_argument& e) {
-    std::printf("%-44s %14s  (not measured: %s)\n", what.c_str(), "-", e.what());
-    return;
-  }
+  const LearnerThroughput measured = learner_throughput(options, seconds);
 
   std::printf("%-44s %14.0f steps/s  (%.1f updates/s of %lld env steps each: training speed "
               "with free envs)\n",
@@ -87,6 +81,35 @@ int bench_command(const BenchArguments& args) {
   }
 }
 
+namespace {
+
+// `mnrl bench env ID ...`'s options, into `args`.
+CLI::App* add_bench_env_subcommand(CLI::App& bench, BenchEnvArguments& args) {
+  CLI::App* bench_env = bench.add_subcommand(
+      "env", "Measure one environment's steps/s: single, and vector env serial and threaded");
+  bench_env->add_option("id", args.id, "Registered environment id, e.g. CartPole-v1")
+      ->required();
+  bench_env->add_option("--num-envs", args.num_envs, "Envs in the vector env")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env
+      ->add_option("--threads", args.threads, "Threads of the threaded vector env (1: serial only)")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env->add_option("--steps", args.steps, "Env steps per measurement")
+      ->capture_default_str()
+      ->check(in_range(1));
+  bench_env
+      ->add_option("--kwarg", args.kwargs,
+                   "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  add_plugin_option(*bench_env, args.plugins);
+  return bench_env;
+}
+
+}  // namespace
+
 std::vector<Command> add_bench_commands(CLI::App& mnrl) {
   auto args = std::make_shared<BenchArguments>();
   CLI::App* bench = mnrl.add_subcommand(
@@ -108,29 +131,8 @@ std::vector<Command> add_bench_commands(CLI::App& mnrl) {
   bench->add_flag("--env-only", args->skip_training,
                   "Skip the learner measurement and the end-to-end training run");
   add_plugin_option(*bench, args->plugins);
-
   auto env_args = std::make_shared<BenchEnvArguments>();
-  CLI::App* bench_env = bench->add_subcommand(
-      "env", "Measure one environment's steps/s: single, and vector env serial and threaded");
-  bench_env->add_option("id", env_args->id, "Registered environment id, e.g. CartPole-v1")
-      ->required();
-  bench_env->add_option("--num-envs", env_args->num_envs, "Envs in the vector env")
-      ->capture_default_str()
-      ->check(in_range(1));
-  bench_env
-      ->add_option("--threads", env_args->threads,
-                   "Threads of the threaded vector env (1: serial only)")
-      ->capture_default_str()
-      ->check(in_range(1));
-  bench_env->add_option("--steps", env_args->steps, "Env steps per measurement")
-      ->capture_default_str()
-      ->check(in_range(1));
-  bench_env
-      ->add_option("--kwarg", env_args->kwargs,
-                   "Argument of the env's constructor, e.g. --kwarg size=5 (repeatable)")
-      ->type_name("KEY=VALUE")
-      ->allow_extra_args(false);
-  add_plugin_option(*bench_env, env_args->plugins);
+  CLI::App* bench_env = add_bench_env_subcommand(*bench, *env_args);
 
   return {{bench,
            [args] {

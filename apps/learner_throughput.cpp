@@ -24,9 +24,6 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
 
 LearnerThroughput learner_throughput(const experiments::ExperimentOptions& options,
                                      double min_seconds) {
-  if (options.algorithm().topology() == agents::Topology::async_workers) {
-    throw std::invalid_argument("its workers update a shared model, each at its own pace");
-  }
   experiments::set_compute_threads(options.train.threads);
   auto envs = envs::make_vector_env(
       options.env, core::derive_seed(static_cast<std::uint64_t>(options.seed),

@@ -20,8 +20,8 @@ struct LearnerThroughput {
 
 // Times the update() calls of `options`' agent fed by its own vector env (acting and stepping
 // are not timed): steps until the agent is ready, updates once untimed (buffers are allocated
-// there), then times updates until `min_seconds` have passed and at least 3 ran. Not for an
-// algorithm whose workers update a shared model (A3C): throws std::invalid_argument.
+// there), then times updates until `min_seconds` have passed and at least 3 ran. The agent is
+// the one make_agent() makes: for A3C, one worker with a shared model of its own.
 LearnerThroughput learner_throughput(const experiments::ExperimentOptions& options,
                                      double min_seconds);
 

@@ -8,7 +8,8 @@ set(MNRL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/mnrl)
 install(TARGETS mnrl_core mnrl_envs EXPORT mnrlEnvsTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(TARGETS mnrl_nn mnrl_replay mnrl_distributed mnrl_agents mnrl_experiments EXPORT mnrlTrainingTargets
+install(TARGETS mnrl_nn mnrl_replay mnrl_distributed mnrl_agents mnrl_experiments mnrl_topologies
+  EXPORT mnrlTrainingTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # The physics envs, where their engines were found: with the envs export set (no LibTorch), so
@@ -24,7 +25,7 @@ install(EXPORT mnrlEnvsTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKE
 install(EXPORT mnrlTrainingTargets NAMESPACE mnrl:: DESTINATION ${MNRL_INSTALL_CMAKEDIR})
 
 # Headers keep their folders: #include "envs/plugin.h" works in the build tree and installed.
-foreach(folder core envs nn replay distributed agents experiments)
+foreach(folder core envs nn replay distributed agents experiments topologies)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/mnrl/${folder}
           FILES_MATCHING PATTERN "*.h")
 endforeach()

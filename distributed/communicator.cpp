@@ -3,16 +3,27 @@
 #include <cstdlib>
 #include <string>
 
-#include "distributed/local_communicator.h"
-#ifdef MNRL_WITH_MPI
-#include "distributed/mpi_communicator.h"
-#endif
-#ifdef MNRL_WITH_NCCL
-#include "distributed/hierarchical_communicator.h"
-#include "distributed/nccl_communicator.h"
-#endif
+#include "distributed/backend_registry.h"
 
 namespace mnrl::distributed {
+
+std::unique_ptr<Communicator> Communicator::split(int) {
+  throw CommunicatorError("the " + backend() + " backend has no sub-communicators: use mpi");
+}
+
+void Communicator::send(const at::Tensor&, int destination, int) {
+  throw CommunicatorError("send to rank " + std::to_string(destination) +
+                          ": a job of one process has no other rank (start it with mpirun)");
+}
+
+int Communicator::receive(at::Tensor&, int source, int) {
+  throw CommunicatorError("receive from rank " + std::to_string(source) +
+                          ": a job of one process has no other rank (start it with mpirun)");
+}
+
+void Communicator::start_send(at::Tensor tensor, int destination, int tag) {
+  send(tensor, destination, tag);
+}
 
 bool launched_by_mpi() {
   for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
@@ -77,6 +88,13 @@ int ranks_on_this_host() {
   return 1;
 }
 
+int ranks_in_this_job() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    if (const int ranks = count_from_environment(variable)) return ranks;
+  }
+  return 1;
+}
+
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool gpu_gradients) {
   // srun without an MPI plugin (Slurm's MpiDefault is none) starts N tasks that cannot meet:
   // each would train alone, all into the same run directory.
@@ -87,51 +105,10 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool
                               "with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf)");
     }
   }
-#ifdef MNRL_WITH_NCCL
-  if (backend == "auto" && gpu_gradients && launched_by_mpi()) {
-    // Fewer ranks here than in the job (or a launcher that does not say): NCCL within each host,
-    // MPI between hosts.
-    const bool spans_hosts = ranks_on_this_host() < MpiCommunicator().size();
-    return make_communicator(spans_hosts ? "hierarchical" : "nccl");
-  }
-#endif
-  if (backend == "local") {
-#ifdef MNRL_WITH_MPI
-    if (launched_by_mpi() && MpiCommunicator().size() > 1) {
-      throw CommunicatorError("distributed.backend is local, but mpirun started " +
-                              std::to_string(MpiCommunicator().size()) +
-                              " ranks: use auto or mpi, or start one process");
-    }
-#endif
-    return std::make_unique<LocalCommunicator>();
-  }
-  if (backend == "mpi" || (backend == "auto" && launched_by_mpi())) {
-#ifdef MNRL_WITH_MPI
-    return std::make_unique<MpiCommunicator>();
-#else
-    throw CommunicatorError("distributed.backend " + backend +
-                            ": this mnrl was built without MPI (install libopenmpi-dev and "
-                            "rebuild; scripts/setup.sh does)");
-#endif
-  }
-  if (backend == "auto") return std::make_unique<LocalCommunicator>();
-  if (backend == "nccl" || backend == "hierarchical") {
-#ifdef MNRL_WITH_NCCL
-    if (!launched_by_mpi()) {
-      throw CommunicatorError("distributed.backend " + backend +
-                              " bootstraps over MPI: start the job with mpirun or srun");
-    }
-    auto mpi = std::make_unique<MpiCommunicator>();
-    if (backend == "nccl") return std::make_unique<NcclCommunicator>(std::move(mpi));
-    return std::make_unique<HierarchicalCommunicator>(std::move(mpi));
-#else
-    throw CommunicatorError("distributed.backend " + backend +
-                            ": this mnrl was built without NCCL (it needs the CUDA toolkit, NCCL "
-                            "and MPI at build time)");
-#endif
-  }
-  throw CommunicatorError("unknown distributed.backend '" + backend +
-                          "' (expected auto, local, mpi, nccl or hierarchical)");
+  const BackendRegistry& backends = BackendRegistry::global();
+  const std::string name =
+      backend == "auto" ? backends.auto_choice({launched_by_mpi(), gpu_gradients}) : backend;
+  return backends.at(name).make();
 }
 
 }  // namespace mnrl::distributed

@@ -22,6 +22,10 @@ enum class ReduceOp { kSum, kMean, kMax };
 // until all ranks have joined. Tensors are contiguous CPU tensors of float, double or int64
 // (MPI backend). Every rank receives the same bits (Open MPI's reduction algorithms compute
 // each element once and share it; the tests check this).
+//
+// A backend implements the pure virtuals; sub-communicators and point-to-point messages are
+// optional (the defaults refuse them, as a job of one process must), and a backend
+// bootstrapped over MPI takes MPI's (OverMpi, distributed/over_mpi.h).
 class Communicator {
  public:
   virtual ~Communicator() = default;
@@ -39,50 +43,60 @@ class Communicator {
   // [size, ...tensor.shape]: row r is rank r's tensor.
   virtual at::Tensor all_gather(const at::Tensor& tensor) = 0;
   virtual void barrier() = 0;
-  // The ranks that pass the same `color` (>= 0) as a communicator of their own, ranked in the
-  // order they have here; null for a rank that passes -1. Collective: every rank calls it.
-  virtual std::unique_ptr<Communicator> split(int color) = 0;
-
-  // Point to point, for A3C's parameter server. send() returns once `tensor` may be reused;
-  // receive() fills `tensor` (same size and type as sent) from rank `source`, or from the
-  // first rank to send with `tag` when source is kAnySource, and returns the sender's rank.
-  static constexpr int kAnySource = -1;
-  virtual void send(const at::Tensor& tensor, int destination, int tag) = 0;
-  virtual int receive(at::Tensor& tensor, int source, int tag) = 0;
-
-  // Point to point without waiting, for IMPALA's and Ape-X's actors and learners (a bounded
-  // queue of messages in flight). start_send() begins sending `tensor` (held, and not to be
-  // changed, until the send completes) and returns at once; a send completes once the
-  // receiver has begun receiving it (not when the message has merely been buffered). sends_pending() completes what has been
-  // delivered and counts this rank's sends still in flight (to `destination`, or to any rank
-  // with kAnySource); wait_for_sends() returns once at most `at_most` are (oldest first). The
-  // messages of one sender with one tag arrive in the order sent. has_message() says whether a
-  // message with `tag` from `source` (or any rank) is waiting for receive(), which then does
-  // not wait. A rank completes its sends (wait_for_sends(0)) before the job ends.
-  virtual void start_send(at::Tensor tensor, int destination, int tag) = 0;
-  virtual int sends_pending(int destination = kAnySource) = 0;
-  virtual void wait_for_sends(int at_most) = 0;
-  virtual bool has_message(int source, int tag) = 0;
 
   // Ends every process of the job now with exit status `code`, so that no rank waits forever
   // for one that failed. The caller says why first (on stderr, naming its rank).
   [[noreturn]] virtual void abort(int code) = 0;
 
+  // The ranks that pass the same `color` (>= 0) as a communicator of their own, ranked in the
+  // order they have here; null for a rank that passes -1. Collective: every rank calls it.
+  // Throws CommunicatorError where the backend has none (IMPALA's and Ape-X's learners need
+  // the mpi backend's).
+  virtual std::unique_ptr<Communicator> split(int color);
+
+  // Point to point, for A3C's parameter server. send() returns once `tensor` may be reused;
+  // receive() fills `tensor` (same size and type as sent) from rank `source`, or from the
+  // first rank to send with `tag` when source is kAnySource, and returns the sender's rank.
+  // Throw CommunicatorError in a job of one process.
+  static constexpr int kAnySource = -1;
+  virtual void send(const at::Tensor& tensor, int destination, int tag);
+  virtual int receive(at::Tensor& tensor, int source, int tag);
+
+  // Point to point without waiting, for IMPALA's and Ape-X's actors and learners (a bounded
+  // queue of messages in flight). start_send() begins sending `tensor` (held, and not to be
+  // changed, until the send completes) and returns at once; a send completes once the
+  // receiver has begun receiving it (not when the message has merely been buffered).
+  // sends_pending() completes what has been delivered and counts this rank's sends still in
+  // flight (to `destination`, or to any rank with kAnySource); wait_for_sends() returns once
+  // at most `at_most` are (oldest first). The messages of one sender with one tag arrive in the
+  // order sent. has_message() says whether a message with `tag` from `source` (or any rank) is
+  // waiting for receive(), which then does not wait. A rank completes its sends
+  // (wait_for_sends(0)) before the job ends. In a job of one process nothing is in flight
+  // and start_send() throws CommunicatorError.
+  virtual void start_send(at::Tensor tensor, int destination, int tag);
+  virtual int sends_pending(int /*destination*/ = kAnySource) { return 0; }
+  virtual void wait_for_sends(int /*at_most*/) {}
+  virtual bool has_message(int /*source*/, int /*tag*/) { return false; }
+
   // How long a rank waits in one exchange for ranks that neither join nor report being busy
   // (core::report_alive) before it ends the job with a message naming them (distributed.
   // timeout); a warning comes at half of it. The MPI backend's; the others wait as they do.
-  virtual void set_stall_timeout(double seconds) {}
+  virtual void set_stall_timeout(double /*seconds*/) {}
 };
 
-// `backend`: "local" (one process, always built), "mpi" (Open MPI; the job was started with
-// mpirun), "nccl" / "hierarchical" (CUDA tensors; built with MNRL_WITH_NCCL, run under mpirun
-// with CUDA LibTorch and a GPU), or "auto": local in one process; under mpirun, for
-// `gpu_gradients` (train.device cuda) nccl when every rank is on one host and hierarchical
-// otherwise, also where the launcher does not say (mpi where mnrl was built without NCCL), else
-// mpi.
+// The communicator of `backend`, a registered backend (distributed/backend_registry.h): "local"
+// (one process, always built), "mpi" (Open MPI; the job was started with mpirun), "nccl" /
+// "hierarchical" (CUDA tensors; built with MNRL_WITH_NCCL, run under mpirun with CUDA LibTorch
+// and a GPU), or "auto": local in one process; under mpirun, for `gpu_gradients` (train.device
+// cuda) nccl when every rank is on one host and hierarchical otherwise, also where the launcher
+// does not say (mpi where mnrl was built without NCCL), else mpi.
 // Throws CommunicatorError for an unknown or unavailable backend.
 std::unique_ptr<Communicator> make_communicator(const std::string& backend,
                                                 bool gpu_gradients = false);
+
+// The ranks of the job as its launcher says (Open MPI's, MPICH's or PMIx's size, srun's
+// tasks); 1 outside a launcher or where it does not say.
+int ranks_in_this_job();
 
 // Whether this process was started by mpirun/mpiexec/srun (from their environment variables).
 bool launched_by_mpi();

@@ -1,5 +1,5 @@
 // A3C's registration: its `a3c:` section and checks. Its training runs as asynchronous
-// workers (experiments/training/worker_threads.h in one process, parameter_server.h across ranks).
+// workers (topologies/a3c: threads in one process, a parameter server across ranks).
 #include "agents/a3c/a3c_workers.h"
 #include "agents/registry.h"
 #include "core/text.h"
@@ -11,7 +11,7 @@ class A3cAlgorithm final : public AlgorithmOf<A3cOptions> {
  public:
   std::string summary() const override { return "A3C hyperparameters (algo: a3c)"; }
   bool takes_encoder() const override { return true; }
-  Topology topology() const override { return Topology::async_workers; }
+  std::string topology() const override { return "a3c_workers"; }
 
  protected:
   void check_options(const A3cOptions& a3c, const AgentCheck& check) const override {

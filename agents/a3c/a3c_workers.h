@@ -10,7 +10,7 @@
 
 namespace mnrl::agents {
 
-// The pieces A3C's training topologies (experiments/training/worker_threads.h, parameter_server.h) build from: one shared model, the
+// The pieces A3C's training topologies (topologies/a3c) build from: one shared model, the
 // workers that learn into it, and players that evaluate it.
 
 // The model every A3C worker learns into, initialized as a worker's network would be, from

@@ -1,5 +1,5 @@
 // Ape-X DQN's registration: its `apex_dqn:` section, checks and factory. Its agent is a Dqn
-// (experiments/training/apex_learner.h arranges the actors and the learner).
+// (topologies/apex/apex_learner.h arranges the actors and the learner).
 #include "agents/apex/apex_options.h"
 #include "agents/dqn/dqn_setup.h"
 #include "agents/registry.h"
@@ -10,7 +10,7 @@ namespace {
 class ApexAlgorithm final : public AlgorithmOf<ApexOptions> {
  public:
   std::string summary() const override { return "Ape-X DQN hyperparameters (algo: apex_dqn)"; }
-  Topology topology() const override { return Topology::actors_send_transitions; }
+  std::string topology() const override { return "apex_actors"; }
   bool takes_encoder() const override { return true; }
 
  protected:

@@ -58,7 +58,7 @@ class Dqn final : public Agent {
   double learning_rate() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
 
-  // For Ape-X's actors and learner (experiments/training/apex_learner.h).
+  // For Ape-X's actors and learner (topologies/apex/apex_learner.h).
   // Explores with `epsilon` from now on, instead of the schedule.
   void fix_epsilon(double epsilon) { fixed_epsilon_ = epsilon; }
   // The online network's parameters, one flat tensor.

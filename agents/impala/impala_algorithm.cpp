@@ -11,7 +11,7 @@ namespace {
 class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
  public:
   std::string summary() const override { return "IMPALA hyperparameters (algo: impala)"; }
-  Topology topology() const override { return Topology::actors_send_trajectories; }
+  std::string topology() const override { return "impala_actors"; }
   bool takes_encoder() const override { return true; }
 
  protected:

@@ -67,13 +67,15 @@ void Reinforce::act(mnrl::core::ConstTypedPtr typed_observations, const ActionsO
   torch::NoGradGuard no_grad;
   const float* observations = typed_observations.floats();  // setup refused uint8 spaces
   const auto envs = static_cast<std::int64_t>(running_.size());
-  const at::Tensor actions =
-      torch::multinomial(torch::softmax(logits(observations, envs), 1), 1).squeeze(1);
-  write_actions(actions, out);
+  const at::Tensor probabilities = torch::softmax(logits(observations, envs), 1);
+  const at::Tensor actions = torch::multinomial(probabilities, 1);
+  const at::Tensor log_probs = probabilities.gather(1, actions).log().contiguous();
+  write_actions(actions.squeeze(1), out);
   for (std::size_t i = 0; i < running_.size(); ++i) {
     const float* row = observations + static_cast<std::int64_t>(i) * observation_size_;
     running_[i].observations.insert(running_[i].observations.end(), row, row + observation_size_);
     running_[i].actions.push_back(out.indices[i]);
+    running_[i].log_probs.push_back(log_probs.data_ptr<float>()[i]);
   }
 }
 
@@ -92,8 +94,11 @@ void Reinforce::observe(const mnrl::agents::StepOutcome& outcome) {
                                   episode.observations.end());
     finished_.actions.insert(finished_.actions.end(), episode.actions.begin(),
                              episode.actions.end());
+    finished_.log_probs.insert(finished_.log_probs.end(), episode.log_probs.begin(),
+                               episode.log_probs.end());
     finished_.rewards.insert(finished_.rewards.end(), episode.rewards.begin(),
                              episode.rewards.end());
+    finished_lengths_.push_back(static_cast<std::int64_t>(episode.actions.size()));
     episode = Steps();
     ++finished_episodes_;
   }
@@ -108,15 +113,75 @@ mnrl::agents::Statistics Reinforce::update(const mnrl::agents::TrainingProgress&
   const at::Tensor actions = torch::from_blob(finished_.actions.data(), {steps, 1}, torch::kInt64);
   const at::Tensor returns = from_floats(finished_.rewards.data(), steps, 1);
   const at::Tensor advantages = (returns - returns.mean()) / (returns.std() + 1e-8);
-  const at::Tensor policy_loss = -(log_probabilities.gather(1, actions) * advantages).mean();
+  at::Tensor taken = log_probabilities.gather(1, actions);
+  if (weighs_by_behavior_) {
+    const at::Tensor behavior = from_floats(finished_.log_probs.data(), steps, 1);
+    taken = (taken.detach() - behavior).exp().clamp_max(1.0) * taken;
+  }
+  const at::Tensor policy_loss = -(taken * advantages).mean();
   const at::Tensor entropy = -(log_probabilities.exp() * log_probabilities).sum(1).mean().detach();
   parameters_->zero_grad();
   policy_loss.backward();
   optimizer_->step();
   finished_ = Steps();
+  finished_lengths_.clear();
   finished_episodes_ = 0;
   return {{"losses/policy_loss", policy_loss.item<double>()},
           {"losses/entropy", entropy.item<double>()}};
+}
+
+void Reinforce::take_finished_steps(std::int64_t steps, float* payload) {
+  const auto width = static_cast<std::size_t>(observation_size_);
+  std::size_t episode = 0;  // in finished_lengths_
+  std::int64_t into_episode = 0;
+  for (std::int64_t t = 0; t < steps; ++t, payload += width + 4) {
+    const auto row = static_cast<std::size_t>(t);
+    std::copy_n(finished_.observations.begin() + static_cast<std::ptrdiff_t>(row * width), width,
+                payload);
+    payload[width] = static_cast<float>(finished_.actions[row]);
+    payload[width + 1] = finished_.log_probs[row];
+    payload[width + 2] = finished_.rewards[row];
+    const bool last = ++into_episode == finished_lengths_[episode];
+    payload[width + 3] = last ? 1.0f : 0.0f;
+    if (last) {
+      ++episode;
+      into_episode = 0;
+    }
+  }
+  // What stays: the episodes not sent, the first of them cut where the message ended.
+  finished_lengths_.erase(finished_lengths_.begin(),
+                          finished_lengths_.begin() + static_cast<std::ptrdiff_t>(episode));
+  if (into_episode > 0) finished_lengths_.front() -= into_episode;
+  const auto taken = static_cast<std::ptrdiff_t>(steps);
+  finished_.observations.erase(
+      finished_.observations.begin(),
+      finished_.observations.begin() + taken * static_cast<std::ptrdiff_t>(width));
+  finished_.actions.erase(finished_.actions.begin(), finished_.actions.begin() + taken);
+  finished_.log_probs.erase(finished_.log_probs.begin(), finished_.log_probs.begin() + taken);
+  finished_.rewards.erase(finished_.rewards.begin(), finished_.rewards.begin() + taken);
+}
+
+std::int64_t Reinforce::take_whole_episodes(const float* rows, std::int64_t count) {
+  weighs_by_behavior_ = true;
+  const auto width = static_cast<std::size_t>(observation_size_);
+  std::int64_t taken = 0, length = 0;
+  for (std::int64_t t = 0; t < count; ++t) {
+    const float* row = rows + static_cast<std::size_t>(t) * (width + 4);
+    ++length;
+    if (row[width + 3] == 0.0f) continue;
+    for (const float* step = row - (length - 1) * static_cast<std::int64_t>(width + 4);
+         step <= row; step += width + 4) {
+      finished_.observations.insert(finished_.observations.end(), step, step + width);
+      finished_.actions.push_back(static_cast<std::int64_t>(step[width]));
+      finished_.log_probs.push_back(step[width + 1]);
+      finished_.rewards.push_back(step[width + 2]);
+    }
+    finished_lengths_.push_back(length);
+    ++finished_episodes_;
+    taken = t + 1;
+    length = 0;
+  }
+  return taken;
 }
 
 void Reinforce::act_greedy(mnrl::core::ConstTypedPtr observations, std::int64_t batch,
@@ -138,10 +203,12 @@ void Reinforce::save_state(mnrl::core::StateWriter& out) const {
   mnrl::nn::save_tensor(out, parameters_->values());
   mnrl::nn::save_optimizer(out, *optimizer_);
   out.value(finished_episodes_);
+  save_vector(out, finished_lengths_);
   out.value(static_cast<std::uint64_t>(running_.size()));
   for (const Steps* steps : all_steps()) {
     save_vector(out, steps->observations);
     save_vector(out, steps->actions);
+    save_vector(out, steps->log_probs);
     save_vector(out, steps->rewards);
   }
 }
@@ -151,10 +218,12 @@ void Reinforce::load_state(mnrl::core::StateReader& in) {
   mnrl::nn::load_tensor(in, parameters_->values());
   mnrl::nn::load_optimizer(in, *optimizer_);
   in.value(finished_episodes_);
+  load_vector(in, finished_lengths_);
   if (in.value<std::uint64_t>() != running_.size()) in.fail("another number of envs");
   for (Steps* steps : all_steps()) {
     load_vector(in, steps->observations);
     load_vector(in, steps->actions);
+    load_vector(in, steps->log_probs);
     load_vector(in, steps->rewards);
   }
 }
@@ -172,6 +241,8 @@ namespace {
 class ReinforceAlgorithm final : public mnrl::agents::AlgorithmOf<ReinforceOptions> {
  public:
   std::string summary() const override { return "REINFORCE hyperparameters (algo: reinforce)"; }
+  // Its own, registered in reinforce_actors.cpp.
+  std::string topology() const override { return "reinforce_actors"; }
 
  protected:
   void check_options(const ReinforceOptions&,

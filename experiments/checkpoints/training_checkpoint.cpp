@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <utility>
 
-#include "agents/a3c/shared_rmsprop.h"
 #include "core/config.h"
 #include "core/run_directory.h"
 #include "core/state_stream.h"
@@ -137,35 +136,25 @@ void load_agents(const Checkpoint& checkpoint, const TrainingParts& parts) {
   const auto count = in.value<std::uint64_t>();
   if (count != parts.agents.size()) {
     if (parts.shared) {
-      // A3C: one agent per worker thread, none from a parameter server (its workers are ranks).
-      const auto topology = [](std::uint64_t agents) {
-        return agents == 0 ? std::string("a parameter server (mpirun)")
-                           : std::to_string(agents) + " worker thread(s) (a3c.workers)";
-      };
+      const auto& written_by = parts.shared->describe_agents;
       throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' was written by " +
-                            topology(count) + ", not " + topology(parts.agents.size()) +
+                            written_by(count) + ", not " + written_by(parts.agents.size()) +
                             ": resume it the way it was trained");
     }
     in.fail(std::to_string(count) + " agents, expected " + std::to_string(parts.agents.size()));
   }
   for (agents::Agent* agent : parts.agents) agent->load_state(in);
-  if (parts.shared) {
-    nn::load_tensor(in, parts.shared->parameters);
-    nn::load_tensor(in, parts.shared->square_avg);
-  }
+  if (parts.shared) parts.shared->load(in);
   in.expect_end();
 }
 
-// What load_agents() reads: every agent, then the shared model.
+// What load_agents() reads: every agent, then what they share.
 core::StateWriter agents_state(const TrainingParts& parts) {
   core::StateWriter out;
   out.tag("agents");
   out.value(static_cast<std::uint64_t>(parts.agents.size()));
   for (const agents::Agent* agent : parts.agents) agent->save_state(out);
-  if (parts.shared) {
-    nn::save_tensor(out, parts.shared->parameters);
-    nn::save_tensor(out, parts.shared->square_avg);
-  }
+  if (parts.shared) parts.shared->save(out);
   return out;
 }
 
@@ -315,7 +304,7 @@ std::size_t saved_agent_count(const Checkpoint& checkpoint) {
   core::StateReader in = reader_of(checkpoint, kAgentFile, bytes);
   in.expect_tag("agents");
   const auto count = in.value<std::uint64_t>();
-  constexpr std::uint64_t kMostAgents = 1024;  // a3c.workers' bound
+  constexpr std::uint64_t kMostAgents = 1024;  // a3c.workers' bound, and any topology's
   if (count > kMostAgents) in.fail(std::to_string(count) + " agents, at most 1024 expected");
   return count;
 }

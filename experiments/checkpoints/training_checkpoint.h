@@ -13,9 +13,6 @@
 #include "experiments/config/experiment_options.h"
 #include "experiments/evaluation/evaluator.h"
 
-namespace mnrl::agents {
-struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
-}
 namespace mnrl::distributed {
 class Communicator;
 }
@@ -44,13 +41,22 @@ struct ActorState {
   std::string bytes;
 };
 
-// What a checkpoint holds besides the loop state: one learner and its envs, or the A3C workers
-// (their envs in the same order) and the model they share.
+// What a topology's agents share, saved after them in agent.state (A3C's shared model).
+struct SharedState {
+  std::function<void(core::StateWriter&)> save;
+  std::function<void(core::StateReader&)> load;
+  // Who writes `agents` agents ("2 worker thread(s) (a3c.workers)"), for the error about a
+  // checkpoint with another count than this run's.
+  std::function<std::string(std::uint64_t agents)> describe_agents;
+};
+
+// What a checkpoint holds besides the loop state: one learner and its envs, or several agents
+// (A3C's workers, their envs in the same order) and what they share.
 struct TrainingParts {
   std::vector<agents::Agent*> agents;
   std::vector<envs::VectorEnv*> envs;
   Evaluator* evaluator = nullptr;
-  agents::SharedModel* shared = nullptr;  // A3C only
+  std::optional<SharedState> shared;
   // A data-parallel job of several ranks: each rank's agent and envs are saved, rank r > 0's
   // files named "rank<r>.<file>", all written by rank 0. Null for one process.
   distributed::Communicator* communicator = nullptr;
@@ -127,11 +133,11 @@ class CheckpointSchedule {
 };
 
 // How many agents the checkpoint holds (A3C: its worker threads; none from a parameter
-// server; one in a best policy).
+// server; one in a best policy); at most 1024.
 std::size_t saved_agent_count(const Checkpoint& checkpoint);
 
-// Restores only the agents (with the shared model, for A3C) and the first training envs'
-// state, whose observation statistics evaluation envs share: what evaluation needs.
+// Restores only the agents (with what they share) and the first training envs' state, whose
+// observation statistics evaluation envs share: what evaluation needs.
 void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts);
 
 // Throws CheckpointError unless the checkpoint was written for options.algo on options.env.id.

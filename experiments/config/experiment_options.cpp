@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -23,6 +24,7 @@
 #include "envs/plugin_loader.h"
 #include "envs/registry.h"
 #include "experiments/config/config_paths.h"
+#include "experiments/training/topology_registry.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -157,10 +159,11 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, do
 }
 
 // "a2c, dqn and ppo": the registered algorithms for which `ability` holds.
-std::string algorithms_that(bool (agents::Algorithm::*ability)() const) {
+// "a2c, ppo and sac": the registered algorithms for which `has` holds.
+std::string algorithms_that(const std::function<bool(const agents::Algorithm&)>& has) {
   std::vector<std::string> names;
   for (const std::string& name : agents::AgentRegistry::global().names()) {
-    if ((agents::AgentRegistry::global().at(name).*ability)()) names.push_back(name);
+    if (has(agents::AgentRegistry::global().at(name))) names.push_back(name);
   }
   std::string list;
   for (std::size_t i = 0; i < names.size(); ++i) {
@@ -186,8 +189,9 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
     throw document.error_at("train.device",
                             "train.device: " + options.algo +
                                 " trains on the CPU only (its updates are hand-written CPU "
-                                "passes); " + device + " works with " +
-                                algorithms_that(&agents::Algorithm::takes_device));
+                                "passes); " +
+                                device + " works with " +
+                                algorithms_that(std::mem_fn(&agents::Algorithm::takes_device)));
   }
   if (uses_sde(options)) {
     const std::string key = options.algo + ".use_sde";
@@ -196,15 +200,25 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   }
 }
 
-// distributed.learners: several only where actors feed learners (IMPALA, Ape-X).
-void check_learners(const ExperimentOptions& options, const core::ConfigDocument& document) {
-  if (options.distributed.learners == 1 || agents::has_actors(options.algorithm().topology())) {
-    return;
+// The algorithm's topology is in this program, and distributed.learners is above 1 only where
+// the topology has learners (IMPALA, Ape-X).
+void check_topology(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const std::string topology = options.algorithm().topology();
+  if (!TopologyRegistry::global().contains(topology)) {
+    throw document.error_at("algo", "algo: " + options.algo + " trains as topology '" + topology +
+                                        "', which this program was built without (link "
+                                        "mnrl::topologies, or the library that registers it)");
   }
+  if (options.distributed.learners == 1 || topology_kind(options).has_learners()) return;
   throw document.error_at("distributed.learners",
                           "distributed.learners: " + options.algo +
                               " has no actors and learners (its ranks are replicas or workers); "
-                              "several learners work with impala and apex_dqn");
+                              "several learners work with " +
+                              algorithms_that([](const agents::Algorithm& algorithm) {
+                                const auto& kinds = TopologyRegistry::global();
+                                return kinds.contains(algorithm.topology()) &&
+                                       kinds.at(algorithm.topology()).has_learners();
+                              }));
 }
 
 // train.stop_at_return needs evaluations before the end to be checked at.
@@ -282,7 +296,7 @@ void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                             "network.encoder: " + options.algo +
                                 " takes flat observations through MLPs; a convolutional encoder (" +
                                 network.encoder + ") works with " +
-                                algorithms_that(&agents::Algorithm::takes_encoder));
+                                algorithms_that(std::mem_fn(&agents::Algorithm::takes_encoder)));
   }
   try {
     agents::encoder_options(network, spec.observation_space);
@@ -369,7 +383,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
                                {document, options.env, env->spec(), options.network});
   check_encoder(options, env->spec(), document);
   check_device(options, document);
-  check_learners(options, document);
+  check_topology(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);
   check_sizes(options, env->spec(), env_bytes, document);

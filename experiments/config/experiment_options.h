@@ -8,6 +8,7 @@
 #include "agents/network_options.h"
 #include "agents/registry.h"
 #include "core/config.h"
+#include "distributed/backend_registry.h"
 #include "envs/env_options.h"
 
 namespace mnrl::experiments {
@@ -76,7 +77,7 @@ struct LoggingOptions {
 // The `distributed:` section: how the ranks of `mpirun -np N mnrl train` work together
 // (docs/distributed.md). A single process ignores it.
 struct DistributedOptions {
-  std::string backend = "auto";        // auto | local | mpi | nccl | hierarchical
+  std::string backend = "auto";        // auto, or a registered backend (distributed/)
   double bucket_mb = 25.0;             // gradient MiB per all-reduce call
   std::int64_t sync_check_interval = 100;  // updates between replica checks; 0 = never
   std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
@@ -85,8 +86,9 @@ struct DistributedOptions {
 
   void visit(core::ConfigVisitor& v) {
     v.field("backend", backend,
-            "communicator: auto (mpi under mpirun, else local), local, mpi, nccl, hierarchical",
-            core::one_of({"auto", "local", "mpi", "nccl", "hierarchical"}));
+            "communicator: auto (mpi under mpirun, nccl or hierarchical for GPU gradients, else "
+            "local), or a backend by name",
+            core::one_of(distributed::backend_names_with_auto()));
     v.field("bucket_mb", bucket_mb, "gradient MiB per all-reduce call", core::greater_than(0.0));
     v.field("sync_check_interval", sync_check_interval,
             "updates between checks that every rank holds the same parameters; 0 = never",

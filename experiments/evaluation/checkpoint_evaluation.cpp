@@ -5,12 +5,12 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "agents/a3c/a3c_workers.h"
 #include "envs/normalize_observation.h"
 #include "experiments/checkpoints/training_checkpoint.h"
 #include "experiments/evaluation/episode_video.h"
 #include "experiments/runs/run_info.h"
 #include "experiments/training/agent_factory.h"
+#include "experiments/training/topology_registry.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -68,32 +68,12 @@ CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
   set_compute_threads(options_.train.threads);
 
   envs_ = envs::make_vector_env(options_.env, seed);
-  const envs::EnvSpec& spec = envs_->spec();
-  TrainingParts parts;
-  parts.envs.push_back(envs_.get());
-  // Async workers: the checkpoint holds the shared model and the agents of the workers that
-  // learned into it (threads), or none (a parameter server), or the one that played it (best).
-  const bool async_workers = options_.algorithm().topology() == agents::Topology::async_workers;
-  const agents::AgentSetup setup = agent_setup(options_, spec);
-  if (async_workers) {
-    const auto& a3c = options_.hyperparameters<agents::A3cOptions>();
-    shared_ = make_a3c_shared_model(options_, spec);
-    for (std::size_t k = 0; k < saved_agent_count(checkpoint_); ++k) {
-      agents_.push_back(agents::make_a3c_worker(a3c, setup, shared_));
-    }
-    parts.shared = shared_.get();
-  } else {
-    agents_.push_back(make_agent(options_, spec));
-  }
-  for (auto& agent : agents_) parts.agents.push_back(agent.get());
-  restore_policy(checkpoint_, parts);
-  if (shared_) {
-    player_ =
-        agents::make_a3c_player(options_.hyperparameters<agents::A3cOptions>(), setup, *shared_);
-  }
+  policy_ = topology_kind(options_).restore_policy(checkpoint_, options_, *envs_);
 }
 
 CheckpointPolicy::~CheckpointPolicy() = default;
+
+agents::Agent& CheckpointPolicy::player() { return policy_->player(); }
 
 CheckpointEvaluation evaluate_checkpoint(const fs::path& target, int episodes, std::uint64_t seed,
                                          bool stochastic,

@@ -14,15 +14,14 @@
 #include "experiments/config/experiment_options.h"
 #include "experiments/evaluation/evaluator.h"
 
-namespace mnrl::agents {
-struct SharedModel;  // agents/a3c/shared_rmsprop.h: kept out of this header (LibTorch)
-}
-
 namespace mnrl::experiments {
 
-// A checkpoint's policy, rebuilt from the checkpoint's own config.yaml: its agents (A3C: the
-// workers and their shared model) and training envs seeded from `seed` that hold the
-// checkpoint's observation statistics.
+class RestoredPolicy;
+
+// A checkpoint's policy, rebuilt from the checkpoint's own config.yaml: its agents, as its
+// topology restores them (TopologyKind::restore_policy; A3C: the workers and their shared
+// model), and training envs seeded from `seed` that hold the checkpoint's observation
+// statistics.
 class CheckpointPolicy {
  public:
   // Opens `target`: a checkpoint directory, or a run directory and then its newest checkpoint
@@ -40,15 +39,13 @@ class CheckpointPolicy {
   const envs::VectorEnv& envs() const { return *envs_; }
   // The agent that plays the policy (A3C: a snapshot of the shared model, as its training
   // evaluations play).
-  agents::Agent& player() { return player_ ? *player_ : *agents_.front(); }
+  agents::Agent& player();
 
  private:
   Checkpoint checkpoint_;
   ExperimentOptions options_;
   std::unique_ptr<envs::VectorEnv> envs_;
-  std::shared_ptr<agents::SharedModel> shared_;
-  std::vector<std::unique_ptr<agents::Agent>> agents_;
-  std::unique_ptr<agents::Agent> player_;  // A3C only
+  std::unique_ptr<RestoredPolicy> policy_;
 };
 
 struct CheckpointEvaluation {

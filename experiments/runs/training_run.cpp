@@ -18,6 +18,7 @@
 #include "experiments/metrics/tensorboard_metrics.h"
 #include "experiments/runs/physics_engines.h"
 #include "experiments/runs/run_info.h"
+#include "experiments/training/topology_registry.h"
 #include "experiments/training/train_device.h"
 
 namespace mnrl::experiments {
@@ -270,20 +271,15 @@ TrainingRunResult train_in(const fs::path& given_run_dir, const ExperimentOption
 std::string job_layout(const ExperimentOptions& options, int ranks, const std::string& backend) {
   const std::string envs = std::to_string(options.env.num_envs) + " envs";
   if (ranks == 1) return envs;
-  const agents::Topology topology = options.algorithm().topology();
-  if (topology == agents::Topology::replicas) {
-    return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
-  }
+  const RankRoles roles = topology_kind(options).rank_roles(options);
+  if (roles.leading == 0) return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
   const auto counted = [](int count, const std::string& what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
   };
-  const bool actors = agents::has_actors(topology);
-  const int leading = actors ? options.distributed.learners : 1;
   const std::string leading_ranks =
-      leading == 1 ? "rank 0" : "ranks 0-" + std::to_string(leading - 1);
-  return counted(leading, actors ? "learner" : "parameter server") + " (" + leading_ranks + ") + " +
-         counted(ranks - leading, actors ? "actor" : "worker") + " x " + envs + " (" + backend +
-         ")";
+      roles.leading == 1 ? "rank 0" : "ranks 0-" + std::to_string(roles.leading - 1);
+  return counted(roles.leading, roles.leading_role) + " (" + leading_ranks + ") + " +
+         counted(ranks - roles.leading, roles.other_role) + " x " + envs + " (" + backend + ")";
 }
 
 TrainingRunResult run_training(const ExperimentOptions& options,

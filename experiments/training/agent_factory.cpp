@@ -1,12 +1,11 @@
 #include "experiments/training/agent_factory.h"
 
-#include <algorithm>
-#include <thread>
-
 #include <ATen/Parallel.h>
 #include <torch/utils.h>
 
-#include "agents/a3c/a3c_workers.h"
+#include <algorithm>
+#include <thread>
+
 #include "core/memory_reuse.h"
 #include "core/openblas.h"
 #include "core/rng.h"
@@ -19,13 +18,9 @@
 
 namespace mnrl::experiments {
 
-namespace {
-
 void seed_initial_weights(const ExperimentOptions& options) {
   torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kTorchStream));
 }
-
-}  // namespace
 
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                int local_rank) {
@@ -75,13 +70,6 @@ ReplicatedAgent make_learner_agent(const ExperimentOptions& options, const envs:
   ReplicatedAgent alone;
   alone.agent = make_agent(options, spec);
   return alone;
-}
-
-std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
-                                                           const envs::EnvSpec& spec) {
-  seed_initial_weights(options);
-  return agents::make_a3c_shared_model(options.hyperparameters<agents::A3cOptions>(),
-                                       agent_setup(options, spec));
 }
 
 void set_compute_threads(int threads) {

@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include "agents/a3c/shared_rmsprop.h"
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
 #include "envs/space.h"
@@ -14,6 +13,10 @@ class GradientSynchronizer;
 }  // namespace mnrl::distributed
 
 namespace mnrl::experiments {
+
+// Seeds LibTorch's generator from options.seed, as make_agent() does before it builds the
+// networks: for a topology that builds networks of its own (A3C's shared model).
+void seed_initial_weights(const ExperimentOptions& options);
 
 // Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
 // seeds LibTorch's generator from options.seed. The only place that turns Options into
@@ -49,11 +52,6 @@ ReplicatedAgent make_learner_agent(const ExperimentOptions& options, const envs:
 // device train.device resolves to for the rank of local rank `local_rank` (train_device.h).
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
                                int local_rank = 0);
-
-// The model every A3C worker learns into, initialized as make_agent() would initialize its
-// network (seeding LibTorch's generator from options.seed).
-std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
-                                                           const envs::EnvSpec& spec);
 
 // train.threads: the threads of the hand-written passes (nn/compute_threads.h), at most one per
 // CPU of this machine (a config may come from a larger one) and at most two, the most pieces a

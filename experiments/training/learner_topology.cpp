@@ -3,6 +3,7 @@
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
 #include "experiments/training/env_stepper.h"
+#include "experiments/training/replicas.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -11,6 +12,17 @@ ReplicatedAgent make_learner(const ExperimentOptions& agent_options, const envs:
                              distributed::Communicator* learners) {
   set_compute_threads(agent_options.train.threads);
   return make_learner_agent(agent_options, spec, learners);
+}
+
+// The learners' communicator of an actors-and-learners job (every rank calls it): null with
+// one learner, and on the actors.
+std::unique_ptr<distributed::Communicator> split_learners(const ExperimentOptions& options,
+                                                          distributed::Communicator& world) {
+  const int learners = options.distributed.learners;
+  if (learners == 1) return nullptr;
+  auto communicator = world.split(world.rank() < learners ? 0 : -1);
+  if (communicator) communicator->set_stall_timeout(options.distributed.timeout);
+  return communicator;
 }
 
 }  // namespace
@@ -98,6 +110,28 @@ void LearnerTopology::report_learner_update(const agents::Statistics& statistics
   metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
   metrics_.scalar(step_, "charts/learner_wait_share", actors_.waited_seconds() / clock_.elapsed());
   metrics_.progress(step_);
+}
+
+void ActorsLearnersKind::check_ranks(const ExperimentOptions& options,
+                                     const distributed::Communicator& world) const {
+  const int learners = options.distributed.learners;
+  if (world.size() == 1 || world.size() >= 2 * learners) return;
+  throw distributed::CommunicatorError("distributed.learners = " + std::to_string(learners) +
+                                       " needs at least " + std::to_string(2 * learners) +
+                                       " ranks (an actor for each learner); the job has " +
+                                       std::to_string(world.size()));
+}
+
+std::unique_ptr<TrainingTopology> ActorsLearnersKind::make(
+    const ExperimentOptions& options, MetricsSink& metrics,
+    distributed::Communicator* communicator) const {
+  if (!communicator || communicator->size() == 1) {
+    return std::make_unique<Replicas>(options, metrics, communicator);
+  }
+  check_ranks(options, *communicator);
+  auto learners = split_learners(options, *communicator);
+  if (!layout_of(options, *communicator).learns(communicator->rank())) return nullptr;
+  return make_learner(options, metrics, *communicator, std::move(learners));
 }
 
 }  // namespace mnrl::experiments

@@ -9,6 +9,7 @@
 #include "experiments/training/actor_learner_links.h"
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/topology.h"
+#include "experiments/training/topology_registry.h"
 #include "experiments/training/worker_envs.h"
 
 namespace mnrl::experiments {
@@ -83,6 +84,38 @@ class LearnerTopology : public TrainingTopology {
  private:
   // Before the actors stop, where a final checkpoint follows: the states they sent last.
   std::optional<std::vector<ActorState>> final_actor_states_;
+};
+
+// The kind of an actors-and-learners algorithm (IMPALA, Ape-X): under mpirun,
+// distributed.learners learner ranks (a LearnerTopology each) fed by every other rank, its
+// actors; in one process, one agent acting and learning in turn (Replicas).
+class ActorsLearnersKind : public TopologyKind {
+ public:
+  bool has_learners() const override { return true; }
+  // An actor for each learner: at least 2 * distributed.learners ranks.
+  void check_ranks(const ExperimentOptions& options,
+                   const distributed::Communicator& world) const override;
+  RankRoles rank_roles(const ExperimentOptions& options) const override {
+    return {options.distributed.learners, "learner", "actor"};
+  }
+  std::unique_ptr<TrainingTopology> make(const ExperimentOptions& options, MetricsSink& metrics,
+                                         distributed::Communicator* communicator) const final;
+  std::int64_t run_rank(const ExperimentOptions& options, distributed::Communicator& communicator,
+                        const Checkpoint* resume_from) const final {
+    return run_actor(options, communicator, resume_from);
+  }
+
+ protected:
+  // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
+  // are several, else null.
+  virtual std::unique_ptr<LearnerTopology> make_learner(
+      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
+      std::unique_ptr<distributed::Communicator> learners) const = 0;
+  // An actor rank: acts until its learner says stop (act_until_stopped); returns the global
+  // step it last reported.
+  virtual std::int64_t run_actor(const ExperimentOptions& options,
+                                 distributed::Communicator& communicator,
+                                 const Checkpoint* resume_from) const = 0;
 };
 
 }  // namespace mnrl::experiments

@@ -5,6 +5,7 @@
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
 #include "distributed/gradient_synchronizer.h"
+#include "experiments/training/topology_registry.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -14,6 +15,17 @@ ExperimentOptions rank_options(const ExperimentOptions& options,
   if (!communicator || communicator->size() == 1) return options;
   return options_for_rank(options, communicator->rank(), communicator->size());
 }
+
+// One agent per process: every rank a replica.
+class ReplicasKind final : public TopologyKind {
+ public:
+  std::unique_ptr<TrainingTopology> make(const ExperimentOptions& options, MetricsSink& metrics,
+                                         distributed::Communicator* communicator) const override {
+    return std::make_unique<Replicas>(options, metrics, communicator);
+  }
+};
+
+MNRL_REGISTER_TOPOLOGY("replicas", ReplicasKind);
 
 }  // namespace
 

@@ -229,8 +229,8 @@ TEST(CommunicatorTest, UnknownBackendIsRefused) {
     FAIL() << "expected a refusal";
   } catch (const CommunicatorError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "unknown distributed.backend 'nccl2' (expected auto, local, mpi, nccl or "
-              "hierarchical)");
+              "unknown distributed.backend 'nccl2' (expected auto, hierarchical, local, mpi or "
+              "nccl)");
   }
 }
 

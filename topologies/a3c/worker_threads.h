@@ -7,11 +7,12 @@
 #include "agents/a3c/shared_rmsprop.h"
 #include "agents/agent.h"
 #include "envs/vector_env.h"
-#include "experiments/evaluation/evaluator.h"
 #include "experiments/config/experiment_options.h"
+#include "experiments/evaluation/evaluator.h"
 #include "experiments/training/topology.h"
+#include "topologies/a3c/a3c_topology.h"
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 
 struct WorkerCoordination;  // worker_threads.cpp
 
@@ -22,33 +23,33 @@ struct WorkerCoordination;  // worker_threads.cpp
 // boundary. Episode and update statistics of every worker go to the metrics (serialized) at
 // the global step count. An error in one worker stops all and is rethrown by end(). Not
 // deterministic across runs: the workers interleave freely.
-class WorkerThreads final : public TrainingTopology {
+class WorkerThreads final : public experiments::TrainingTopology {
  public:
-  WorkerThreads(const ExperimentOptions& options, MetricsSink& metrics);
+  WorkerThreads(const experiments::ExperimentOptions& options, experiments::MetricsSink& metrics);
   ~WorkerThreads() override;
 
-  MetricsSink& metrics() override;
-  const TrainingParts& parts() const override { return parts_; }
+  experiments::MetricsSink& metrics() override;
+  const experiments::TrainingParts& parts() const override { return parts_; }
   void start_episodes(std::optional<std::int64_t> resumed_at) override;
-  void begin(const TrainingClock& clock) override;
-  Advance advance(std::int64_t until) override;
+  void begin(const experiments::TrainingClock& clock) override;
+  experiments::Advance advance(std::int64_t until) override;
   void while_consistent(const std::function<void()>& action) override;
   std::int64_t end(std::int64_t step) override;
-  agents::Agent& evaluation_agent() override;
-  TrainingParts evaluated_policy() const override;
+  agents::Agent& evaluation_agent() override { return player_->play(*model_); }
+  experiments::TrainingParts evaluated_policy() const override {
+    return player_->policy(*envs_.front());
+  }
 
  private:
-  const ExperimentOptions options_;
+  const experiments::ExperimentOptions options_;
   std::unique_ptr<WorkerCoordination> shared_;
   std::vector<std::unique_ptr<envs::VectorEnv>> envs_;
   std::shared_ptr<agents::SharedModel> model_;
   std::vector<std::unique_ptr<agents::Agent>> workers_;
-  std::unique_ptr<Evaluator> evaluator_;
-  TrainingParts parts_;
+  std::unique_ptr<experiments::Evaluator> evaluator_;
+  experiments::TrainingParts parts_;
   std::vector<std::thread> threads_;
-  // The snapshot evaluation_agent() last took, and the agent that plays it.
-  std::shared_ptr<agents::SharedModel> snapshot_;
-  std::unique_ptr<agents::Agent> player_;
+  std::optional<SnapshotPlayer> player_;
 };
 
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

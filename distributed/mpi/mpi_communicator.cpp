@@ -1,4 +1,4 @@
-#include "distributed/mpi_communicator.h"
+#include "distributed/mpi/mpi_communicator.h"
 
 #include <mpi.h>
 

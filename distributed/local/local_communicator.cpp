@@ -1,9 +1,11 @@
-#include "distributed/local_communicator.h"
+#include "distributed/local/local_communicator.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+
+#include "distributed/backend_registry.h"
 
 namespace mnrl::distributed {
 
@@ -20,23 +22,9 @@ at::Tensor LocalCommunicator::all_gather(const at::Tensor& tensor) {
   return tensor.unsqueeze(0).clone();
 }
 
-void LocalCommunicator::send(const at::Tensor&, int destination, int) {
-  throw CommunicatorError("send to rank " + std::to_string(destination) +
-                          ": a job of one process has no other rank (start it with mpirun)");
-}
-
 std::unique_ptr<Communicator> LocalCommunicator::split(int color) {
   if (color < 0) return nullptr;
   return std::make_unique<LocalCommunicator>();
-}
-
-void LocalCommunicator::start_send(at::Tensor tensor, int destination, int tag) {
-  send(tensor, destination, tag);
-}
-
-int LocalCommunicator::receive(at::Tensor&, int source, int) {
-  throw CommunicatorError("receive from rank " + std::to_string(source) +
-                          ": a job of one process has no other rank (start it with mpirun)");
 }
 
 void LocalCommunicator::abort(int code) {
@@ -44,5 +32,28 @@ void LocalCommunicator::abort(int code) {
   std::fflush(stderr);
   std::_Exit(code);
 }
+
+namespace {
+
+class LocalBackend final : public Backend {
+ public:
+  // Refused under a launcher of several ranks: each would train alone, all into one run.
+  std::unique_ptr<Communicator> make() const override {
+    if (const int ranks = ranks_in_this_job(); launched_by_mpi() && ranks > 1) {
+      throw CommunicatorError("distributed.backend is local, but mpirun started " +
+                              std::to_string(ranks) +
+                              " ranks: use auto or mpi, or start one process");
+    }
+    return std::make_unique<LocalCommunicator>();
+  }
+  std::optional<int> auto_preference(const AutoChoice& choice) const override {
+    if (choice.launched_by_mpi) return std::nullopt;
+    return 0;
+  }
+};
+
+}  // namespace
+
+MNRL_REGISTER_BACKEND("local", LocalBackend);
 
 }  // namespace mnrl::distributed

@@ -1,4 +1,4 @@
-#include "experiments/training/apex_learner.h"
+#include "topologies/apex/apex_learner.h"
 
 #include <torch/utils.h>
 
@@ -14,8 +14,16 @@
 #include "experiments/training/agent_factory.h"
 #include "replay/transition_rows.h"
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 namespace {
+
+using experiments::Actor;
+using experiments::Advance;
+using experiments::Checkpoint;
+using experiments::ExperienceReport;
+using experiments::ExperimentOptions;
+using experiments::LearnerLink;
+using experiments::MetricsSink;
 
 const agents::ApexOptions& apex_options(const ExperimentOptions& options) {
   return options.hyperparameters<agents::ApexOptions>();
@@ -111,10 +119,11 @@ Advance ApexLearner::advance(std::int64_t until) {
 std::int64_t run_apex_actor(const ExperimentOptions& options,
                             distributed::Communicator& communicator,
                             const Checkpoint* resume_from) {
-  Actor actor = make_actor(options, communicator.rank(), resume_from, [](ExperimentOptions& mine) {
-    agents::ApexOptions& apex = mine.hyperparameters<agents::ApexOptions>();
-    apex.buffer_size = apex.batch_size;  // an actor keeps no replay: its transitions go on
-  });
+  Actor actor = experiments::make_actor(
+      options, communicator.rank(), resume_from, [](ExperimentOptions& mine) {
+        agents::ApexOptions& apex = mine.hyperparameters<agents::ApexOptions>();
+        apex.buffer_size = apex.batch_size;  // an actor keeps no replay: its transitions go on
+      });
   const agents::ApexOptions& apex = actor.options.hyperparameters<agents::ApexOptions>();
   auto& dqn = dynamic_cast<agents::Dqn&>(*actor.agent);
   const int learners = options.distributed.learners;
@@ -125,11 +134,12 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
   dqn.divert_transitions(
       [&rows](const replay::Transition& transition) { rows.append(transition); });
   torch::NoGradGuard no_grad;
-  LearnerLink learner(communicator, layout_of(options, communicator), dqn.parameters().detach(),
-                      apex.send_size * rows.row_floats(), apex.queue_size, actor.first_step);
+  LearnerLink learner(communicator, experiments::layout_of(options, communicator),
+                      dqn.parameters().detach(), apex.send_size * rows.row_floats(),
+                      apex.queue_size, actor.first_step);
   replay::TransitionBatch batch;
   std::vector<float> priorities(static_cast<std::size_t>(apex.send_size));
-  return act_until_stopped(
+  return experiments::act_until_stopped(
       learner, actor, resume_from, [&] { return rows.rows() >= apex.send_size; },
       [&](float* payload) {
         rows.gather(apex.send_size, envs::byte_scale(observations), batch);
@@ -138,4 +148,23 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
       });
 }
 
-}  // namespace mnrl::experiments
+namespace {
+
+class ApexKind final : public experiments::ActorsLearnersKind {
+ protected:
+  std::unique_ptr<experiments::LearnerTopology> make_learner(
+      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
+      std::unique_ptr<distributed::Communicator> learners) const override {
+    return std::make_unique<ApexLearner>(options, metrics, world, std::move(learners));
+  }
+  std::int64_t run_actor(const ExperimentOptions& options, distributed::Communicator& communicator,
+                         const Checkpoint* resume_from) const override {
+    return run_apex_actor(options, communicator, resume_from);
+  }
+};
+
+}  // namespace
+
+MNRL_REGISTER_TOPOLOGY("apex_actors", ApexKind);
+
+}  // namespace mnrl::topologies

@@ -1,4 +1,4 @@
-#include "experiments/training/worker_threads.h"
+#include "topologies/a3c/worker_threads.h"
 
 #include <atomic>
 #include <chrono>
@@ -13,8 +13,15 @@
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/env_stepper.h"
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 namespace {
+
+using experiments::Advance;
+using experiments::EnvStepper;
+using experiments::Evaluator;
+using experiments::ExperimentOptions;
+using experiments::MetricsSink;
+using experiments::TrainingClock;
 
 std::uint64_t worker_env_seed(const ExperimentOptions& options, int worker) {
   return core::derive_seed(static_cast<std::uint64_t>(options.seed),
@@ -118,14 +125,14 @@ struct WorkerCoordination {
 
 WorkerThreads::WorkerThreads(const ExperimentOptions& options, MetricsSink& metrics)
     : options_(options), shared_(std::make_unique<WorkerCoordination>(metrics)) {
-  set_compute_threads(options.train.threads);
+  experiments::set_compute_threads(options.train.threads);
   const int workers = options.hyperparameters<agents::A3cOptions>().workers;
   for (int k = 0; k < workers; ++k) {
     envs_.push_back(envs::make_vector_env(options.env, worker_env_seed(options, k)));
   }
   const envs::EnvSpec& spec = envs_.front()->spec();
   model_ = make_a3c_shared_model(options, spec);
-  const agents::AgentSetup setup = agent_setup(options, spec);
+  const agents::AgentSetup setup = experiments::agent_setup(options, spec);
   for (int k = 0; k < workers; ++k) {
     workers_.push_back(
         agents::make_a3c_worker(options.hyperparameters<agents::A3cOptions>(), setup, model_));
@@ -139,7 +146,8 @@ WorkerThreads::WorkerThreads(const ExperimentOptions& options, MetricsSink& metr
     parts_.envs.push_back(envs_[static_cast<std::size_t>(k)].get());
   }
   parts_.evaluator = evaluator_.get();
-  parts_.shared = model_.get();
+  parts_.shared = shared_model_state(*model_);
+  player_.emplace(options_, spec);
   shared_->total_steps = options.train.total_steps;
 }
 
@@ -202,20 +210,4 @@ std::int64_t WorkerThreads::end(std::int64_t) {
   return shared_->steps.load();
 }
 
-agents::Agent& WorkerThreads::evaluation_agent() {
-  // A consistent snapshot of the shared model, played through an agent of its own.
-  snapshot_ = agents::snapshot_of(*model_);
-  player_ = agents::make_a3c_worker(options_.hyperparameters<agents::A3cOptions>(),
-                                    agent_setup(options_, envs_.front()->spec()), snapshot_);
-  return *player_;
-}
-
-TrainingParts WorkerThreads::evaluated_policy() const {
-  TrainingParts policy;
-  policy.agents = {player_.get()};
-  policy.envs = {envs_.front().get()};
-  policy.shared = snapshot_.get();
-  return policy;
-}
-
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

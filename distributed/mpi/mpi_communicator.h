@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "distributed/communicator.h"
-#include "distributed/stall_watchdog.h"
+#include "distributed/mpi/stall_watchdog.h"
 
 namespace mnrl::distributed {
 

@@ -10,7 +10,7 @@ namespace mnrl::agents {
 class Dqn;
 }
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 
 // Ape-X DQN across the processes of an mpirun job: distributed.learners ranks learn, every
 // other rank acts, talking as actor_learner_links.h says. Actor i of N explores with its own
@@ -33,15 +33,17 @@ namespace mnrl::experiments {
 // (actor_loop.h), each as it stood after the transitions it sent with it; the transitions still
 // on their way, and those an actor had made but not yet sent (fewer than a message), are not
 // kept.
-class ApexLearner final : public LearnerTopology {
+//
+// Registered as topology "apex_actors" (actors run run_apex_actor).
+class ApexLearner final : public experiments::LearnerTopology {
  public:
   // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
   // are several (distributed.learners), else null.
-  ApexLearner(const ExperimentOptions& options, MetricsSink& metrics,
+  ApexLearner(const experiments::ExperimentOptions& options, experiments::MetricsSink& metrics,
               distributed::Communicator& world,
               std::unique_ptr<distributed::Communicator> learners);
 
-  Advance advance(std::int64_t until) override;
+  experiments::Advance advance(std::int64_t until) override;
 
  private:
   // Receives one message of transitions into the replay; false once every actor has sent its
@@ -53,18 +55,18 @@ class ApexLearner final : public LearnerTopology {
   // steps_per_update allows one more.
   bool update_due();
 
-  agents::Dqn& learner_;        // the agent
-  std::int64_t own_steps_ = 0;  // this learner's actors' env steps, since it started
+  agents::Dqn& learner_;                    // the agent
+  std::int64_t own_steps_ = 0;              // this learner's actors' env steps, since it started
   std::optional<std::int64_t> ratio_from_;  // own_steps_ when the replay was first ready
   std::int64_t updates_ = 0;                // taken since then
-  double lag_sum_ = 0.0;        // of the messages received since the last update
+  double lag_sum_ = 0.0;                    // of the messages received since the last update
   int lag_count_ = 0;
 };
 
 // An actor rank of the Ape-X job: acts until its learner says stop; returns the global step
 // it last reported. `resume_from`: the checkpoint the learners resume from, or null.
-std::int64_t run_apex_actor(const ExperimentOptions& options,
+std::int64_t run_apex_actor(const experiments::ExperimentOptions& options,
                             distributed::Communicator& communicator,
-                            const Checkpoint* resume_from);
+                            const experiments::Checkpoint* resume_from);
 
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

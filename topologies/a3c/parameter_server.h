@@ -7,12 +7,13 @@
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/topology.h"
 #include "experiments/training/worker_envs.h"
+#include "topologies/a3c/a3c_topology.h"
 
 namespace mnrl::distributed {
 class Communicator;
 }
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 
 // A3C across the processes of an mpirun job, in the manner of Distributed TensorFlow's
 // parameter server: rank 0 holds the shared parameters and RMSprop's statistics; every other
@@ -38,22 +39,24 @@ namespace mnrl::experiments {
 //
 // Checkpoints hold rank 0's state: the shared parameters and statistics, the step, the
 // evaluation envs. The workers' envs stay on their ranks: a resume starts new episodes there.
-class ParameterServer final : public TrainingTopology {
+class ParameterServer final : public experiments::TrainingTopology {
  public:
   // Rank 0 of `communicator`.
-  ParameterServer(const ExperimentOptions& options, MetricsSink& metrics,
+  ParameterServer(const experiments::ExperimentOptions& options, experiments::MetricsSink& metrics,
                   distributed::Communicator& communicator);
   ~ParameterServer() override;
 
-  MetricsSink& metrics() override { return metrics_; }
-  const TrainingParts& parts() const override { return parts_; }
+  experiments::MetricsSink& metrics() override { return metrics_; }
+  const experiments::TrainingParts& parts() const override { return parts_; }
   // Resets rank 0's envs (the workers' envs are theirs).
   void start_episodes(std::optional<std::int64_t>) override { learner_envs_.envs->reset(); }
-  void begin(const TrainingClock& clock) override;
-  Advance advance(std::int64_t until) override;
+  void begin(const experiments::TrainingClock& clock) override;
+  experiments::Advance advance(std::int64_t until) override;
   std::int64_t end(std::int64_t step) override;
-  agents::Agent& evaluation_agent() override;
-  TrainingParts evaluated_policy() const override;
+  agents::Agent& evaluation_agent() override { return player_->play(*model_); }
+  experiments::TrainingParts evaluated_policy() const override {
+    return player_->policy(*learner_envs_.envs);
+  }
 
  private:
   struct Server;  // the optimizer and message buffers (LibTorch)
@@ -61,27 +64,26 @@ class ParameterServer final : public TrainingTopology {
   // Serves one push (protocol step 3): applies it unless stopping, and replies.
   void serve_push();
 
-  const ExperimentOptions options_;
-  MetricsSink& metrics_;
+  const experiments::ExperimentOptions options_;
+  experiments::MetricsSink& metrics_;
   distributed::Communicator& communicator_;
   // As many envs as a worker's, so that their envs.state reads as any A3C checkpoint's.
-  LearnerEnvs learner_envs_;
+  experiments::LearnerEnvs learner_envs_;
   std::shared_ptr<agents::SharedModel> model_;
   std::unique_ptr<Server> server_;
-  TrainingParts parts_;
-  TrainingClock clock_;
+  experiments::TrainingParts parts_;
+  experiments::TrainingClock clock_;
   std::int64_t step_ = 0;
   int workers_running_;
   bool stopping_ = false;  // the budget is spent or a stop was asked for
-  std::shared_ptr<agents::SharedModel> snapshot_;
-  std::unique_ptr<agents::Agent> player_;
+  std::optional<SnapshotPlayer> player_;
 };
 
 // A worker rank > 0 of the parameter-server job (protocol steps 1, 2 and 4): trains until rank
 // 0 says stop; returns the global step rank 0 last reported. `resumed_at`: the step of the
 // checkpoint rank 0 resumes from (this rank's envs then start new episodes seeded by it).
-std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
+std::int64_t run_parameter_server_worker(const experiments::ExperimentOptions& options,
                                          distributed::Communicator& communicator,
                                          std::optional<std::int64_t> resumed_at);
 
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

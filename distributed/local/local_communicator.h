@@ -5,7 +5,8 @@
 namespace mnrl::distributed {
 
 // A job of one process: every collective is the identity (all_gather adds a leading
-// dimension of 1).
+// dimension of 1); no point-to-point messages (Communicator's defaults refuse them).
+// Registered as backend "local", which "auto" picks outside mpirun.
 class LocalCommunicator final : public Communicator {
  public:
   int rank() const override { return 0; }
@@ -17,13 +18,6 @@ class LocalCommunicator final : public Communicator {
   at::Tensor all_gather(const at::Tensor& tensor) override;
   void barrier() override {}
   std::unique_ptr<Communicator> split(int color) override;
-  // A job of one process has no other rank to talk to: these throw CommunicatorError.
-  void send(const at::Tensor& tensor, int destination, int tag) override;
-  int receive(at::Tensor& tensor, int source, int tag) override;
-  void start_send(at::Tensor tensor, int destination, int tag) override;
-  int sends_pending(int) override { return 0; }
-  void wait_for_sends(int) override {}
-  bool has_message(int, int) override { return false; }
   [[noreturn]] void abort(int code) override;
 };
 

@@ -10,7 +10,7 @@ namespace mnrl::agents {
 class Impala;
 }
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 
 // IMPALA across the processes of an mpirun job: distributed.learners ranks learn, every other
 // rank acts, talking as actor_learner_links.h says. The payload is an actor's trajectory of
@@ -24,15 +24,17 @@ namespace mnrl::experiments {
 // Checkpoints hold the learners' states (the parameters and optimizer, the step, the evaluation
 // envs) and the actors' (actor_loop.h), each as it stood after the trajectory it sent with
 // it; the trajectories still on their way are not kept.
-class ImpalaLearner final : public LearnerTopology {
+//
+// Registered as topology "impala_actors" (actors run run_impala_actor).
+class ImpalaLearner final : public experiments::LearnerTopology {
  public:
   // A learner rank of `world` (layout_of); `learners`: the learners' communicator where there
   // are several (distributed.learners), else null.
-  ImpalaLearner(const ExperimentOptions& options, MetricsSink& metrics,
+  ImpalaLearner(const experiments::ExperimentOptions& options, experiments::MetricsSink& metrics,
                 distributed::Communicator& world,
                 std::unique_ptr<distributed::Communicator> learners);
 
-  Advance advance(std::int64_t until) override;
+  experiments::Advance advance(std::int64_t until) override;
 
  private:
   // Receives trajectories until the rollout holds a batch of them; false if every actor has
@@ -45,8 +47,8 @@ class ImpalaLearner final : public LearnerTopology {
 
 // An actor rank of the IMPALA job: acts until its learner says stop; returns the global step
 // it last reported. `resume_from`: the checkpoint the learners resume from, or null.
-std::int64_t run_impala_actor(const ExperimentOptions& options,
+std::int64_t run_impala_actor(const experiments::ExperimentOptions& options,
                               distributed::Communicator& communicator,
-                              const Checkpoint* resume_from);
+                              const experiments::Checkpoint* resume_from);
 
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

@@ -1,4 +1,4 @@
-#include "distributed/cuda_runtime_check.h"
+#include "distributed/nccl/cuda_runtime_check.h"
 
 #include <ATen/Context.h>
 

@@ -1,4 +1,4 @@
-#include "experiments/training/parameter_server.h"
+#include "topologies/a3c/parameter_server.h"
 
 #include <ATen/ops/empty.h>
 #include <torch/optim/rmsprop.h>
@@ -16,8 +16,20 @@
 #include "experiments/training/worker_envs.h"
 #include "nn/learning_rate.h"
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 namespace {
+
+using experiments::Advance;
+using experiments::agent_setup;
+using experiments::EnvStepper;
+using experiments::EpisodeTally;
+using experiments::ExperimentOptions;
+using experiments::make_learner_envs;
+using experiments::make_worker_envs;
+using experiments::MetricsSink;
+using experiments::report_tally;
+using experiments::set_compute_threads;
+using experiments::TrainingClock;
 
 constexpr int kPushTag = 1;
 constexpr int kReplyTag = 2;
@@ -113,7 +125,8 @@ ParameterServer::ParameterServer(const ExperimentOptions& options, MetricsSink& 
   server_ = std::make_unique<Server>(model_, options.hyperparameters<agents::A3cOptions>());
   parts_.envs = {learner_envs_.envs.get()};
   parts_.evaluator = learner_envs_.evaluator.get();
-  parts_.shared = model_.get();
+  parts_.shared = shared_model_state(*model_);
+  player_.emplace(options_, learner_envs_.envs->spec());
 }
 
 ParameterServer::~ParameterServer() = default;
@@ -165,21 +178,6 @@ std::int64_t ParameterServer::end(std::int64_t) {
   return step_;
 }
 
-agents::Agent& ParameterServer::evaluation_agent() {
-  snapshot_ = agents::snapshot_of(*model_);
-  player_ = agents::make_a3c_worker(options_.hyperparameters<agents::A3cOptions>(),
-                                    agent_setup(options_, learner_envs_.envs->spec()), snapshot_);
-  return *player_;
-}
-
-TrainingParts ParameterServer::evaluated_policy() const {
-  TrainingParts policy;
-  policy.agents = {player_.get()};
-  policy.envs = {learner_envs_.envs.get()};
-  policy.shared = snapshot_.get();
-  return policy;
-}
-
 std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
                                          distributed::Communicator& communicator,
                                          std::optional<std::int64_t> resumed_at) {
@@ -207,4 +205,4 @@ std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
   return client->global_step();
 }
 
-}  // namespace mnrl::experiments
+}  // namespace mnrl::topologies

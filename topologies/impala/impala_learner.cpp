@@ -1,4 +1,4 @@
-#include "experiments/training/impala_learner.h"
+#include "topologies/impala/impala_learner.h"
 
 #include <torch/utils.h>
 
@@ -6,8 +6,15 @@
 #include "distributed/communicator.h"
 #include "experiments/training/actor_loop.h"
 
-namespace mnrl::experiments {
+namespace mnrl::topologies {
 namespace {
+
+using experiments::Actor;
+using experiments::Advance;
+using experiments::Checkpoint;
+using experiments::ExperimentOptions;
+using experiments::LearnerLink;
+using experiments::MetricsSink;
 
 const agents::ImpalaOptions& impala_options(const ExperimentOptions& options) {
   return options.hyperparameters<agents::ImpalaOptions>();
@@ -65,15 +72,35 @@ Advance ImpalaLearner::advance(std::int64_t until) {
 std::int64_t run_impala_actor(const ExperimentOptions& options,
                               distributed::Communicator& communicator,
                               const Checkpoint* resume_from) {
-  Actor actor = make_actor(options, communicator.rank(), resume_from);
+  Actor actor = experiments::make_actor(options, communicator.rank(), resume_from);
   auto& impala = dynamic_cast<agents::Impala&>(*actor.agent);
   torch::NoGradGuard no_grad;
-  LearnerLink learner(communicator, layout_of(options, communicator), impala.parameters().detach(),
+  LearnerLink learner(communicator, experiments::layout_of(options, communicator),
+                      impala.parameters().detach(),
                       impala.trajectory_floats(actor.envs->num_envs()),
                       impala_options(options).queue_size, actor.first_step);
-  return act_until_stopped(
+  return experiments::act_until_stopped(
       learner, actor, resume_from, [&] { return impala.update_ready(); },
       [&](float* payload) { impala.pack_trajectory(payload); });
 }
 
-}  // namespace mnrl::experiments
+namespace {
+
+class ImpalaKind final : public experiments::ActorsLearnersKind {
+ protected:
+  std::unique_ptr<experiments::LearnerTopology> make_learner(
+      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
+      std::unique_ptr<distributed::Communicator> learners) const override {
+    return std::make_unique<ImpalaLearner>(options, metrics, world, std::move(learners));
+  }
+  std::int64_t run_actor(const ExperimentOptions& options, distributed::Communicator& communicator,
+                         const Checkpoint* resume_from) const override {
+    return run_impala_actor(options, communicator, resume_from);
+  }
+};
+
+}  // namespace
+
+MNRL_REGISTER_TOPOLOGY("impala_actors", ImpalaKind);
+
+}  // namespace mnrl::topologies

@@ -1,4 +1,4 @@
-#include "distributed/stall_watchdog.h"
+#include "distributed/mpi/stall_watchdog.h"
 
 #include <unistd.h>
 

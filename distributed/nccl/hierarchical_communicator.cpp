@@ -1,4 +1,4 @@
-#include "distributed/hierarchical_communicator.h"
+#include "distributed/nccl/hierarchical_communicator.h"
 
 #include <cstring>
 #include <functional>
@@ -8,8 +8,8 @@
 #include <ATen/ops/zeros.h>
 
 #include "core/host_name.h"
-#include "distributed/cuda_runtime_check.h"
-#include "distributed/nccl_communicator.h"
+#include "distributed/nccl/cuda_runtime_check.h"
+#include "distributed/nccl/nccl_communicator.h"
 
 namespace mnrl::distributed {
 namespace {
@@ -21,7 +21,7 @@ std::int64_t host_name_hash() {
 }  // namespace
 
 HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator> mpi)
-    : mpi_(std::move(mpi)) {
+    : OverMpi(std::move(mpi)) {
   require_gpu("hierarchical", mpi_->local_rank());
   refuse_shared_gpus(*mpi_, "hierarchical");
   // Which ranks share this machine: the same host name hash; the node's first rank leads.
@@ -84,18 +84,8 @@ at::Tensor HierarchicalCommunicator::all_gather(const at::Tensor& tensor) {
   return mpi_->all_gather(tensor.to(at::kCPU)).to(tensor.device());
 }
 
-void HierarchicalCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
-  mpi_->send(tensor, destination, tag);
-}
-
-int HierarchicalCommunicator::receive(at::Tensor& tensor, int source, int tag) {
-  return mpi_->receive(tensor, source, tag);
-}
-
-void HierarchicalCommunicator::abort(int code) {
+void HierarchicalCommunicator::abort_own() {
   if (node_comm_) ncclCommAbort(node_comm_);
-  mpi_->abort(code);
-  std::_Exit(code);  // not reached; GCC does not see [[noreturn]] through the virtual call
 }
 
 }  // namespace mnrl::distributed

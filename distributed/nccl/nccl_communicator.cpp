@@ -1,11 +1,11 @@
-#include "distributed/nccl_communicator.h"
+#include "distributed/nccl/nccl_communicator.h"
 
 #include <cstring>
 
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 
-#include "distributed/cuda_runtime_check.h"
+#include "distributed/nccl/cuda_runtime_check.h"
 
 namespace mnrl::distributed {
 
@@ -20,7 +20,7 @@ ncclUniqueId broadcast_unique_id(Communicator& mpi) {
   return id;
 }
 
-NcclCommunicator::NcclCommunicator(std::unique_ptr<Communicator> mpi) : mpi_(std::move(mpi)) {
+NcclCommunicator::NcclCommunicator(std::unique_ptr<Communicator> mpi) : OverMpi(std::move(mpi)) {
   require_gpu("nccl", mpi_->local_rank());
   refuse_shared_gpus(*mpi_, "nccl");
   const ncclUniqueId id = broadcast_unique_id(*mpi_);
@@ -67,18 +67,8 @@ at::Tensor NcclCommunicator::all_gather(const at::Tensor& tensor) {
   return gathered;
 }
 
-void NcclCommunicator::send(const at::Tensor& tensor, int destination, int tag) {
-  mpi_->send(tensor, destination, tag);
-}
-
-int NcclCommunicator::receive(at::Tensor& tensor, int source, int tag) {
-  return mpi_->receive(tensor, source, tag);
-}
-
-void NcclCommunicator::abort(int code) {
+void NcclCommunicator::abort_own() {
   if (comm_) ncclCommAbort(comm_);
-  mpi_->abort(code);
-  std::_Exit(code);  // not reached; GCC does not see [[noreturn]] through the virtual call
 }
 
 }  // namespace mnrl::distributed
