@@ -161,16 +161,21 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
   if (!fs::is_directory(directory, error)) {
     throw CheckpointError(where + ": no such directory");
   }
-  const fs::path manifest_path = directory / kManifest;
-  if (!fs::exists(manifest_path, error)) {
+  if (!fs::exists(directory / kManifest, error)) {
     throw CheckpointError(where + ": no " + kManifest +
                           " (not a mnrl checkpoint, or its writing was interrupted)");
   }
   Checkpoint checkpoint;
   checkpoint.directory_ = directory;
+  checkpoint.read_manifest(where);
+  checkpoint.check_files(where);
+  return checkpoint;
+}
+
+void Checkpoint::read_manifest(const std::string& where) {
   try {
     const YAML::Node manifest =
-        YAML::Load(core::read_regular_file(manifest_path, kMaxManifestBytes, kManifest));
+        YAML::Load(core::read_regular_file(directory_ / kManifest, kMaxManifestBytes, kManifest));
     if (!manifest.IsMap() || !manifest["mnrl_checkpoint"]) {
       throw CheckpointError(where + ": " + kManifest + " is not a mnrl checkpoint manifest");
     }
@@ -184,12 +189,12 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
     if (!manifest["complete"] || !manifest["complete"].as<bool>()) {
       throw CheckpointError(where + ": " + kManifest + " is incomplete (truncated)");
     }
-    checkpoint.info_.step = manifest["step"].as<std::int64_t>();
-    check_step(checkpoint.info_.step, directory, where);
-    checkpoint.info_.algo = manifest["algo"].as<std::string>();
-    checkpoint.info_.env = manifest["env"].as<std::string>();
+    info_.step = manifest["step"].as<std::int64_t>();
+    check_step(info_.step, directory_, where);
+    info_.algo = manifest["algo"].as<std::string>();
+    info_.env = manifest["env"].as<std::string>();
     if (manifest["eval_mean_return"]) {
-      checkpoint.info_.eval_mean_return = manifest["eval_mean_return"].as<double>();
+      info_.eval_mean_return = manifest["eval_mean_return"].as<double>();
     }
     for (const auto& file : manifest["files"]) {
       FileEntry entry;
@@ -203,7 +208,7 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
         throw CheckpointError(where + ": " + kManifest + " lists '" + name +
                               "', which is not a file name in the checkpoint");
       }
-      if (!checkpoint.files_.emplace(name, entry).second) {
+      if (!files_.emplace(name, entry).second) {
         throw CheckpointError(where + ": " + kManifest + " lists '" + name + "' twice");
       }
     }
@@ -214,16 +219,20 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
   } catch (const std::exception& e) {
     throw CheckpointError(where + ": malformed " + kManifest + ": " + e.what());
   }
-  for (const auto& [name, expected] : checkpoint.files_) {
+}
+
+void Checkpoint::check_files(const std::string& where) const {
+  for (const auto& [name, expected] : files_) {
     std::error_code missing;
-    if (fs::exists(directory / name, missing)) {
+    if (fs::exists(directory_ / name, missing)) {
       try {
-        core::check_regular_file(directory / name, "checkpoint file");  // not /dev/zero
+        core::check_regular_file(directory_ / name, "checkpoint file");  // not /dev/zero
       } catch (const core::FileError& e) {
         throw CheckpointError(where + ": " + e.what());
       }
     }
-    const std::optional<core::FileDigest> digest = core::digest_file(directory / name, expected.bytes);
+    const std::optional<core::FileDigest> digest =
+        core::digest_file(directory_ / name, expected.bytes);
     if (!digest) {
       throw CheckpointError(where + ": file '" + name + "' listed in the manifest is missing");
     }
@@ -242,7 +251,6 @@ Checkpoint Checkpoint::open(const fs::path& directory) {
                             ")");
     }
   }
-  return checkpoint;
 }
 
 std::string Checkpoint::read(const std::string& name) const {

@@ -80,6 +80,11 @@ class Checkpoint {
     std::uint64_t bytes = 0;
     std::uint32_t crc32c = 0;
   };
+  // Reads info_ and files_ from the manifest; `where` names the checkpoint in errors.
+  void read_manifest(const std::string& where);
+  // Every listed file is a regular file of its size and CRC-32C.
+  void check_files(const std::string& where) const;
+
   std::filesystem::path directory_;
   CheckpointInfo info_;
   std::map<std::string, FileEntry> files_;

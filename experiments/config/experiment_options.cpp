@@ -323,86 +323,109 @@ bool uses_sde(const ExperimentOptions& options) {
   return options.algorithm().uses_sde(options.algorithm_section());
 }
 
-void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
-  // The name becomes a directory under runs/: one path component, never "/x" or "../x".
-  const bool safe_name = !options.name.empty() && options.name.size() <= 100 &&
-                         options.name[0] != '.' &&
-                         options.name.find_first_not_of(
+namespace {
+
+// The name becomes a directory under runs/: one path component, never "/x" or "../x".
+void check_run_name(const std::string& name, const core::ConfigDocument& document) {
+  const bool safe_name = !name.empty() && name.size() <= 100 && name[0] != '.' &&
+                         name.find_first_not_of(
                              "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                              "0123456789._-") == std::string::npos;
-  if (!safe_name) {
-    throw document.error_at("name", "name: '" + core::elided(options.name) +
-                                        "' cannot name a run directory: "
-                                        "use 1 to 100 letters, digits, '.', '_' or '-', not "
-                                        "starting with '.'");
-  }
+  if (safe_name) return;
+  throw document.error_at("name", "name: '" + core::elided(name) +
+                                      "' cannot name a run directory: "
+                                      "use 1 to 100 letters, digits, '.', '_' or '-', not "
+                                      "starting with '.'");
+}
+
+// env.id registered (loading env.plugin first) and its kwargs accepted.
+void check_env_id(const envs::EnvOptions& env, const core::ConfigDocument& document) {
   // An env already registered (by --plugin) is taken from there: --plugin overrides env.plugin,
   // for a run whose plugin has moved.
-  if (!options.env.plugin.empty() && !envs::Registry::global().contains(options.env.id)) {
+  if (!env.plugin.empty() && !envs::Registry::global().contains(env.id)) {
     try {
-      envs::load_plugin(options.env.plugin);
+      envs::load_plugin(env.plugin);
     } catch (const envs::PluginError& e) {
       throw document.error_at("env.plugin", std::string("env.plugin: ") + e.what());
     }
   }
   const auto& registry = envs::Registry::global();
-  if (!registry.contains(options.env.id)) {
-    throw document.error_at("env.id", "env.id: unknown environment '" +
-                                          core::elided(options.env.id) + "'" +
-                                          core::did_you_mean(options.env.id, registry.ids()) +
+  if (!registry.contains(env.id)) {
+    throw document.error_at("env.id", "env.id: unknown environment '" + core::elided(env.id) + "'" +
+                                          core::did_you_mean(env.id, registry.ids()) +
                                           "; registered: " + core::join(registry.ids()));
   }
   try {
-    registry.make(options.env.id, options.env.kwargs);
+    registry.make(env.id, env.kwargs);
   } catch (const core::KwargError& e) {
     // Located where the argument was written, or in the file if env.kwargs is not in it.
-    const bool located = !options.env.kwargs.location().empty();
+    const bool located = !env.kwargs.location().empty();
     throw core::ConfigError(located ? e.what() : document.source_name() + ": " + e.what());
   } catch (const std::exception& e) {
     throw document.error_at("env.id", std::string("env.id: ") + e.what());
   }
-  std::unique_ptr<envs::Env> env;
+}
+
+// The env with its wrappers, and the heap bytes it took (for the memory check).
+std::pair<std::unique_ptr<envs::Env>, double> wrapped_env(const envs::EnvOptions& env,
+                                                          const core::ConfigDocument& document) {
   try {
-    envs::check_wrappers(options.env.wrappers);  // its messages name the entry
+    envs::check_wrappers(env.wrappers);  // its messages name the entry
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", e.what());
   }
   const double heap_before = heap_bytes_in_use();
+  std::unique_ptr<envs::Env> made;
   try {
-    env = envs::make_env(options.env);
+    made = envs::make_env(env);
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", std::string("env.wrappers: ") + e.what());
   }
-  const double env_bytes = std::max(0.0, heap_bytes_in_use() - heap_before);
+  const double bytes = std::max(0.0, heap_bytes_in_use() - heap_before);
   try {
-    envs::check_batch_wrappers_fit(options.env, env->spec().observation_space);
+    envs::check_batch_wrappers_fit(env, made->spec().observation_space);
   } catch (const std::invalid_argument& e) {
     throw document.error_at("env.wrappers", e.what());
   }
+  return {std::move(made), bytes};
+}
+
+// gSDE needs Box actions, network.squash_output bounded ones.
+void check_action_space(const ExperimentOptions& options, const envs::Space& actions,
+                        const core::ConfigDocument& document) {
+  const auto* box = std::get_if<envs::Box>(&actions);
+  if (uses_sde(options) && !box) {
+    const std::string key = options.algo + ".use_sde";
+    throw document.error_at(key, key + ": gSDE explores continuous actions; '" + options.env.id +
+                                     "' has " + envs::describe(actions));
+  }
+  if (!box || !options.network.squash_output) return;
+  for (std::size_t k = 0; k < box->low.size(); ++k) {
+    if (!std::isfinite(box->low[k]) || !std::isfinite(box->high[k])) {
+      throw document.error_at("network.squash_output",
+                              "network.squash_output: the action space " + envs::describe(*box) +
+                                  " of '" + options.env.id +
+                                  "' is unbounded; squashing needs finite bounds");
+    }
+  }
+}
+
+}  // namespace
+
+void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  check_run_name(options.name, document);
+  check_env_id(options.env, document);
+  const auto [env, env_bytes] = wrapped_env(options.env, document);
+  const envs::EnvSpec& spec = env->spec();
   options.algorithm().validate(options.algorithm_section(),
-                               {document, options.env, env->spec(), options.network});
-  check_encoder(options, env->spec(), document);
+                               {document, options.env, spec, options.network});
+  check_encoder(options, spec, document);
   check_device(options, document);
   check_topology(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);
-  check_sizes(options, env->spec(), env_bytes, document);
-  const auto* box = std::get_if<envs::Box>(&env->spec().action_space);
-  if (uses_sde(options) && !box) {
-    const std::string key = options.algo + ".use_sde";
-    throw document.error_at(key, key + ": gSDE explores continuous actions; '" + options.env.id +
-                                     "' has " + envs::describe(env->spec().action_space));
-  }
-  if (box && options.network.squash_output) {
-    for (std::size_t k = 0; k < box->low.size(); ++k) {
-      if (!std::isfinite(box->low[k]) || !std::isfinite(box->high[k])) {
-        throw document.error_at("network.squash_output",
-                                "network.squash_output: the action space " + envs::describe(*box) +
-                                    " of '" + options.env.id +
-                                    "' is unbounded; squashing needs finite bounds");
-      }
-    }
-  }
+  check_sizes(options, spec, env_bytes, document);
+  check_action_space(options, spec.action_space, document);
 }
 
 }  // namespace mnrl::experiments
