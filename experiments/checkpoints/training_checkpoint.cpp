@@ -165,15 +165,13 @@ std::string resolved_config(const ExperimentOptions& options) {
 
 std::string now_utc() { return core::format_current_time("%Y-%m-%dT%H:%M:%SZ", /*utc=*/true); }
 
-}  // namespace
-
-fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
-                                  const LoopState& loop, const TrainingParts& parts) {
-  const core::StateWriter agent_state = agents_state(parts);
+// This rank's files of a checkpoint, named as in it (rank_file): its agents, envs, loop state
+// and LibTorch's generators (this rank's samples), replay, and its actors' states.
+Files rank_files(const ExperimentOptions& options, const LoopState& loop,
+                 const TrainingParts& parts, int rank) {
   core::StateWriter env_state;
   for (const envs::VectorEnv* envs : parts.envs) envs->save_state(env_state);
   if (parts.evaluator) parts.evaluator->save_state(env_state);
-  // Each rank's: LibTorch's generator draws this rank's samples.
   core::StateWriter training;
   training.tag("training_loop");
   training.value(loop.step);
@@ -181,52 +179,46 @@ fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptio
   training.value(loop.seconds);
   nn::save_torch_rng(training);
   nn::save_cuda_rng(training, trains_on_cuda(options));
-  core::StateWriter replay;
-  const bool save_replay = parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
-                           options.checkpoint.replay_buffer;
-  if (save_replay) parts.agents.front()->save_replay(replay);
-
-  Files actors;
+  Files files{{rank_file(kAgentFile, rank), agents_state(parts).bytes()},
+              {rank_file(kEnvsFile, rank), env_state.bytes()},
+              {rank_file(kTrainingFile, rank), training.bytes()}};
+  if (parts.agents.size() == 1 && parts.agents.front()->has_replay() &&
+      options.checkpoint.replay_buffer) {
+    core::StateWriter replay;
+    parts.agents.front()->save_replay(replay);
+    files.emplace_back(rank_file(kReplayFile, rank), replay.bytes());
+  }
   if (parts.actor_states) {
     for (ActorState& actor : parts.actor_states()) {
-      actors.emplace_back(rank_file(kActorFile, actor.rank), std::move(actor.bytes));
+      files.emplace_back(rank_file(kActorFile, actor.rank), std::move(actor.bytes));
     }
   }
+  return files;
+}
 
-  // The other ranks send their files (named as in the checkpoint) to rank 0, one rank at a
-  // time, so that no rank holds more than its own and rank 0 more than one other's at once.
-  std::vector<Files> other_ranks;
-  if (parts.communicator && parts.communicator->size() > 1) {
-    distributed::Communicator& communicator = *parts.communicator;
-    const int rank = communicator.rank();
-    if (rank > 0) {
-      Files mine = std::move(actors);
-      mine.emplace_back(rank_file(kAgentFile, rank), agent_state.bytes());
-      mine.emplace_back(rank_file(kEnvsFile, rank), env_state.bytes());
-      mine.emplace_back(rank_file(kTrainingFile, rank), training.bytes());
-      if (save_replay) mine.emplace_back(rank_file(kReplayFile, rank), replay.bytes());
-      distributed::send_bytes(communicator, pack(mine), 0, kFilesTag);
-      return {};
-    }
-    for (int other = 1; other < communicator.size(); ++other) {
-      other_ranks.push_back(unpack(distributed::receive_bytes(communicator, other, kFilesTag,
-                                                              kLargestFiles, "checkpoint files"),
-                                   other));
-      check_file_names(other_ranks.back(), other, communicator.size(), parts.actors);
-    }
+}  // namespace
+
+fs::path save_training_checkpoint(const fs::path& run_dir, const ExperimentOptions& options,
+                                  const LoopState& loop, const TrainingParts& parts) {
+  distributed::Communicator* communicator = parts.communicator;
+  const bool several_ranks = communicator && communicator->size() > 1;
+  const int rank = several_ranks ? communicator->rank() : 0;
+  Files files = rank_files(options, loop, parts, rank);
+  // The other ranks send their files to rank 0, one rank at a time, so that no rank holds more
+  // than its own and rank 0 more than one other's at once.
+  if (rank > 0) {
+    distributed::send_bytes(*communicator, pack(files), 0, kFilesTag);
+    return {};
   }
-
   CheckpointWriter writer(run_dir, {loop.step, options.algo, options.env.id, std::nullopt});
-  writer.add(kAgentFile, agent_state.bytes());
-  writer.add(kEnvsFile, env_state.bytes());
-  for (const auto& [name, bytes] : actors) writer.add(name, bytes);
-  for (const Files& files : other_ranks) {
-    for (const auto& [name, bytes] : files) writer.add(name, bytes);
+  for (const auto& [name, bytes] : files) writer.add(name, bytes);
+  for (int other = 1; several_ranks && other < communicator->size(); ++other) {
+    const Files received = unpack(distributed::receive_bytes(*communicator, other, kFilesTag,
+                                                             kLargestFiles, "checkpoint files"),
+                                  other);
+    check_file_names(received, other, communicator->size(), parts.actors);
+    for (const auto& [name, bytes] : received) writer.add(name, bytes);
   }
-
-  writer.add(kTrainingFile, training.bytes());
-
-  if (save_replay) writer.add(kReplayFile, replay.bytes());
   writer.add("config.yaml", resolved_config(options));
   const fs::path written = writer.commit(now_utc());
   prune_checkpoints(run_dir, options.checkpoint.keep);
