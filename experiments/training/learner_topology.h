@@ -118,4 +118,20 @@ class ActorsLearnersKind : public TopologyKind {
                                  const Checkpoint* resume_from) const = 0;
 };
 
+// The kind whose learner ranks run `Learner` (constructed as ImpalaLearner is: options,
+// metrics, world, learners) and whose actor ranks run `run_actor_rank`.
+template <class Learner, auto run_actor_rank>
+class ActorsLearnersKindOf final : public ActorsLearnersKind {
+ protected:
+  std::unique_ptr<LearnerTopology> make_learner(
+      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
+      std::unique_ptr<distributed::Communicator> learners) const override {
+    return std::make_unique<Learner>(options, metrics, world, std::move(learners));
+  }
+  std::int64_t run_actor(const ExperimentOptions& options, distributed::Communicator& communicator,
+                         const Checkpoint* resume_from) const override {
+    return run_actor_rank(options, communicator, resume_from);
+  }
+};
+
 }  // namespace mnrl::experiments

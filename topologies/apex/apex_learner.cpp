@@ -148,22 +148,7 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
       });
 }
 
-namespace {
-
-class ApexKind final : public experiments::ActorsLearnersKind {
- protected:
-  std::unique_ptr<experiments::LearnerTopology> make_learner(
-      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
-      std::unique_ptr<distributed::Communicator> learners) const override {
-    return std::make_unique<ApexLearner>(options, metrics, world, std::move(learners));
-  }
-  std::int64_t run_actor(const ExperimentOptions& options, distributed::Communicator& communicator,
-                         const Checkpoint* resume_from) const override {
-    return run_apex_actor(options, communicator, resume_from);
-  }
-};
-
-}  // namespace
+using ApexKind = experiments::ActorsLearnersKindOf<ApexLearner, &run_apex_actor>;
 
 MNRL_REGISTER_TOPOLOGY("apex_actors", ApexKind);
 

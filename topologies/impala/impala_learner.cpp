@@ -84,22 +84,7 @@ std::int64_t run_impala_actor(const ExperimentOptions& options,
       [&](float* payload) { impala.pack_trajectory(payload); });
 }
 
-namespace {
-
-class ImpalaKind final : public experiments::ActorsLearnersKind {
- protected:
-  std::unique_ptr<experiments::LearnerTopology> make_learner(
-      const ExperimentOptions& options, MetricsSink& metrics, distributed::Communicator& world,
-      std::unique_ptr<distributed::Communicator> learners) const override {
-    return std::make_unique<ImpalaLearner>(options, metrics, world, std::move(learners));
-  }
-  std::int64_t run_actor(const ExperimentOptions& options, distributed::Communicator& communicator,
-                         const Checkpoint* resume_from) const override {
-    return run_impala_actor(options, communicator, resume_from);
-  }
-};
-
-}  // namespace
+using ImpalaKind = experiments::ActorsLearnersKindOf<ImpalaLearner, &run_impala_actor>;
 
 MNRL_REGISTER_TOPOLOGY("impala_actors", ImpalaKind);
 
