@@ -4,7 +4,7 @@
 # call each (the lent machine takes at most 10 minutes a command):
 #   checks: the build, the tests labelled gpu, NCCL at np 2 (each rank a host name of its own:
 #           unshare --uts, since NCCL refuses two ranks on one GPU of one host), and that two
-#           ranks on one GPU are refused by name;
+#           ranks on one GPU are refused by name, and one update eager vs as a CUDA graph;
 #   speed:  cuda-vs-cpu training speeds and all-reduce bandwidth per backend (needs checks' build).
 #
 #   bench/gpu/run.sh [checks|speed|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
@@ -36,7 +36,7 @@ checks() {
   step configure 120 cmake -S . -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DTorch_DIR="$TORCH_DIR" -DMNRL_WITH_NCCL=ON -DMNRL_BUILD_BENCH=ON
   step build 420 cmake --build "$build" --parallel "$(nproc)" --target mnrl gpu_training_tests \
-    gpu_communicator_tests allreduce_bench
+    gpu_communicator_tests allreduce_bench captured_update
   # The test programs run directly: ctest reads every test program's list, built or not.
   step gpu_training_tests 240 bash -c "cd $build/tests/experiments && ./gpu_training_tests"
   step nccl_np1 60 mpirun -np 1 "$build/tests/distributed/gpu_communicator_tests"
@@ -44,6 +44,7 @@ checks() {
   # Two ranks on one GPU of one host: refused by name before NCCL's own "invalid usage".
   step duplicate_gpu_refused 60 bash -c "mpirun -np 2 $build/bench/allreduce_bench \
     --backend nccl 2>&1 | tee /dev/stderr | grep 'Duplicate GPU detected'"
+  step captured_update 120 "$build/bench/captured_update"
 }
 
 # One training run's speed: env steps per second on its last progress line (shown after 2 s: a
