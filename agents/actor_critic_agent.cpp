@@ -145,14 +145,15 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
   write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
 }
 
-void ActorCriticAgent::save_state(core::StateWriter& out) const {
-  out.tag("actor_critic");
-  nn::save_tensor(out, parameters_->values());
-  nn::save_optimizer(out, *optimizer_);
-  buffer_.save_state(out);
-  out.values(next_observations_);
-  if (const auto* noise = model_->state_dependent_noise()) noise->save_state(out);
+template <class Fields>
+void ActorCriticAgent::state_fields(Fields& fields) {
+  fields.tag("actor_critic");
+  fields(nn::tensor_values(parameters_->values()), nn::optimizer_state(*optimizer_), buffer_,
+         next_observations_);
+  if (auto* noise = model_->state_dependent_noise()) fields(noise->as_field(buffer_.num_envs()));
 }
+
+void ActorCriticAgent::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
 void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
                                                    std::int64_t saved_envs) {
@@ -167,14 +168,7 @@ void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
   buffer_.clear();
 }
 
-void ActorCriticAgent::load_state(core::StateReader& in) {
-  in.expect_tag("actor_critic");
-  nn::load_tensor(in, parameters_->values());
-  nn::load_optimizer(in, *optimizer_);
-  buffer_.load_state(in);
-  in.values(next_observations_);
-  if (auto* noise = model_->state_dependent_noise()) noise->load_state(in, buffer_.num_envs());
-}
+void ActorCriticAgent::load_state(core::StateReader& in) { core::load_fields(in, *this); }
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {
   const at::Tensor values = actions.to(at::kFloat).to(at::kCPU).contiguous();

@@ -11,6 +11,7 @@
 #include "agents/actor_critic_loss_gradients.h"
 #include "agents/agent.h"
 #include "agents/rollout_batch.h"
+#include "core/state_fields.h"
 #include "nn/actor_critic.h"
 #include "nn/actor_critic_pass.h"
 #include "nn/flat_parameters.h"
@@ -107,6 +108,10 @@ class ActorCriticAgent : public Agent {
   at::Tensor rollout_actions() const;
   // The rollout's rows `rows` copied together, for the hand-written pass.
   RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count);
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
 
   std::shared_ptr<nn::FlatParameters> parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;

@@ -56,6 +56,15 @@ class TypedRows {
   // The first `count` rows, in the stored dtype (the caller's header says which; a reader of
   // the other dtype would misread them). load_rows() reads them back into rows of the same
   // dtype and row size.
+  // The first `count` rows as a field of a saved state (core/state_fields.h).
+  struct FirstRows {
+    TypedRows& rows;
+    std::size_t count;
+    void save_state(StateWriter& out) const { rows.save_rows(out, count); }
+    void load_state(StateReader& in) { rows.load_rows(in, count); }
+  };
+  FirstRows first_rows(std::size_t count) { return {*this, count}; }
+
   void save_rows(StateWriter& out, std::size_t count) const {
     if (dtype_ == Dtype::uint8) {
       out.values(bytes_.data(), count * row_size_);

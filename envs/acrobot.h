@@ -4,10 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/rng.h"
-#include "envs/env.h"
-#include "envs/episode_phase.h"
-#include "envs/saved_state.h"
+#include "envs/classic_control_env.h"
 
 namespace mnrl::envs {
 
@@ -18,7 +15,7 @@ namespace mnrl::envs {
 // Observation [cos theta1, sin theta1, cos theta2, sin theta2, dtheta1, dtheta2] as float32.
 // Registered as "Acrobot-v1" (limit 500, threshold -100). Unlike Gymnasium, stepping after
 // termination without reset() throws.
-class Acrobot final : public Env, public StatefulEnv {
+class Acrobot final : public ClassicControlEnv<4> {
  public:
   Acrobot() = default;
 
@@ -33,19 +30,8 @@ class Acrobot final : public Env, public StatefulEnv {
   // Gymnasium's rgb_array frame (envs/classic_control_render.h).
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
-
-  // For tests: sets the physical state and makes the env steppable, as after reset().
-  void set_state(const std::array<double, 4>& state);
-  const std::array<double, 4>& state() const { return state_; }
-
  private:
   void write_observation(float* observation) const;
-
-  core::Rng rng_;
-  std::array<double, 4> state_{};
-  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

@@ -49,7 +49,7 @@ const EnvSpec& CartPole::spec() const {
 void CartPole::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(*seed);
   for (double& value : state_) value = rng_.uniform(-0.05, 0.05);
-  set_theta_trig();
+  state_changed();
   phase_.start();
   write_observation(observation.floats());
 }
@@ -57,21 +57,6 @@ void CartPole::reset(core::TypedPtr observation, std::optional<std::uint64_t> se
 bool CartPole::render(RgbImage& image) const {
   render_cartpole(state_, image);
   return true;
-}
-
-void CartPole::save_state(core::StateWriter& out) const {
-  save_physics_state(out, rng_, state_, phase_);
-}
-
-void CartPole::load_state(core::StateReader& in) {
-  load_physics_state(in, rng_, state_, phase_);
-  set_theta_trig();
-}
-
-void CartPole::set_state(const std::array<double, 4>& state) {
-  state_ = state;
-  set_theta_trig();
-  phase_.start();
 }
 
 StepResult CartPole::step(const ActionRef& action, core::TypedPtr observation) {
@@ -94,7 +79,7 @@ StepResult CartPole::step(const ActionRef& action, core::TypedPtr observation) {
   x_dot = x_dot + kTau * xacc;
   theta = theta + kTau * theta_dot;
   theta_dot = theta_dot + kTau * thetaacc;
-  set_theta_trig();
+  state_changed();
 
   // Non-short-circuit ors: no data-dependent branches in the hot path.
   const bool terminated = (x < -kXThreshold) | (x > kXThreshold) | (theta < -kThetaThreshold) |
@@ -104,7 +89,7 @@ StepResult CartPole::step(const ActionRef& action, core::TypedPtr observation) {
   return {1.0, terminated, false};
 }
 
-void CartPole::set_theta_trig() {
+void CartPole::state_changed() {
   // Same-argument std::cos and std::sin: GCC fuses them into one sincos call.
   cos_theta_ = std::cos(state_[2]);
   sin_theta_ = std::sin(state_[2]);

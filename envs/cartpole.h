@@ -4,10 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/rng.h"
-#include "envs/env.h"
-#include "envs/episode_phase.h"
-#include "envs/saved_state.h"
+#include "envs/classic_control_env.h"
 
 namespace mnrl::envs {
 
@@ -15,7 +12,7 @@ namespace mnrl::envs {
 // Euler integration with the same operation order (bit-identical results), reward 1 on every
 // step including the terminating one. Registered as "CartPole-v1" (limit 500, threshold 475).
 // Unlike Gymnasium, stepping after termination without reset() throws instead of warning.
-class CartPole final : public Env, public StatefulEnv {
+class CartPole final : public ClassicControlEnv<4> {
  public:
   CartPole() = default;
 
@@ -30,24 +27,15 @@ class CartPole final : public Env, public StatefulEnv {
   // Gymnasium's rgb_array frame (envs/classic_control_render.h).
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
-
-  // For tests: sets the physical state and makes the env steppable, as after reset().
-  void set_state(const std::array<double, 4>& state);
-  const std::array<double, 4>& state() const { return state_; }
-
  private:
-  void set_theta_trig();
+  // Refreshes cos_theta_ and sin_theta_.
+  void state_changed() override;
   void write_observation(float* observation) const;
 
-  core::Rng rng_;
-  std::array<double, 4> state_{};
   // cos and sin of state_[2], refreshed whenever theta changes: computing them at the end of a
   // step overlaps the library call with the step's divisions instead of chaining them.
   double cos_theta_ = 1.0;
   double sin_theta_ = 0.0;
-  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

@@ -25,16 +25,8 @@ void EpisodeStatistics::on_step(const Batch& batch) {
   }
 }
 
-void EpisodeStatistics::save_state(core::StateWriter& out) const {
-  out.tag("episode_statistics");
-  out.values(running_returns_);
-  out.values(running_lengths_);
-}
+void EpisodeStatistics::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
-void EpisodeStatistics::load_state(core::StateReader& in) {
-  in.expect_tag("episode_statistics");
-  in.values(running_returns_);
-  in.values(running_lengths_);
-}
+void EpisodeStatistics::load_state(core::StateReader& in) { core::load_fields(in, *this); }
 
 }  // namespace mnrl::envs

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "envs/batch_transform.h"
 
 namespace mnrl::envs {
@@ -27,6 +28,13 @@ class EpisodeStatistics final : public BatchTransform {
  private:
   std::vector<double> running_returns_, finished_returns_;
   std::vector<std::int64_t> running_lengths_, finished_lengths_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("episode_statistics");
+    fields(running_returns_, running_lengths_);
+  }
 };
 
 }  // namespace mnrl::envs

@@ -53,19 +53,6 @@ bool MountainCar::render(RgbImage& image) const {
   return true;
 }
 
-void MountainCar::save_state(core::StateWriter& out) const {
-  save_physics_state(out, rng_, state_, phase_);
-}
-
-void MountainCar::load_state(core::StateReader& in) {
-  load_physics_state(in, rng_, state_, phase_);
-}
-
-void MountainCar::set_state(const std::array<double, 2>& state) {
-  state_ = state;
-  phase_.start();
-}
-
 StepResult MountainCar::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (static_cast<std::uint64_t>(action.index) > 2) check_action(spec(), action);  // throws

@@ -4,10 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/rng.h"
-#include "envs/env.h"
-#include "envs/episode_phase.h"
-#include "envs/saved_state.h"
+#include "envs/classic_control_env.h"
 
 namespace mnrl::envs {
 
@@ -16,7 +13,7 @@ namespace mnrl::envs {
 // all, right. Reward -1 on every step including the terminating one; the episode terminates
 // when the car reaches position 0.5 with velocity >= 0. Registered as "MountainCar-v0" (limit
 // 200, threshold -110). Unlike Gymnasium, stepping after termination without reset() throws.
-class MountainCar final : public Env, public StatefulEnv {
+class MountainCar final : public ClassicControlEnv<2> {
  public:
   MountainCar() = default;
 
@@ -31,19 +28,8 @@ class MountainCar final : public Env, public StatefulEnv {
   // Gymnasium's rgb_array frame (envs/classic_control_render.h).
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
-
-  // For tests: sets the physical state and makes the env steppable, as after reset().
-  void set_state(const std::array<double, 2>& state);
-  const std::array<double, 2>& state() const { return state_; }
-
  private:
   void write_observation(float* observation) const;
-
-  core::Rng rng_;
-  std::array<double, 2> state_{};
-  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

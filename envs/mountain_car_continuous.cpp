@@ -53,19 +53,6 @@ bool MountainCarContinuous::render(RgbImage& image) const {
   return true;
 }
 
-void MountainCarContinuous::save_state(core::StateWriter& out) const {
-  save_physics_state(out, rng_, state_, phase_);
-}
-
-void MountainCarContinuous::load_state(core::StateReader& in) {
-  load_physics_state(in, rng_, state_, phase_);
-}
-
-void MountainCarContinuous::set_state(const std::array<double, 2>& state) {
-  state_ = state;
-  phase_.start();
-}
-
 StepResult MountainCarContinuous::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {

@@ -4,10 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/rng.h"
-#include "envs/env.h"
-#include "envs/episode_phase.h"
-#include "envs/saved_state.h"
+#include "envs/classic_control_env.h"
 
 namespace mnrl::envs {
 
@@ -21,7 +18,7 @@ namespace mnrl::envs {
 // Gymnasium keeps this env's state in a NumPy array: float64 after reset(), float32 after every
 // step (each step computes in float64, then stores np.array([position, velocity], float32)).
 // The state here is float64 holding exactly those values.
-class MountainCarContinuous final : public Env, public StatefulEnv {
+class MountainCarContinuous final : public ClassicControlEnv<2> {
  public:
   MountainCarContinuous() = default;
 
@@ -36,19 +33,8 @@ class MountainCarContinuous final : public Env, public StatefulEnv {
   // Gymnasium's rgb_array frame (envs/classic_control_render.h).
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
-
-  // For tests: sets the physical state and makes the env steppable, as after reset().
-  void set_state(const std::array<double, 2>& state);
-  const std::array<double, 2>& state() const { return state_; }
-
  private:
   void write_observation(float* observation) const;
-
-  core::Rng rng_;
-  std::array<double, 2> state_{};
-  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

@@ -50,13 +50,11 @@ void NormalizeObservation::normalize(float* row) const {
 }
 
 void NormalizeObservation::save_state(core::StateWriter& out) const {
-  out.tag("normalize_observation");
-  statistics_->save_state(out);
+  core::save_fields(out, *this);
 }
 
 void NormalizeObservation::load_state(core::StateReader& in) {
-  in.expect_tag("normalize_observation");
-  statistics_->load_state(in);
+  core::load_fields(in, *this);
   refresh_scale();
 }
 

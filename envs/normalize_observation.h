@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "envs/batch_transform.h"
 #include "envs/running_mean_std.h"
 
@@ -37,6 +38,13 @@ class NormalizeObservation final : public BatchTransform {
   double clip_, epsilon_;
   bool update_;
   std::vector<double> std_;  // sqrt(var + epsilon), refreshed after each update
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("normalize_observation");
+    fields(statistics_);
+  }
 };
 
 }  // namespace mnrl::envs

@@ -36,16 +36,8 @@ void NormalizeReward::on_step(const Batch& batch) {
   }
 }
 
-void NormalizeReward::save_state(core::StateWriter& out) const {
-  out.tag("normalize_reward");
-  statistics_->save_state(out);
-  out.values(returns_);
-}
+void NormalizeReward::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
-void NormalizeReward::load_state(core::StateReader& in) {
-  in.expect_tag("normalize_reward");
-  statistics_->load_state(in);
-  in.values(returns_);
-}
+void NormalizeReward::load_state(core::StateReader& in) { core::load_fields(in, *this); }
 
 }  // namespace mnrl::envs

@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "envs/batch_transform.h"
 #include "envs/running_mean_std.h"
 
@@ -31,6 +32,13 @@ class NormalizeReward final : public BatchTransform {
   std::vector<double> returns_;
   double gamma_, clip_, epsilon_;
   bool update_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("normalize_reward");
+    fields(statistics_, returns_);
+  }
 };
 
 }  // namespace mnrl::envs

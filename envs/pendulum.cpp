@@ -79,17 +79,6 @@ bool Pendulum::render(RgbImage& image) const {
   return true;
 }
 
-void Pendulum::save_state(core::StateWriter& out) const {
-  save_physics_state(out, rng_, state_, phase_);
-}
-
-void Pendulum::load_state(core::StateReader& in) { load_physics_state(in, rng_, state_, phase_); }
-
-void Pendulum::set_state(const std::array<double, 2>& state) {
-  state_ = state;
-  phase_.start();
-}
-
 StepResult Pendulum::step(const ActionRef& action, core::TypedPtr observation) {
   phase_.check_can_step(*this);
   if (action.size != 1 || action.values == nullptr || std::isnan(action.values[0])) {

@@ -4,10 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/rng.h"
-#include "envs/env.h"
-#include "envs/episode_phase.h"
-#include "envs/saved_state.h"
+#include "envs/classic_control_env.h"
 
 namespace mnrl::envs {
 
@@ -17,7 +14,7 @@ namespace mnrl::envs {
 // -(angle_normalize(theta)^2 + 0.1 theta_dot^2 + 0.001 u^2). Never terminates. Observation
 // [cos theta, sin theta, theta_dot] as float32. Registered as "Pendulum-v1" (limit 200, no
 // reward threshold).
-class Pendulum final : public Env, public StatefulEnv {
+class Pendulum final : public ClassicControlEnv<2> {
  public:
   Pendulum() = default;
 
@@ -32,22 +29,12 @@ class Pendulum final : public Env, public StatefulEnv {
   // Gymnasium's rgb_array frame (envs/classic_control_render.h).
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
-
-  // For tests: sets the physical state and makes the env steppable, as after reset().
-  void set_state(const std::array<double, 2>& state);
-  const std::array<double, 2>& state() const { return state_; }
-
  private:
   void write_observation(float* observation) const;
 
-  core::Rng rng_;
-  std::array<double, 2> state_{};
   // The clipped torque of the last step, for render() only (so not in the saved state: a
   // resumed episode draws no torque arrow until its next step).
   double last_torque_ = 0.0;
-  EpisodePhase phase_;
 };
 
 }  // namespace mnrl::envs

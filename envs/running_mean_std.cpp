@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace mnrl::envs {
 namespace {
@@ -91,26 +92,21 @@ void RunningMeanStd::add_moments(const std::vector<double>& mean, const std::vec
   count_ = total;
 }
 
-void RunningMeanStd::save_state(core::StateWriter& out) const {
-  out.value(count_);
-  out.values(mean_);
-  out.values(var_);
-}
+void RunningMeanStd::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
 void RunningMeanStd::load_state(core::StateReader& in) {
-  const auto count = in.value<double>();
-  std::vector<double> mean(size()), var(size());
-  in.values(mean);
-  in.values(var);
-  if (!(count > 0) || !std::isfinite(count)) in.fail("running statistics with a count that is not > 0");
+  // Into a copy first: statistics whose state is refused stay as they were.
+  RunningMeanStd loaded = *this;
+  core::load_fields(in, loaded);
+  if (!(loaded.count_ > 0) || !std::isfinite(loaded.count_)) {
+    in.fail("running statistics with a count that is not > 0");
+  }
   for (std::size_t j = 0; j < size(); ++j) {
-    if (!std::isfinite(mean[j]) || !std::isfinite(var[j]) || var[j] < 0) {
+    if (!std::isfinite(loaded.mean_[j]) || !std::isfinite(loaded.var_[j]) || loaded.var_[j] < 0) {
       in.fail("running statistics with a mean or variance that is not finite or is negative");
     }
   }
-  count_ = count;
-  mean_ = std::move(mean);
-  var_ = std::move(var);
+  *this = std::move(loaded);
 }
 
 }  // namespace mnrl::envs

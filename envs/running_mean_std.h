@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "core/state_stream.h"
 
 namespace mnrl::envs {
@@ -40,6 +41,12 @@ class RunningMeanStd {
 
   std::vector<double> mean_, var_;
   double count_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields(count_, mean_, var_);
+  }
 };
 
 }  // namespace mnrl::envs

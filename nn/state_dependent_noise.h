@@ -72,6 +72,14 @@ class StateDependentNoise {
   // (that the agent acts with) or none (saved before the first draw).
   void save_state(core::StateWriter& out) const;
   void load_state(core::StateReader& in, std::int64_t count);
+  // The same as a field of a saved state (core/state_fields.h) that loads `count` matrices.
+  struct Field {
+    StateDependentNoise& noise;
+    std::int64_t count;
+    void save_state(core::StateWriter& out) const { noise.save_state(out); }
+    void load_state(core::StateReader& in) { noise.load_state(in, count); }
+  };
+  Field as_field(std::int64_t count) { return {*this, count}; }
 
   const StateDependentNoiseOptions& options() const { return options_; }
 

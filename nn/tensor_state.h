@@ -2,6 +2,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include <utility>
+
 #include "core/state_stream.h"
 
 namespace torch::optim {
@@ -22,6 +24,20 @@ void load_tensor(core::StateReader& in, const at::Tensor& into);
 // load_optimizer() throws core::StateError for another kind or size of state.
 void save_optimizer(core::StateWriter& out, const torch::optim::Optimizer& optimizer);
 void load_optimizer(core::StateReader& in, torch::optim::Optimizer& optimizer);
+
+// A tensor's values and an optimizer's state as fields of a saved state (core/state_fields.h).
+struct TensorValues {
+  at::Tensor tensor;
+  void save_state(core::StateWriter& out) const { save_tensor(out, tensor); }
+  void load_state(core::StateReader& in) { load_tensor(in, tensor); }
+};
+inline TensorValues tensor_values(at::Tensor tensor) { return {std::move(tensor)}; }
+struct OptimizerState {
+  torch::optim::Optimizer& optimizer;
+  void save_state(core::StateWriter& out) const { save_optimizer(out, optimizer); }
+  void load_state(core::StateReader& in) { load_optimizer(in, optimizer); }
+};
+inline OptimizerState optimizer_state(torch::optim::Optimizer& optimizer) { return {optimizer}; }
 
 // LibTorch's default CPU generator (sampling, minibatch permutations, initialization).
 void save_torch_rng(core::StateWriter& out);

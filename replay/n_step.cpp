@@ -94,30 +94,15 @@ void NStepAccumulator::clear() {
   std::fill(counts_.begin(), counts_.end(), 0);
 }
 
-void NStepAccumulator::save_state(core::StateWriter& out) const {
-  out.tag("n_step");
-  observations_.save_rows(out, static_cast<std::size_t>(num_envs_ * n_));
-  out.values(actions_);
-  out.values(rewards_);
-  out.values(starts_);
-  out.values(counts_);
-}
+void NStepAccumulator::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
 void NStepAccumulator::load_state(core::StateReader& in) {
-  in.expect_tag("n_step");
-  observations_.load_rows(in, static_cast<std::size_t>(num_envs_ * n_));
-  in.values(actions_);
-  in.values(rewards_);
-  std::vector<int> starts(starts_.size()), counts(counts_.size());
-  in.values(starts);
-  in.values(counts);
-  for (std::size_t env = 0; env < starts.size(); ++env) {
-    if (starts[env] < 0 || starts[env] >= n_ || counts[env] < 0 || counts[env] >= n_) {
+  core::load_fields(in, *this);
+  for (std::size_t env = 0; env < starts_.size(); ++env) {
+    if (starts_[env] < 0 || starts_[env] >= n_ || counts_[env] < 0 || counts_[env] >= n_) {
       in.fail("n-step ring position outside [0, " + std::to_string(n_) + ")");
     }
   }
-  starts_ = std::move(starts);
-  counts_ = std::move(counts);
 }
 
 }  // namespace mnrl::replay

@@ -4,6 +4,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "core/state_stream.h"
 #include "core/typed_rows.h"
 #include "replay/replay_buffer.h"
@@ -65,6 +66,14 @@ class NStepAccumulator {
   core::TypedRows observations_;
   std::vector<float> actions_, rewards_;
   std::vector<int> starts_, counts_;  // [env] oldest pending step's ring position, how many
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("n_step");
+    fields(observations_.first_rows(static_cast<std::size_t>(num_envs_ * n_)), actions_, rewards_,
+           starts_, counts_);
+  }
 };
 
 }  // namespace mnrl::replay

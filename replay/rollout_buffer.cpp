@@ -133,35 +133,14 @@ void RolloutBuffer::unpack_envs(const float* in, std::int64_t envs, std::int64_t
   step_ = n_steps_;
 }
 
-void RolloutBuffer::save_state(core::StateWriter& out) const {
-  out.tag("rollout_buffer");
-  out.value(step_);
-  out.values(observations_);
-  out.values(actions_);
-  out.values(log_probs_);
-  out.values(values_);
-  out.values(rewards_);
-  out.values(bootstrap_values_);
-  out.values(terminated_);
-  out.values(truncated_);
-}
+void RolloutBuffer::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
 void RolloutBuffer::load_state(core::StateReader& in) {
-  in.expect_tag("rollout_buffer");
-  const auto step = in.value<std::int64_t>();
-  if (step < 0 || step > n_steps_) {
-    in.fail("rollout position " + std::to_string(step) + " outside [0, " +
+  core::load_fields(in, *this);
+  if (step_ < 0 || step_ > n_steps_) {
+    in.fail("rollout position " + std::to_string(step_) + " outside [0, " +
             std::to_string(n_steps_) + "]");
   }
-  in.values(observations_);
-  in.values(actions_);
-  in.values(log_probs_);
-  in.values(values_);
-  in.values(rewards_);
-  in.values(bootstrap_values_);
-  in.values(terminated_);
-  in.values(truncated_);
-  step_ = step;
 }
 
 }  // namespace mnrl::replay

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/state_fields.h"
 #include "core/state_stream.h"
 
 namespace mnrl::replay {
@@ -114,6 +115,14 @@ class RolloutBuffer {
   std::vector<float> observations_, actions_, log_probs_, values_, rewards_, bootstrap_values_;
   std::vector<std::uint8_t> terminated_, truncated_;
   std::vector<float> advantages_, returns_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("rollout_buffer");
+    fields(step_, observations_, actions_, log_probs_, values_, rewards_, bootstrap_values_,
+           terminated_, truncated_);
+  }
 };
 
 }  // namespace mnrl::replay

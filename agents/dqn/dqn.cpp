@@ -256,33 +256,18 @@ void Dqn::add_transition(const replay::Transition& transition, float td_error) {
   replay_->add_transition(transition, td_error);
 }
 
-void Dqn::save_state(core::StateWriter& out) const {
-  out.tag("dqn");
-  nn::save_tensor(out, parameters_->values());
-  nn::save_tensor(out, target_parameters_->values());
-  nn::save_optimizer(out, *optimizer_);
-  replay_->save_state(out);
-  out.values(exploration_rng_.state());
-  out.values(replay_rng_.state());
-  out.value(env_steps_);
-  out.value(vector_steps_);
-  out.value(steps_since_target_update_);
+template <class Fields>
+void Dqn::state_fields(Fields& fields) {
+  fields.tag("dqn");
+  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(target_parameters_->values()),
+         nn::optimizer_state(*optimizer_), replay_, exploration_rng_, replay_rng_, env_steps_,
+         vector_steps_, steps_since_target_update_);
 }
 
+void Dqn::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
+
 void Dqn::load_state(core::StateReader& in) {
-  in.expect_tag("dqn");
-  nn::load_tensor(in, parameters_->values());
-  nn::load_tensor(in, target_parameters_->values());
-  nn::load_optimizer(in, *optimizer_);
-  replay_->load_state(in);
-  core::Rng::State rng_state;
-  in.values(rng_state);
-  exploration_rng_.set_state(rng_state);
-  in.values(rng_state);
-  replay_rng_.set_state(rng_state);
-  in.value(env_steps_);
-  in.value(vector_steps_);
-  in.value(steps_since_target_update_);
+  core::load_fields(in, *this);
   // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
   min_replay_size_ =
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));

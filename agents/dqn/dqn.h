@@ -11,6 +11,7 @@
 #include "agents/agent.h"
 #include "agents/dqn/dqn_options.h"
 #include "core/rng.h"
+#include "core/state_fields.h"
 #include "nn/flat_parameters.h"
 #include "nn/q_network.h"
 #include "nn/q_network_pass.h"
@@ -93,6 +94,10 @@ class Dqn final : public Agent {
   DqnOptions options_;
   nn::QNetwork online_;
   nn::QNetwork target_;
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
+
   std::shared_ptr<nn::FlatParameters> parameters_;
   std::unique_ptr<nn::FlatParameters> target_parameters_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;

@@ -33,8 +33,8 @@ void ActionNoise::reset(std::int64_t env) {
   std::fill_n(previous_.begin() + env * action_size_, action_size_, 0.0f);
 }
 
-void ActionNoise::save_state(core::StateWriter& out) const { out.values(previous_); }
+void ActionNoise::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
-void ActionNoise::load_state(core::StateReader& in) { in.values(previous_); }
+void ActionNoise::load_state(core::StateReader& in) { core::load_fields(in, *this); }
 
 }  // namespace mnrl::agents

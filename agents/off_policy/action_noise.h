@@ -5,6 +5,7 @@
 
 #include "agents/off_policy/off_policy_options.h"
 #include "core/rng.h"
+#include "core/state_fields.h"
 #include "core/state_stream.h"
 
 namespace mnrl::agents {
@@ -31,6 +32,12 @@ class ActionNoise {
   ActionNoiseOptions options_;
   std::int64_t action_size_;
   std::vector<float> previous_;  // [num_envs, action_size]: the Ornstein-Uhlenbeck state
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields(previous_);
+  }
 };
 
 }  // namespace mnrl::agents

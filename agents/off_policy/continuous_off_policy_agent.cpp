@@ -129,27 +129,25 @@ void ContinuousOffPolicyAgent::act_stochastic(core::ConstTypedPtr observations, 
   to_bounds(scratch_actions_.data(), batch, out);
 }
 
+// The subclass's learner (save_learner/load_learner) between the tag and the replay.
+struct ContinuousOffPolicyAgent::LearnerState {
+  ContinuousOffPolicyAgent& agent;
+  void save_state(core::StateWriter& out) const { agent.save_learner(out); }
+  void load_state(core::StateReader& in) { agent.load_learner(in); }
+};
+
+template <class Fields>
+void ContinuousOffPolicyAgent::state_fields(Fields& fields) {
+  fields.tag(tag_);
+  fields(LearnerState{*this}, replay_, exploration_rng_, replay_rng_, env_steps_, vector_steps_);
+}
+
 void ContinuousOffPolicyAgent::save_state(core::StateWriter& out) const {
-  out.tag(tag_);
-  save_learner(out);
-  replay_->save_state(out);
-  out.values(exploration_rng_.state());
-  out.values(replay_rng_.state());
-  out.value(env_steps_);
-  out.value(vector_steps_);
+  core::save_fields(out, *this);
 }
 
 void ContinuousOffPolicyAgent::load_state(core::StateReader& in) {
-  in.expect_tag(tag_);
-  load_learner(in);
-  replay_->load_state(in);
-  core::Rng::State rng_state;
-  in.values(rng_state);
-  exploration_rng_.set_state(rng_state);
-  in.values(rng_state);
-  replay_rng_.set_state(rng_state);
-  in.value(env_steps_);
-  in.value(vector_steps_);
+  core::load_fields(in, *this);
   // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
   min_replay_size_ =
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));

@@ -10,6 +10,7 @@
 #include "agents/agent.h"
 #include "agents/off_policy/off_policy_options.h"
 #include "core/rng.h"
+#include "core/state_fields.h"
 #include "nn/continuous_actor.h"
 #include "nn/continuous_actor_pass.h"
 #include "replay/replay.h"
@@ -100,6 +101,11 @@ class ContinuousOffPolicyAgent : public Agent {
   OffPolicyOptions options_;
   ActionBounds bounds_;
   nn::ContinuousActor actor_;
+  struct LearnerState;
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
+
   std::unique_ptr<replay::Replay> replay_;
   std::int64_t num_envs_, observation_size_, action_size_;
   core::Rng exploration_rng_, replay_rng_;

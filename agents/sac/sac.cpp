@@ -198,28 +198,16 @@ Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
   return statistics;
 }
 
-void Sac::save_learner(core::StateWriter& out) const {
-  nn::save_tensor(out, parameters_->values());
-  nn::save_tensor(out, critics_.target_values());
-  nn::save_optimizer(out, *critic_optimizer_);
-  nn::save_optimizer(out, *actor_optimizer_);
-  if (alpha_optimizer_) nn::save_optimizer(out, *alpha_optimizer_);
-  out.values(noise_rng_.state());
-  out.value(gradient_steps_done_);
-  out.values(exploration_weights_);
+template <class Fields>
+void Sac::state_fields(Fields& fields) {
+  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(critics_.target_values()),
+         nn::optimizer_state(*critic_optimizer_), nn::optimizer_state(*actor_optimizer_));
+  if (alpha_optimizer_) fields(nn::optimizer_state(*alpha_optimizer_));
+  fields(noise_rng_, gradient_steps_done_, exploration_weights_);
 }
 
-void Sac::load_learner(core::StateReader& in) {
-  nn::load_tensor(in, parameters_->values());
-  nn::load_tensor(in, critics_.target_values());
-  nn::load_optimizer(in, *critic_optimizer_);
-  nn::load_optimizer(in, *actor_optimizer_);
-  if (alpha_optimizer_) nn::load_optimizer(in, *alpha_optimizer_);
-  core::Rng::State rng_state;
-  in.values(rng_state);
-  noise_rng_.set_state(rng_state);
-  in.value(gradient_steps_done_);
-  in.values(exploration_weights_);
-}
+void Sac::save_learner(core::StateWriter& out) const { core::save_fields(out, *this); }
+
+void Sac::load_learner(core::StateReader& in) { core::load_fields(in, *this); }
 
 }  // namespace mnrl::agents

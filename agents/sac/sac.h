@@ -56,6 +56,10 @@ class Sac final : public ContinuousOffPolicyAgent {
 
   SacOptions sac_;
   std::shared_ptr<OffPolicyNetworks> networks_;
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
+
   std::shared_ptr<nn::FlatParameters> parameters_;
   Critics critics_;
   std::unique_ptr<torch::optim::Optimizer> critic_optimizer_, actor_optimizer_, alpha_optimizer_;

@@ -118,28 +118,16 @@ std::vector<double> Td3::learning_rates() const {
   return {nn::learning_rate_of(*critic_optimizer_), nn::learning_rate_of(*actor_optimizer_)};
 }
 
-void Td3::save_learner(core::StateWriter& out) const {
-  nn::save_tensor(out, parameters_->values());
-  nn::save_tensor(out, critics_.target_values());
-  nn::save_tensor(out, target_actor_parameters_->values());
-  nn::save_optimizer(out, *critic_optimizer_);
-  nn::save_optimizer(out, *actor_optimizer_);
-  noise_.save_state(out);
-  out.values(smoothing_rng_.state());
-  out.value(gradient_steps_done_);
+template <class Fields>
+void Td3::state_fields(Fields& fields) {
+  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(critics_.target_values()),
+         nn::tensor_values(target_actor_parameters_->values()),
+         nn::optimizer_state(*critic_optimizer_), nn::optimizer_state(*actor_optimizer_), noise_,
+         smoothing_rng_, gradient_steps_done_);
 }
 
-void Td3::load_learner(core::StateReader& in) {
-  nn::load_tensor(in, parameters_->values());
-  nn::load_tensor(in, critics_.target_values());
-  nn::load_tensor(in, target_actor_parameters_->values());
-  nn::load_optimizer(in, *critic_optimizer_);
-  nn::load_optimizer(in, *actor_optimizer_);
-  noise_.load_state(in);
-  core::Rng::State rng_state;
-  in.values(rng_state);
-  smoothing_rng_.set_state(rng_state);
-  in.value(gradient_steps_done_);
-}
+void Td3::save_learner(core::StateWriter& out) const { core::save_fields(out, *this); }
+
+void Td3::load_learner(core::StateReader& in) { core::load_fields(in, *this); }
 
 }  // namespace mnrl::agents

@@ -50,6 +50,10 @@ class Td3 final : public ContinuousOffPolicyAgent {
 
   Td3Options td3_;
   std::shared_ptr<OffPolicyNetworks> networks_;
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
+
   std::shared_ptr<nn::FlatParameters> parameters_;
   Critics critics_;
   nn::ContinuousActor target_actor_;

@@ -99,49 +99,6 @@ void Asterix::draw(const Grid& grid) const {
   }
 }
 
-void Asterix::save_state(core::StateWriter& out) const {
-  out.tag("minatar_asterix");
-  out.value(difficulty_ramping_);
-  for (const Object& object : objects_) {
-    out.value(object.present);
-    out.value(object.gold);
-    out.value(object.moves_right);
-    out.value(object.x);
-  }
-  out.value(player_x_);
-  out.value(player_y_);
-  out.value(spawn_interval_);
-  out.value(spawn_timer_);
-  out.value(move_interval_);
-  out.value(move_timer_);
-  out.value(ramp_timer_);
-  out.value(ramp_count_);
-  out.value(terminal_);
-}
-
-void Asterix::load_state(core::StateReader& in) {
-  in.expect_tag("minatar_asterix");
-  if (in.value<bool>() != difficulty_ramping_) {
-    in.fail(std::string("the state of an Asterix game ") +
-            (difficulty_ramping_ ? "without" : "with") + " difficulty ramping");
-  }
-  for (Object& object : objects_) {
-    in.value(object.present);
-    in.value(object.gold);
-    in.value(object.moves_right);
-    in.value(object.x);
-  }
-  in.value(player_x_);
-  in.value(player_y_);
-  in.value(spawn_interval_);
-  in.value(spawn_timer_);
-  in.value(move_interval_);
-  in.value(move_timer_);
-  in.value(ramp_timer_);
-  in.value(ramp_count_);
-  in.value(terminal_);
-}
-
 void Asterix::spawn(core::Rng& rng) {
   // Both draws happen even when no slot is free, as in MinAtar.
   const bool from_left = rng.uniform() < 0.5;

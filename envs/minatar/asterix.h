@@ -16,7 +16,7 @@ namespace mnrl::envs::minatar {
 // limit. With difficulty ramping, every 102 frames the spawn interval shrinks by one frame, and
 // every second time the move interval too, until both are down to one frame. Channels: player,
 // enemy, trail (the cell behind an object), gold. Minimal actions: noop, left, up, right, down.
-class Asterix final : public Game {
+class Asterix final : public GameOfFields<Asterix> {
  public:
   explicit Asterix(bool difficulty_ramping = true) : difficulty_ramping_(difficulty_ramping) {}
 
@@ -27,9 +27,6 @@ class Asterix final : public Game {
   double step(Action action, core::Rng& rng) override;
   bool terminal() const override { return terminal_; }
   void draw(const Grid& grid) const override;
-
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
 
   // How many times the difficulty has ramped up (MinAtar's difficulty_ramp()).
   int difficulty_level() const { return ramp_count_; }
@@ -64,6 +61,17 @@ class Asterix final : public Game {
   int ramp_timer_ = 0;
   int ramp_count_ = 0;
   bool terminal_ = false;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("minatar_asterix");
+    fields(core::must_match(difficulty_ramping_, "difficulty ramping"));
+    for (Object& object : objects_)
+      fields(object.present, object.gold, object.moves_right, object.x);
+    fields(player_x_, player_y_, spawn_interval_, spawn_timer_, move_interval_, move_timer_,
+           ramp_timer_, ramp_count_, terminal_);
+  }
 };
 
 }  // namespace mnrl::envs::minatar

@@ -102,34 +102,6 @@ void Breakout::draw(const Grid& grid) const {
   }
 }
 
-void Breakout::save_state(core::StateWriter& out) const {
-  out.tag("minatar_breakout");
-  out.value(paddle_x_);
-  out.value(ball_x_);
-  out.value(ball_y_);
-  out.value(ball_dx_);
-  out.value(ball_dy_);
-  out.value(trail_x_);
-  out.value(trail_y_);
-  out.value(met_brick_);
-  out.value(terminal_);
-  out.values(bricks_);
-}
-
-void Breakout::load_state(core::StateReader& in) {
-  in.expect_tag("minatar_breakout");
-  in.value(paddle_x_);
-  in.value(ball_x_);
-  in.value(ball_y_);
-  in.value(ball_dx_);
-  in.value(ball_dy_);
-  in.value(trail_x_);
-  in.value(trail_y_);
-  in.value(met_brick_);
-  in.value(terminal_);
-  in.values(bricks_);
-}
-
 void Breakout::fill_brick_rows() {
   std::fill(bricks_.begin() + kFirstBrickRow * kGridSize,
             bricks_.begin() + (kFirstBrickRow + kBrickRows) * kGridSize, true);

@@ -15,7 +15,7 @@ namespace mnrl::envs::minatar {
 // came); otherwise the game ends. Once every brick is broken, the three rows come back when the
 // ball next reaches the bottom row. No difficulty ramp, no time limit. Channels: paddle, ball,
 // trail (the ball's previous cell), brick. Minimal actions: noop, left, right.
-class Breakout final : public Game {
+class Breakout final : public GameOfFields<Breakout> {
  public:
   // Breakout has no difficulty ramp; the flag is taken so that every game is built alike.
   explicit Breakout(bool /*difficulty_ramping*/ = true) {}
@@ -27,9 +27,6 @@ class Breakout final : public Game {
   double step(Action action, core::Rng& rng) override;
   bool terminal() const override { return terminal_; }
   void draw(const Grid& grid) const override;
-
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
 
  private:
   void fill_brick_rows();
@@ -49,6 +46,14 @@ class Breakout final : public Game {
   bool terminal_ = false;
   // Row-major, [y * kGridSize + x]; only rows 1-3 ever hold bricks.
   std::array<bool, kCellsPerChannel> bricks_{};
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("minatar_breakout");
+    fields(paddle_x_, ball_x_, ball_y_, ball_dx_, ball_dy_, trail_x_, trail_y_, met_brick_,
+           terminal_, bricks_);
+  }
 };
 
 }  // namespace mnrl::envs::minatar

@@ -82,24 +82,6 @@ void Freeway::draw(const Grid& grid) const {
   }
 }
 
-void Freeway::save_state(core::StateWriter& out) const {
-  out.tag("minatar_freeway");
-  out.values(cars_);
-  out.value(chicken_y_);
-  out.value(move_cooldown_);
-  out.value(time_left_);
-  out.value(terminal_);
-}
-
-void Freeway::load_state(core::StateReader& in) {
-  in.expect_tag("minatar_freeway");
-  in.values(cars_);
-  in.value(chicken_y_);
-  in.value(move_cooldown_);
-  in.value(time_left_);
-  in.value(terminal_);
-}
-
 void Freeway::new_car_velocities(core::Rng& rng) {
   // All speeds first, then all directions: MinAtar's order of draws.
   for (Car& car : cars_) car.velocity = 1 + static_cast<int>(rng.below(kMaxCarSpeed));

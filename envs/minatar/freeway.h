@@ -15,7 +15,7 @@ namespace mnrl::envs::minatar {
 // the chicken sends it back to the bottom. The game ends on frame 2501, after a 2500-frame timer
 // runs out. No difficulty ramp. Channels: chicken, car, then speed1-speed5: a car's trail (the
 // cell behind it) in the channel of its speed. Minimal actions: noop, up, down.
-class Freeway final : public Game {
+class Freeway final : public GameOfFields<Freeway> {
  public:
   // Freeway has no difficulty ramp; the flag is taken so that every game is built alike.
   explicit Freeway(bool /*difficulty_ramping*/ = true) {}
@@ -27,9 +27,6 @@ class Freeway final : public Game {
   double step(Action action, core::Rng& rng) override;
   bool terminal() const override { return terminal_; }
   void draw(const Grid& grid) const override;
-
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
 
  private:
   // Car i drives on row i + 1.
@@ -54,6 +51,13 @@ class Freeway final : public Game {
   // Counts down once per frame; the game ends when it goes below zero.
   int time_left_ = 0;
   bool terminal_ = false;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields.tag("minatar_freeway");
+    fields(cars_, chicken_y_, move_cooldown_, time_left_, terminal_);
+  }
 };
 
 }  // namespace mnrl::envs::minatar

@@ -109,22 +109,6 @@ bool MinAtarEnv::render(RgbImage& image) const {
   return true;
 }
 
-void MinAtarEnv::save_state(core::StateWriter& out) const {
-  out.values(rng_.state());
-  out.value(last_action_);
-  out.value(phase_);
-  game_->save_state(out);
-}
-
-void MinAtarEnv::load_state(core::StateReader& in) {
-  core::Rng::State rng_state;
-  in.values(rng_state);
-  rng_.set_state(rng_state);
-  in.value(last_action_);
-  in.value(phase_);
-  game_->load_state(in);
-}
-
 void register_minatar_game(const std::string& name, const MinAtarEnv::GameFactory& make_game) {
   for (const bool minimal : {false, true}) {
     const std::string id = "MinAtar/" + name + (minimal ? "-v1" : "-v0");

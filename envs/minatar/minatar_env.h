@@ -9,6 +9,7 @@
 
 #include "core/kwargs.h"
 #include "core/rng.h"
+#include "core/state_fields.h"
 #include "envs/env.h"
 #include "envs/episode_phase.h"
 #include "envs/minatar/minatar_game.h"
@@ -41,8 +42,8 @@ class MinAtarEnv final : public Env, public StatefulEnv {
   StepResult step(const ActionRef& action, core::TypedPtr observation) override;
   bool render(RgbImage& image) const override;
 
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
+  void save_state(core::StateWriter& out) const override { core::save_fields(out, *this); }
+  void load_state(core::StateReader& in) override { core::load_fields(in, *this); }
 
   const Game& game() const { return *game_; }
 
@@ -56,6 +57,12 @@ class MinAtarEnv final : public Env, public StatefulEnv {
   core::Rng rng_;  // sticky actions and the game's randomness
   Action last_action_ = Action::noop;
   EpisodePhase phase_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields(rng_, last_action_, phase_, game_);
+  }
 };
 
 // Registers "MinAtar/<name>-v0" and "-v1" for a game.

@@ -2,9 +2,11 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/rng.h"
+#include "core/state_fields.h"
 #include "core/state_stream.h"
 
 namespace mnrl::envs::minatar {
@@ -55,6 +57,21 @@ class Game {
   // Every field that step() reads, for bit-exact resume.
   virtual void save_state(core::StateWriter& out) const = 0;
   virtual void load_state(core::StateReader& in) = 0;
+};
+
+// A game whose saved state is the field list of Derived::state_fields() (core/state_fields.h).
+// A load reads into a copy first, so that a refused or truncated state leaves the game as it was.
+template <class Derived>
+class GameOfFields : public Game {
+ public:
+  void save_state(core::StateWriter& out) const final {
+    core::save_fields(out, static_cast<const Derived&>(*this));
+  }
+  void load_state(core::StateReader& in) final {
+    Derived loaded = static_cast<const Derived&>(*this);
+    core::load_fields(in, loaded);
+    static_cast<Derived&>(*this) = std::move(loaded);
+  }
 };
 
 }  // namespace mnrl::envs::minatar

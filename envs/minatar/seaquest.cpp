@@ -55,23 +55,6 @@ void draw_swimmers(const Grid& grid, const std::vector<Seaquest::Swimmer>& swimm
   }
 }
 
-// The number of objects varies, so it is written first and the list resized to it on load.
-template <class Object>
-void save_list(core::StateWriter& out, const std::vector<Object>& objects) {
-  out.value(static_cast<std::uint64_t>(objects.size()));
-  out.values(objects);
-}
-
-template <class Object>
-void load_list(core::StateReader& in, std::vector<Object>& objects) {
-  const auto count = in.value<std::uint64_t>();
-  if (count > in.remaining() / sizeof(Object)) {
-    in.fail("a list of " + std::to_string(count) + " objects longer than the state");
-  }
-  objects.resize(static_cast<std::size_t>(count));
-  in.values(objects);
-}
-
 }  // namespace
 
 const std::vector<std::string>& Seaquest::channel_names() const {
@@ -339,58 +322,6 @@ void Seaquest::draw(const Grid& grid) const {
   draw_swimmers(grid, s.fish, kEnemyFish);
   draw_swimmers(grid, s.enemy_subs, kEnemySub);
   draw_swimmers(grid, s.divers, kDiver);
-}
-
-void Seaquest::save_state(core::StateWriter& out) const {
-  const State& s = state_;
-  out.value(difficulty_ramping_);
-  out.value(s.sub_x);
-  out.value(s.sub_y);
-  out.value(s.sub_dx);
-  out.value(s.oxygen);
-  out.value(s.divers_aboard);
-  out.value(s.surfaced);
-  out.value(s.shot_timer);
-  save_list(out, s.friendly_bullets);
-  save_list(out, s.enemy_bullets);
-  save_list(out, s.fish);
-  save_list(out, s.enemy_subs);
-  save_list(out, s.divers);
-  out.value(s.enemy_spawn_interval);
-  out.value(s.enemy_spawn_timer);
-  out.value(s.diver_spawn_timer);
-  out.value(s.enemy_move_interval);
-  out.value(s.ramp_index);
-  out.value(s.terminal);
-}
-
-void Seaquest::load_state(core::StateReader& in) {
-  if (in.value<bool>() != difficulty_ramping_) {
-    in.fail(std::string("a Seaquest state with difficulty ramping ") +
-            (difficulty_ramping_ ? "off" : "on") + " where it is " +
-            (difficulty_ramping_ ? "on" : "off"));
-  }
-  // Read into a copy so that a truncated state leaves the game as it was.
-  State s;
-  in.value(s.sub_x);
-  in.value(s.sub_y);
-  in.value(s.sub_dx);
-  in.value(s.oxygen);
-  in.value(s.divers_aboard);
-  in.value(s.surfaced);
-  in.value(s.shot_timer);
-  load_list(in, s.friendly_bullets);
-  load_list(in, s.enemy_bullets);
-  load_list(in, s.fish);
-  load_list(in, s.enemy_subs);
-  load_list(in, s.divers);
-  in.value(s.enemy_spawn_interval);
-  in.value(s.enemy_spawn_timer);
-  in.value(s.diver_spawn_timer);
-  in.value(s.enemy_move_interval);
-  in.value(s.ramp_index);
-  in.value(s.terminal);
-  state_ = std::move(s);
 }
 
 }  // namespace mnrl::envs::minatar

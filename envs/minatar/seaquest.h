@@ -17,7 +17,7 @@ namespace mnrl::envs::minatar {
 // on contact with a fish, sub or enemy bullet, when oxygen runs out, or on surfacing with no
 // diver. With ramping, each surfacing speeds up enemy spawning and, every second time, enemy
 // movement.
-class Seaquest final : public Game {
+class Seaquest final : public GameOfFields<Seaquest> {
  public:
   static constexpr int kMaxOxygen = 200;
   static constexpr int kMaxDivers = 6;
@@ -65,6 +65,15 @@ class Seaquest final : public Game {
     int enemy_move_interval = kInitialEnemyMoveInterval;
     int ramp_index = 0;  // surfacings that ramped the difficulty
     bool terminal = false;
+
+    template <class Fields>
+    void state_fields(Fields& fields) {
+      fields(sub_x, sub_y, sub_dx, oxygen, divers_aboard, surfaced, shot_timer,
+             core::resizable(friendly_bullets), core::resizable(enemy_bullets),
+             core::resizable(fish), core::resizable(enemy_subs), core::resizable(divers),
+             enemy_spawn_interval, enemy_spawn_timer, diver_spawn_timer, enemy_move_interval,
+             ramp_index, terminal);
+    }
   };
 
   explicit Seaquest(bool difficulty_ramping = true) : difficulty_ramping_(difficulty_ramping) {}
@@ -76,9 +85,6 @@ class Seaquest final : public Game {
   double step(Action action, core::Rng& rng) override;
   bool terminal() const override { return state_.terminal; }
   void draw(const Grid& grid) const override;
-
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
 
   // For tests: the game's state, and setting it to play on from there.
   const State& state() const { return state_; }
@@ -106,6 +112,12 @@ class Seaquest final : public Game {
 
   bool difficulty_ramping_;
   State state_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields(core::must_match(difficulty_ramping_, "difficulty ramping"), state_);
+  }
 };
 
 }  // namespace mnrl::envs::minatar

@@ -174,40 +174,4 @@ void SpaceInvaders::draw(const Grid& grid) const {
   draw_rows(grid, s.enemy_bullets, kEnemyBullet);
 }
 
-void SpaceInvaders::save_state(core::StateWriter& out) const {
-  const State& s = state_;
-  out.value(difficulty_ramping_);
-  out.value(s.cannon_x);
-  out.values(s.aliens);
-  out.values(s.friendly_bullets);
-  out.values(s.enemy_bullets);
-  out.value(s.alien_dx);
-  out.value(s.alien_move_interval);
-  out.value(s.alien_move_timer);
-  out.value(s.alien_shot_timer);
-  out.value(s.shot_timer);
-  out.value(s.terminal);
-}
-
-void SpaceInvaders::load_state(core::StateReader& in) {
-  if (in.value<bool>() != difficulty_ramping_) {
-    in.fail(std::string("a SpaceInvaders state with difficulty ramping ") +
-            (difficulty_ramping_ ? "off" : "on") + " where it is " +
-            (difficulty_ramping_ ? "on" : "off"));
-  }
-  // Read into a copy so that a truncated state leaves the game as it was.
-  State s;
-  in.value(s.cannon_x);
-  in.values(s.aliens);
-  in.values(s.friendly_bullets);
-  in.values(s.enemy_bullets);
-  in.value(s.alien_dx);
-  in.value(s.alien_move_interval);
-  in.value(s.alien_move_timer);
-  in.value(s.alien_shot_timer);
-  in.value(s.shot_timer);
-  in.value(s.terminal);
-  state_ = s;
-}
-
 }  // namespace mnrl::envs::minatar

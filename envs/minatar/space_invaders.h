@@ -18,7 +18,7 @@ namespace mnrl::envs::minatar {
 // The game ends when an alien or an alien's bullet reaches the cannon, or an alien at the
 // bottom row reaches a wall. A cleared wave is replaced by a fresh one; with ramping, each new
 // wave steps one frame sooner, down to every 6 frames. No randomness: only sticky actions vary.
-class SpaceInvaders final : public Game {
+class SpaceInvaders final : public GameOfFields<SpaceInvaders> {
  public:
   // One bit per cell: bit x of rows[y] is (row y, column x).
   using Rows = std::array<std::uint16_t, kGridSize>;
@@ -41,6 +41,12 @@ class SpaceInvaders final : public Game {
     int alien_shot_timer = kAlienShotInterval;         // an alien fires
     int shot_timer = 0;                                // the player may fire
     bool terminal = false;
+
+    template <class Fields>
+    void state_fields(Fields& fields) {
+      fields(cannon_x, aliens, friendly_bullets, enemy_bullets, alien_dx, alien_move_interval,
+             alien_move_timer, alien_shot_timer, shot_timer, terminal);
+    }
   };
 
   explicit SpaceInvaders(bool difficulty_ramping = true)
@@ -53,9 +59,6 @@ class SpaceInvaders final : public Game {
   double step(Action action, core::Rng& rng) override;
   bool terminal() const override { return state_.terminal; }
   void draw(const Grid& grid) const override;
-
-  void save_state(core::StateWriter& out) const override;
-  void load_state(core::StateReader& in) override;
 
   // For tests: the game's state, and setting it to play on from there.
   const State& state() const { return state_; }
@@ -72,6 +75,12 @@ class SpaceInvaders final : public Game {
 
   bool difficulty_ramping_;
   State state_;
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields) {
+    fields(core::must_match(difficulty_ramping_, "difficulty ramping"), state_);
+  }
 };
 
 }  // namespace mnrl::envs::minatar
