@@ -16,6 +16,19 @@ function(mnrl_add_library name)
   target_link_libraries(${target} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   target_compile_features(${target} PUBLIC cxx_std_17)  # users of the headers need C++17 too
   mnrl_set_warnings(${target})
+  # A program takes from a static library only the members it names a symbol of, and nothing
+  # names the registrations (envs, algorithms, topologies, backends): a program that links a
+  # static mnrl library loads the whole archive, in this tree and from the installed package
+  # alike. (One item per library, so that ld sees --whole-archive, the archive and
+  # --no-whole-archive together however CMake merges the options; programs only: a plugin takes
+  # what it uses, and the program that loads it holds the registries.)
+  if(NOT BUILD_SHARED_LIBS)
+    set(archive ${CMAKE_STATIC_LIBRARY_PREFIX}${target}${CMAKE_STATIC_LIBRARY_SUFFIX})
+    set(whole "--whole-archive,$<BUILD_INTERFACE:$<TARGET_FILE:${target}>>")
+    string(APPEND whole "$<INSTALL_INTERFACE:$<INSTALL_PREFIX>/${CMAKE_INSTALL_LIBDIR}/${archive}>")
+    target_link_options(${target} INTERFACE
+      "$<$<STREQUAL:$<TARGET_PROPERTY:TYPE>,EXECUTABLE>:LINKER:${whole},--no-whole-archive>")
+  endif()
 endfunction()
 
 function(mnrl_set_warnings target)

@@ -112,6 +112,102 @@ std::string load(Env& env, const std::string& state) {
   return {};
 }
 
+// Two fresh envs of one spec, called alike: reset and step either, capturing what it returned.
+class TwinEnvs {
+ public:
+  TwinEnvs(const Built& first, const Built& second, const EnvSpec& spec)
+      : envs_{first.env.get(), second.env.get()},
+        buffers_{ObservationBuffer(spec.observation_space),
+                 ObservationBuffer(spec.observation_space)} {}
+
+  Outcome reset(int k, std::optional<std::uint64_t> seed) {
+    buffers_[k].arm();
+    Thrown t = call([&] { envs_[k]->reset(buffers_[k].data(), seed); });
+    return {std::move(t), {}, buffers_[k].copy()};
+  }
+  Outcome step(int k, const ActionRef& action) {
+    buffers_[k].arm();
+    StepResult r;
+    Thrown t = call([&] { r = envs_[k]->step(action, buffers_[k].data()); });
+    return {std::move(t), r, buffers_[k].copy()};
+  }
+
+ private:
+  Env* envs_[2];
+  ObservationBuffer buffers_[2];
+};
+
+// What the two envs did in lockstep, given the same seed and random actions.
+struct Lockstep {
+  Outcome first_reset;  // of env 1
+  // The first episode of env 1, to replay after reset(seed).
+  std::vector<StoredAction> episode_actions;
+  std::vector<Outcome> episode_outcomes;
+  std::string divergence;  // where the envs first differed, if they did
+  std::string stop;        // both envs threw the same: consistent, but the comparison ends there
+  std::int64_t steps = 0;
+  std::int64_t resets = 1;
+};
+
+Lockstep run_in_lockstep(TwinEnvs& twins, const EnvSpec& spec, const EnvCheckOptions& options) {
+  Lockstep run;
+  run.first_reset = twins.reset(0, options.seed);
+  ActionSampler sampler(spec.action_space);
+  core::Rng rng = action_rng(options);
+  Position pos;
+  bool in_first_episode = true;
+  bool needs_reset = false;
+  Outcome a = run.first_reset;
+  Outcome b = twins.reset(1, options.seed);
+  while (true) {
+    if (const std::string d = difference(a, b, "env 1", "env 2"); !d.empty()) {
+      run.divergence = pos.describe() + ": " + d;
+      return run;
+    }
+    if (a.thrown) {
+      run.stop = pos.describe() + ": both envs threw " + a.thrown.describe();
+      return run;
+    }
+    if (run.steps >= options.steps) return run;
+    if (needs_reset) {
+      ++pos.episode;
+      pos.step = 0;
+      a = twins.reset(0, std::nullopt);
+      b = twins.reset(1, std::nullopt);
+      ++run.resets;
+      needs_reset = false;
+      continue;
+    }
+    const ActionRef action = sampler.sample(rng);
+    ++pos.step;
+    ++run.steps;
+    a = twins.step(0, action);
+    b = twins.step(1, action);
+    needs_reset = a.result.terminated || a.result.truncated;
+    if (in_first_episode) {
+      run.episode_actions.emplace_back(action);
+      run.episode_outcomes.push_back(a);
+      in_first_episode = !needs_reset;
+    }
+  }
+}
+
+// Env 1 reset with the seed again: "" if its first episode replays, else where it differs.
+std::string replay_first_episode(TwinEnvs& twins, const Lockstep& run, std::uint64_t seed) {
+  if (run.first_reset.thrown) return {};
+  Position pos;
+  Outcome again = twins.reset(0, seed);
+  std::string d = difference(run.first_reset, again, "first time", "again");
+  for (std::size_t i = 0; d.empty() && !again.thrown && i < run.episode_actions.size(); ++i) {
+    ++pos.step;
+    again = twins.step(0, run.episode_actions[i].ref());
+    d = difference(run.episode_outcomes[i], again, "first time", "again");
+  }
+  if (d.empty()) return {};
+  return "after reset(seed = " + std::to_string(seed) + ") on a used env, " + pos.describe() +
+         " differs from the first run: " + d;
+}
+
 }  // namespace
 
 EnvCheckResult check_saved_state(const EnvMaker& make_env, const EnvSpec& spec,
@@ -197,101 +293,22 @@ EnvCheckResult check_determinism(const EnvMaker& make_env, const EnvSpec& spec,
   if (!first.env) return failed(check, first.error);
   const Built second = build(make_env, &spec);
   if (!second.env) return failed(check, "second env: " + second.error);
-  Env* envs[2] = {first.env.get(), second.env.get()};
-  ObservationBuffer buffers[2] = {ObservationBuffer(spec.observation_space),
-                                  ObservationBuffer(spec.observation_space)};
-  const auto capture = [&](int k, Thrown thrown, StepResult result) {
-    return Outcome{std::move(thrown), result, buffers[k].copy()};
-  };
-  const auto reset = [&](int k, std::optional<std::uint64_t> seed) {
-    buffers[k].arm();
-    Thrown t = call([&] { envs[k]->reset(buffers[k].data(), seed); });
-    return capture(k, std::move(t), {});
-  };
-  const auto step = [&](int k, const ActionRef& action) {
-    buffers[k].arm();
-    StepResult r;
-    Thrown t = call([&] { r = envs[k]->step(action, buffers[k].data()); });
-    return capture(k, std::move(t), r);
-  };
+  TwinEnvs twins(first, second, spec);
+  const Lockstep run = run_in_lockstep(twins, spec, options);
+  const std::string replay = replay_first_episode(twins, run, options.seed);
 
-  // The first episode, replayed at the end after reset(seed) on the first env.
-  const Outcome first_reset = reset(0, options.seed);
-  std::vector<StoredAction> episode_actions;
-  std::vector<Outcome> episode_outcomes;
-  bool in_first_episode = true;
-
-  ActionSampler sampler(spec.action_space);
-
-  core::Rng rng = action_rng(options);
-  Position pos;
-  std::string divergence;
-  std::string stop;  // both envs threw the same: consistent, but the comparison ends there
-  std::int64_t steps_done = 0;
-  std::int64_t resets = 1;
-  Outcome a = first_reset;
-  Outcome b = reset(1, options.seed);
-  bool needs_reset = false;
-  while (true) {
-    if (const std::string d = difference(a, b, "env 1", "env 2"); !d.empty()) {
-      divergence = pos.describe() + ": " + d;
-      break;
-    }
-    if (a.thrown) {
-      stop = pos.describe() + ": both envs threw " + a.thrown.describe();
-      break;
-    }
-    if (steps_done >= options.steps) break;
-    if (needs_reset) {
-      ++pos.episode;
-      pos.step = 0;
-      a = reset(0, std::nullopt);
-      b = reset(1, std::nullopt);
-      ++resets;
-      needs_reset = false;
-      continue;
-    }
-    const ActionRef action = sampler.sample(rng);
-    ++pos.step;
-    ++steps_done;
-    a = step(0, action);
-    b = step(1, action);
-    needs_reset = a.result.terminated || a.result.truncated;
-    if (in_first_episode) {
-      episode_actions.emplace_back(action);
-      episode_outcomes.push_back(a);
-      in_first_episode = !needs_reset;
-    }
-  }
-
-  // Reset the first env with the seed again: the first episode must replay.
-  std::string replay;
-  if (!first_reset.thrown) {
-    Position replay_pos;
-    Outcome again = reset(0, options.seed);
-    std::string d = difference(first_reset, again, "first time", "again");
-    for (std::size_t i = 0; d.empty() && !again.thrown && i < episode_actions.size(); ++i) {
-      ++replay_pos.step;
-      again = step(0, episode_actions[i].ref());
-      d = difference(episode_outcomes[i], again, "first time", "again");
-    }
-    if (!d.empty()) {
-      replay = "after reset(seed = " + std::to_string(options.seed) + ") on a used env, " +
-               replay_pos.describe() + " differs from the first run: " + d;
-    }
-  }
-
-  if (!divergence.empty() || !replay.empty()) {
+  if (!run.divergence.empty() || !replay.empty()) {
     std::string detail;
-    if (!divergence.empty())
-      detail = "two fresh envs given the same seed and actions differ at " + divergence;
+    if (!run.divergence.empty())
+      detail = "two fresh envs given the same seed and actions differ at " + run.divergence;
     if (!replay.empty()) detail += (detail.empty() ? "" : "; ") + replay;
     return failed(check, detail);
   }
-  if (!stop.empty()) {
-    return skipped(check, "not fully checked: at " + stop + " (see '" + names::kNoErrors + "')");
+  if (!run.stop.empty()) {
+    return skipped(check,
+                   "not fully checked: at " + run.stop + " (see '" + names::kNoErrors + "')");
   }
-  return passed(check, plural(steps_done, "step") + " and " + plural(resets, "reset") +
+  return passed(check, plural(run.steps, "step") + " and " + plural(run.resets, "reset") +
                            " identical; the first episode replays after reset(seed)");
 }
 

@@ -413,17 +413,20 @@ void check_action_space(const ExperimentOptions& options, const envs::Space& act
 }  // namespace
 
 void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  // What the config decides alone, with no side effects...
   check_run_name(options.name, document);
+  check_device(options, document);
+  check_topology(options, document);
+  check_learning_starts(options, document);
+  check_stop_at_return(options.train, document);
+  // ...and only then what needs the env: its plugin loaded (registering its envs), one env
+  // built with its wrappers, and the algorithm, network and memory checked against its spec.
   check_env_id(options.env, document);
   const auto [env, env_bytes] = wrapped_env(options.env, document);
   const envs::EnvSpec& spec = env->spec();
   options.algorithm().validate(options.algorithm_section(),
                                {document, options.env, spec, options.network});
   check_encoder(options, spec, document);
-  check_device(options, document);
-  check_topology(options, document);
-  check_learning_starts(options, document);
-  check_stop_at_return(options.train, document);
   check_sizes(options, spec, env_bytes, document);
   check_action_space(options, spec.action_space, document);
 }
