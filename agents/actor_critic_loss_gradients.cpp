@@ -70,6 +70,52 @@ std::vector<float> batch_advantages(const RolloutRows& rows, bool normalize) {
   return advantages;
 }
 
+// d loss / d log pi of one row, whose advantage is `advantage`, probability ratio `ratio` and
+// log-probability `log_prob`; adds the row's policy loss (and whether it was clipped) to `loss`.
+float policy_slope(const ActorCriticLossOptions& options, float advantage, float ratio,
+                   float log_prob, float inverse_b, LossValues& loss) {
+  if (!options.clip_range) {
+    loss.policy_loss -= advantage * log_prob;
+    return -advantage * inverse_b;
+  }
+  const auto clip = static_cast<float>(*options.clip_range);
+  const float unclipped = advantage * ratio;
+  const float clipped = advantage * std::clamp(ratio, 1.0f - clip, 1.0f + clip);
+  loss.policy_loss -= std::min(unclipped, clipped);
+  loss.clip_fraction += std::abs(ratio - 1.0f) > clip ? 1.0 : 0.0;
+  // The clipped term has no gradient where it is the smaller one (the ratio is outside the clip
+  // range there); where they tie, autograd splits the same gradient in two.
+  return unclipped <= clipped ? -unclipped * inverse_b : 0.0f;
+}
+
+// Row i's d loss / d value: mean squared error to the return, of the value clipped around the
+// collected one. Adds the row's squared error to `loss`.
+float value_slope(const ActorCriticLossOptions& options, const RolloutRows& rows, std::int64_t i,
+                  float value, float inverse_b, LossValues& loss) {
+  float predicted = value;
+  float passes = 1.0f;  // clamp's gradient: 1 inside [-clip, clip], bounds included
+  if (options.clip_range_vf) {
+    const auto clip = static_cast<float>(*options.clip_range_vf);
+    const float change = value - rows.values[i];
+    predicted = rows.values[i] + std::clamp(change, -clip, clip);
+    passes = change >= -clip && change <= clip ? 1.0f : 0.0f;
+  }
+  const float error = predicted - rows.returns[i];
+  loss.value_loss += error * error;
+  return static_cast<float>(options.vf_coef) * 2.0f * error * inverse_b * passes;
+}
+
+// The sums over the batch's rows as means.
+void average_over_rows(LossValues& loss, std::int64_t rows) {
+  const auto count = static_cast<double>(rows);
+  loss.policy_loss /= count;
+  loss.value_loss /= count;
+  loss.entropy /= count;
+  loss.old_approx_kl /= count;
+  loss.approx_kl /= count;
+  loss.clip_fraction /= count;
+}
+
 }  // namespace
 
 LossValues actor_critic_loss_gradients(nn::ActorCriticPass& pass, const PolicyHead& head,
@@ -78,8 +124,7 @@ LossValues actor_critic_loss_gradients(nn::ActorCriticPass& pass, const PolicyHe
   const std::int64_t b = rows.count, n = head.action_size;
   const bool gaussian = head.log_std != nullptr;
   const float inverse_b = 1.0f / static_cast<float>(b);
-  const auto ent_coef = static_cast<float>(options.ent_coef);
-  const auto vf_coef = static_cast<float>(options.vf_coef);
+  const float entropy_slope = -static_cast<float>(options.ent_coef) * inverse_b;  // d loss / d H
   const std::vector<float> advantages = batch_advantages(rows, options.normalize_advantage);
 
   const float* outputs = pass.policy_output();
@@ -95,69 +140,30 @@ LossValues actor_critic_loss_gradients(nn::ActorCriticPass& pass, const PolicyHe
     // gradient = d log pi / d output; row_gradient = d H / d output (Categorical) or
     // d log pi / d log_std (Gaussian).
     const RowDistribution row =
-        gaussian ? gaussian_row(outputs + i * n, rows.actions + i * n, head.log_std, n,
-                                gradient, row_gradient.data())
-                 : categorical_row(outputs + i * n, n,
-                                   static_cast<std::int64_t>(rows.actions[i]), gradient,
-                                   row_gradient.data());
-    const float advantage = advantages[static_cast<std::size_t>(i)];
+        gaussian ? gaussian_row(outputs + i * n, rows.actions + i * n, head.log_std, n, gradient,
+                                row_gradient.data())
+                 : categorical_row(outputs + i * n, n, static_cast<std::int64_t>(rows.actions[i]),
+                                   gradient, row_gradient.data());
     const float log_ratio = row.log_prob - rows.log_probs[i];
     const float ratio = std::exp(log_ratio);
-
-    // d loss / d log pi of this row.
-    float log_prob_slope;
-    if (options.clip_range) {
-      const auto clip = static_cast<float>(*options.clip_range);
-      const float unclipped = advantage * ratio;
-      const float clipped = advantage * std::clamp(ratio, 1.0f - clip, 1.0f + clip);
-      // The clipped term has no gradient where it is the smaller one (the ratio is outside
-      // the clip range there); where they tie, autograd splits the same gradient in two.
-      log_prob_slope = unclipped <= clipped ? -unclipped * inverse_b : 0.0f;
-      loss.policy_loss -= std::min(unclipped, clipped);
-      loss.clip_fraction += std::abs(ratio - 1.0f) > clip ? 1.0 : 0.0;
-    } else {
-      log_prob_slope = -advantage * inverse_b;
-      loss.policy_loss -= advantage * row.log_prob;
-    }
-    const float entropy_slope = -ent_coef * inverse_b;  // d loss / d H of this row
-    if (gaussian) {
-      for (std::int64_t j = 0; j < n; ++j) {
+    const float log_prob_slope = policy_slope(options, advantages[static_cast<std::size_t>(i)],
+                                              ratio, row.log_prob, inverse_b, loss);
+    for (std::int64_t j = 0; j < n; ++j) {
+      const float other = row_gradient[static_cast<std::size_t>(j)];
+      if (gaussian) {
         gradient[j] *= log_prob_slope;
-        log_std_gradient[static_cast<std::size_t>(j)] +=
-            log_prob_slope * row_gradient[static_cast<std::size_t>(j)] + entropy_slope;
-      }
-    } else {
-      for (std::int64_t j = 0; j < n; ++j) {
-        gradient[j] = log_prob_slope * gradient[j] +
-                      entropy_slope * row_gradient[static_cast<std::size_t>(j)];
+        log_std_gradient[static_cast<std::size_t>(j)] += log_prob_slope * other + entropy_slope;
+      } else {
+        gradient[j] = log_prob_slope * gradient[j] + entropy_slope * other;
       }
     }
     loss.entropy += row.entropy;
     loss.old_approx_kl -= log_ratio;
     loss.approx_kl += (ratio - 1.0f) - log_ratio;
-
-    // Value: mean squared error to the return, of the value clipped around the collected one.
-    float predicted = values[i];
-    float passes = 1.0f;  // clamp's gradient: 1 inside [-clip, clip], bounds included
-    if (options.clip_range_vf) {
-      const auto clip = static_cast<float>(*options.clip_range_vf);
-      const float change = values[i] - rows.values[i];
-      predicted = rows.values[i] + std::clamp(change, -clip, clip);
-      passes = change >= -clip && change <= clip ? 1.0f : 0.0f;
-    }
-    const float error = predicted - rows.returns[i];
-    loss.value_loss += error * error;
-    value_gradient[i] = vf_coef * 2.0f * error * inverse_b * passes;
+    value_gradient[i] = value_slope(options, rows, i, values[i], inverse_b, loss);
   }
   if (gaussian) std::copy(log_std_gradient.begin(), log_std_gradient.end(), head.log_std_gradient);
-
-  const auto rows_count = static_cast<double>(b);
-  loss.policy_loss /= rows_count;
-  loss.value_loss /= rows_count;
-  loss.entropy /= rows_count;
-  loss.old_approx_kl /= rows_count;
-  loss.approx_kl /= rows_count;
-  loss.clip_fraction /= rows_count;
+  average_over_rows(loss, b);
   return loss;
 }
 

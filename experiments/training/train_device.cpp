@@ -2,6 +2,11 @@
 
 #include <torch/cuda.h>
 
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+
 #include "core/config.h"
 #include "distributed/communicator.h"
 
@@ -27,9 +32,8 @@ core::ConfigError device_error(const std::string& device, const std::string& why
                            "in the run's config.yaml)");
 }
 
-}  // namespace
-
-std::string resolve_train_device(const ExperimentOptions& options, int local_rank) {
+// train.device as this process first resolved it, for a rank of `local_rank`.
+std::string resolve_once(const ExperimentOptions& options, int local_rank) {
   const std::string& device = options.train.device;
   if (device == "cpu" || !gpu_capable(options)) return "cpu";
   const int ranks_here = distributed::ranks_on_this_host();
@@ -53,6 +57,21 @@ std::string resolve_train_device(const ExperimentOptions& options, int local_ran
                                    "of its local rank");
   }
   return device;
+}
+
+}  // namespace
+
+std::string resolve_train_device(const ExperimentOptions& options, int local_rank) {
+  // The job's communicator, each agent made and each checkpoint ask; CUDA and the host's ranks
+  // are probed once per process and the answer kept, so that all of them get the same one.
+  using Question = std::tuple<std::string, bool, int>;
+  static std::mutex mutex;
+  static std::map<Question, std::string> answers;
+  const Question question{options.train.device, gpu_capable(options), local_rank};
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto known = answers.find(question);
+  if (known != answers.end()) return known->second;
+  return answers.emplace(question, resolve_once(options, local_rank)).first->second;
 }
 
 bool trains_on_cuda(const ExperimentOptions& options) {
