@@ -112,6 +112,55 @@ std::string load(Env& env, const std::string& state) {
   return {};
 }
 
+// Where the random rollout after a save is: its actions and its position.
+struct RolloutCursor {
+  ActionSampler& sampler;
+  core::Rng& rng;
+  Position& position;
+};
+
+// The calls after a saved state and what they returned, `steps` of them or up to the first
+// that threw (the cursor then at its position).
+struct CallsAfterSave {
+  std::vector<Call> calls;
+  std::vector<Outcome> outcomes;
+};
+
+CallsAfterSave calls_after_save(Rollout& rollout, Env& env, RolloutCursor cursor, bool needs_reset,
+                                std::int64_t steps) {
+  CallsAfterSave after;
+  Position& pos = cursor.position;
+  for (std::int64_t k = 0; k < steps; ++k) {
+    if (needs_reset) {
+      ++pos.episode;
+      pos.step = 0;
+      after.calls.push_back({std::nullopt, pos});
+      after.outcomes.push_back(rollout.reset(env, std::nullopt));
+    } else {
+      ++pos.step;
+      const ActionRef action = cursor.sampler.sample(cursor.rng);
+      after.calls.push_back({StoredAction(action), pos});
+      after.outcomes.push_back(rollout.step(env, action));
+    }
+    if (after.outcomes.back().thrown) break;
+    needs_reset = after.outcomes.back().result.terminated || after.outcomes.back().result.truncated;
+  }
+  return after;
+}
+
+// "" if `env` replays the calls after the save bit for bit, else the first that differs.
+std::string replay_difference(Rollout& rollout, Env& env, const CallsAfterSave& after) {
+  for (std::size_t i = 0; i < after.calls.size(); ++i) {
+    const Outcome again = rollout.replay(env, after.calls[i]);
+    if (const std::string d =
+            difference(after.outcomes[i], again, "after the save", "after the load");
+        !d.empty()) {
+      return after.calls[i].position.describe() + " differs: " + d;
+    }
+  }
+  return {};
+}
+
 // Two fresh envs of one spec, called alike: reset and step either, capturing what it returned.
 class TwinEnvs {
  public:
@@ -243,24 +292,12 @@ EnvCheckResult check_saved_state(const EnvMaker& make_env, const EnvSpec& spec,
   if (!error.empty()) return failed(check, "at " + saved_at.describe() + ": " + error);
 
   // The calls after the save, as they first went.
-  std::vector<Call> calls;
-  std::vector<Outcome> outcomes;
-  bool needs_reset = last.result.terminated || last.result.truncated;
+  const bool needs_reset = last.result.terminated || last.result.truncated;
   const std::int64_t steps = std::min(options.steps, kMaxStepsAfterASave);
-  for (std::int64_t k = 0; k < steps; ++k) {
-    if (needs_reset) {
-      ++pos.episode;
-      pos.step = 0;
-      calls.push_back({std::nullopt, pos});
-      outcomes.push_back(rollout.reset(env, std::nullopt));
-    } else {
-      ++pos.step;
-      const ActionRef action = sampler.sample(rng);
-      calls.push_back({StoredAction(action), pos});
-      outcomes.push_back(rollout.step(env, action));
-    }
-    if (outcomes.back().thrown) return not_checked(outcomes.back());
-    needs_reset = outcomes.back().result.terminated || outcomes.back().result.truncated;
+  const CallsAfterSave after =
+      calls_after_save(rollout, env, {sampler, rng, pos}, needs_reset, steps);
+  if (!after.outcomes.empty() && after.outcomes.back().thrown) {
+    return not_checked(after.outcomes.back());
   }
 
   // Loaded back into the same env, then into a fresh one (as a resume does), the state replays
@@ -274,12 +311,8 @@ EnvCheckResult check_saved_state(const EnvMaker& make_env, const EnvSpec& spec,
     if (const std::string problem = load(*target, state); !problem.empty()) {
       return failed(check, where + ": " + problem);
     }
-    for (std::size_t i = 0; i < calls.size(); ++i) {
-      const Outcome again = rollout.replay(*target, calls[i]);
-      if (const std::string d = difference(outcomes[i], again, "after the save", "after the load");
-          !d.empty()) {
-        return failed(check, where + ": " + calls[i].position.describe() + " differs: " + d);
-      }
+    if (const std::string d = replay_difference(rollout, *target, after); !d.empty()) {
+      return failed(check, where + ": " + d);
     }
   }
   return passed(check, "saved at " + saved_at.describe() + ", " + plural(steps, "call") +

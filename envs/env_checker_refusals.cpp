@@ -29,46 +29,67 @@ EnvCheckResult check_step_before_reset(const EnvMaker& make_env, const EnvSpec& 
   return passed(names::kStepBeforeReset, "threw " + t.describe());
 }
 
+namespace {
+
+// Actions outside the action space, each with its description; Box values live in `storage`
+// (moving these keeps the values where the actions point).
+struct InvalidActions {
+  std::vector<std::pair<std::string, ActionRef>> actions;
+  std::vector<std::vector<float>> storage;
+};
+
+InvalidActions invalid_actions(const EnvSpec& spec, const EnvCheckOptions& options) {
+  InvalidActions invalid;
+  if (const auto* discrete = std::get_if<Discrete>(&spec.action_space)) {
+    invalid.actions.push_back({"index " + std::to_string(discrete->n), {discrete->n, nullptr, 0}});
+    invalid.actions.push_back({"index -1", {-1, nullptr, 0}});
+    return invalid;
+  }
+  ActionSampler sampler(spec.action_space);
+  core::Rng rng = action_rng(options);
+  const ActionRef valid = sampler.sample(rng);
+  const std::int64_t size = valid.size;
+  const auto stored = [&](std::vector<float> values) {
+    invalid.storage.push_back(std::move(values));
+    return invalid.storage.back().data();
+  };
+  std::vector<float> values(valid.values, valid.values + size);
+  std::vector<float> with_nan = values;
+  with_nan[0] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> longer = values;
+  longer.push_back(values[0]);
+  invalid.actions.push_back({"a NaN value", {0, stored(with_nan), size}});
+  invalid.actions.push_back({plural(size + 1, "value") + " instead of " + std::to_string(size),
+                             {0, stored(longer), size + 1}});
+  // One value too few; the buffer still holds `size` values, so a careless env reads no further
+  // than it would anyway.
+  invalid.actions.push_back({plural(size - 1, "value") + " instead of " + std::to_string(size),
+                             {0, stored(values), size - 1}});
+  return invalid;
+}
+
+// "a, b and c".
+std::string listed(const std::vector<std::string>& items) {
+  std::string text;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  }
+  return text;
+}
+
+}  // namespace
+
 EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& spec,
                                      const EnvCheckOptions& options) {
   const char* check = names::kInvalidActions;
   const Built built = build(make_env, &spec);
   if (!built.env) return failed(check, built.error);
   ObservationBuffer observation(spec.observation_space);
-
-  // Each invalid action with its description; Box values live in `storage`.
-  std::vector<std::pair<std::string, ActionRef>> invalid;
-  std::vector<std::vector<float>> storage;
-  if (const auto* discrete = std::get_if<Discrete>(&spec.action_space)) {
-    invalid.push_back({"index " + std::to_string(discrete->n), {discrete->n, nullptr, 0}});
-    invalid.push_back({"index -1", {-1, nullptr, 0}});
-  } else {
-    ActionSampler sampler(spec.action_space);
-    core::Rng rng = action_rng(options);
-    const ActionRef valid = sampler.sample(rng);
-    const std::int64_t size = valid.size;
-    const auto stored = [&](std::vector<float> values) {
-      storage.push_back(std::move(values));
-      return storage.back().data();
-    };
-    storage.reserve(3);
-    std::vector<float> values(valid.values, valid.values + size);
-    std::vector<float> with_nan = values;
-    with_nan[0] = std::numeric_limits<float>::quiet_NaN();
-    std::vector<float> longer = values;
-    longer.push_back(values[0]);
-    invalid.push_back({"a NaN value", {0, stored(with_nan), size}});
-    invalid.push_back({plural(size + 1, "value") + " instead of " + std::to_string(size),
-                       {0, stored(longer), size + 1}});
-    // One value too few; the buffer still holds `size` values, so a careless env reads no
-    // further than it would anyway.
-    invalid.push_back({plural(size - 1, "value") + " instead of " + std::to_string(size),
-                       {0, stored(values), size - 1}});
-  }
+  const InvalidActions invalid = invalid_actions(spec, options);
 
   Violations violations;
   std::vector<std::string> refused;
-  for (const auto& [what, action] : invalid) {
+  for (const auto& [what, action] : invalid.actions) {
     observation.arm();
     if (const Thrown t = call([&] { built.env->reset(observation.data(), options.seed); })) {
       return skipped(check, "not checked: reset() threw " + t.describe() + " (see '" +
@@ -89,11 +110,7 @@ EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& sp
     }
   }
   if (violations.count() > 0) return failed(check, violations.summary());
-  std::string detail = "refused ";
-  for (std::size_t i = 0; i < refused.size(); ++i) {
-    detail += (i == 0 ? "" : i + 1 == refused.size() ? " and " : ", ") + refused[i];
-  }
-  return passed(check, detail);
+  return passed(check, "refused " + listed(refused));
 }
 
 }  // namespace mnrl::envs::env_check_detail

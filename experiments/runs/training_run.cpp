@@ -198,6 +198,19 @@ TrainingRunResult finished(TrainingRunResult result, distributed::Communicator& 
   return result;
 }
 
+// The end of a run on rank 0: an early stop said on the console, summary.yaml written.
+void report_end(const fs::path& run_dir, const ExperimentOptions& options,
+                const TrainingRunSettings& settings, const TrainingResult& training) {
+  if (const auto& early = training.stopped_early) {
+    std::fprintf(settings.console,
+                 "stopped early at step %lld: the evaluation's mean return %.2f reached "
+                 "train.stop_at_return %g\n",
+                 static_cast<long long>(early->step), early->mean_return,
+                 *options.train.stop_at_return);
+  }
+  core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(training));
+}
+
 // Trains in `given_run_dir` (config.yaml and run_info.yaml already there), from `resume_from`
 // if set. A resume changes the run directory (metrics.csv cut back to the checkpoint,
 // run_info.yaml, a new TensorBoard file) only once the checkpoint has loaded.
@@ -255,14 +268,7 @@ TrainingRunResult train_in(const fs::path& given_run_dir, const ExperimentOption
   // Rank 0 always runs a topology (make_topology() is null only on workers and actors).
   result.training =
       run_training_loop(*make_topology(options, metrics, &communicator), options, &checkpoints);
-  if (const auto& early = result.training.stopped_early) {
-    std::fprintf(settings.console,
-                 "stopped early at step %lld: the evaluation's mean return %.2f reached "
-                 "train.stop_at_return %g\n",
-                 static_cast<long long>(early->step), early->mean_return,
-                 *options.train.stop_at_return);
-  }
-  core::write_file_atomically(run_dir / "summary.yaml", summary_yaml(result.training));
+  report_end(run_dir, options, settings, result.training);
   return result;
 }
 
