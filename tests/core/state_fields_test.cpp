@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/error_of.h"
+
 namespace mnrl::core {
 namespace {
 
@@ -55,12 +57,7 @@ std::string saved(const Game& game) {
 
 std::string load_error(const std::string& bytes, Game& game) {
   StateReader in(bytes, "game.state");
-  try {
-    load_fields(in, game);
-  } catch (const StateError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return test_util::error_of<StateError>([&] { load_fields(in, game); });
 }
 
 TEST(StateFieldsTest, ReadsBackWhatItWroteInTheListedOrder) {
