@@ -38,8 +38,8 @@ print_skips() {
   sed -n 's/^[[:space:]]*[0-9]* - \(.*\) (Skipped)$/\1/p' "$summary" | while read -r name; do
     reason=""
     if [ -f "$log" ]; then
-      reason=$(awk -v name="$name" '
-        /^[0-9]+\/[0-9]+ Test: / { mine = ($3 == name) }
+      reason=$(awk -v name="${name%%  # GetParam*}" '
+        /^[0-9]+\/[0-9]+ Test: / { mine = ($3 == name) }  # $3: the name without its "# GetParam()"
         mine && /: Skipped$/ { getline; gtest = $0 }
         mine && /^<end of output>/ { last = previous; mine = 0 }
         { previous = $0 }
