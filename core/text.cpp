@@ -66,6 +66,15 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
   return out;
 }
 
+std::string listed(const std::vector<std::string>& items, std::string_view conjunction) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " " + std::string(conjunction) + " " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
 std::string demangle(const char* symbol) {
   int status = 0;
   const std::unique_ptr<char, void (*)(void*)> demangled(

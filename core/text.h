@@ -21,11 +21,14 @@ std::string did_you_mean(std::string_view word, const std::vector<std::string>& 
 // config is named, not printed.
 std::string elided(std::string_view text, std::size_t max_bytes = 80);
 
-// "a, b, c" for messages that list the allowed values.
 // `text` as a YAML double-quoted scalar ("..." with " and \ escaped).
 std::string yaml_quoted(std::string_view text);
 
+// "a, b, c" for messages that list the allowed values.
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+// "a, b and c" (conjunction "and") or "a, b or c" ("or"), for prose.
+std::string listed(const std::vector<std::string>& items, std::string_view conjunction);
 
 // A C++ symbol name in source form ("_Z4stepv" -> "step()"); other names come back as given.
 std::string demangle(const char* symbol);

@@ -2,21 +2,10 @@
 
 #include <stdexcept>
 
+#include "core/text.h"
 #include "distributed/communicator.h"
 
 namespace mnrl::distributed {
-namespace {
-
-// "auto, hierarchical, local, mpi or nccl"
-std::string listed(const std::vector<std::string>& names) {
-  std::string list;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
-  }
-  return list;
-}
-
-}  // namespace
 
 BackendRegistry& BackendRegistry::global() {
   static BackendRegistry registry;
@@ -36,7 +25,7 @@ const Backend& BackendRegistry::at(const std::string& name) const {
   const auto found = backends_.find(name);
   if (found == backends_.end()) {
     throw CommunicatorError("unknown distributed.backend '" + name + "' (expected " +
-                            listed(backend_names_with_auto()) + ")");
+                            core::listed(backend_names_with_auto(), "or") + ")");
   }
   return *found->second;
 }

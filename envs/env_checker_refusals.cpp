@@ -2,6 +2,7 @@
 // actions. (Step after the episode ended needs a rollout: env_checker_rollout.cpp.)
 #include <limits>
 
+#include "core/text.h"
 #include "envs/action_sampler.h"
 #include "envs/env_checker_detail.h"
 
@@ -68,15 +69,6 @@ InvalidActions invalid_actions(const EnvSpec& spec, const EnvCheckOptions& optio
   return invalid;
 }
 
-// "a, b and c".
-std::string listed(const std::vector<std::string>& items) {
-  std::string text;
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    text += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
-  }
-  return text;
-}
-
 }  // namespace
 
 EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& spec,
@@ -110,7 +102,7 @@ EnvCheckResult check_invalid_actions(const EnvMaker& make_env, const EnvSpec& sp
     }
   }
   if (violations.count() > 0) return failed(check, violations.summary());
-  return passed(check, "refused " + listed(refused));
+  return passed(check, "refused " + core::listed(refused, "and"));
 }
 
 }  // namespace mnrl::envs::env_check_detail

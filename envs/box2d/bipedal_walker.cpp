@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "envs/action_check.h"
@@ -99,74 +100,106 @@ struct Terrain {
 // Walks along the terrain in stretches: grass (a damped random walk around kTerrainHeight,
 // flat over the start pad), then in hardcore alternately an obstacle and grass. `counter` is
 // the number of points left in the current stretch, and a stretch's first point (Gymnasium's
-// `oneshot`) draws its size and lays its boxes.
-Terrain generate_terrain(core::Rng& rng, bool hardcore) {
-  enum class Stretch { kGrass, kStump, kStairs, kPit };
-  Terrain terrain;
-  const auto add_box = [&terrain](double x0, double y0, double x1, double y1) {
-    terrain.boxes.push_back({vec(x0, y0), vec(x1, y0), vec(x1, y1), vec(x0, y1)});
-  };
-  Stretch stretch = Stretch::kGrass;
-  bool first_point = false;
-  int counter = kTerrainStartpad;
-  double y = kTerrainHeight;
-  double velocity = 0.0;
-  double original_y = 0.0;  // the height where the current pit or stairs began
-  int stair_steps = 0;
-  int stair_width = 0;
-  int stair_height = 0;  // +1 up, -1 down
-  for (int i = 0; i < kTerrainLength; ++i) {
-    const double x = i * kTerrainStep;
-    if (stretch == Stretch::kGrass && !first_point) {
-      velocity = 0.8 * velocity + 0.01 * sign(kTerrainHeight - y);
-      if (i > kTerrainStartpad) velocity += rng.uniform(-1.0, 1.0) / kScale;
-      y += velocity;
-    } else if (stretch == Stretch::kPit && first_point) {
-      counter = 3 + static_cast<int>(rng.below(2));  // the pit is counter - 1 points wide
-      add_box(x, y - 4 * kTerrainStep, x + kTerrainStep, y);
-      const double far_wall = x + counter * kTerrainStep;
-      add_box(far_wall, y - 4 * kTerrainStep, far_wall + kTerrainStep, y);
-      counter += 2;
-      original_y = y;
-      ++terrain.obstacles.pits;
-    } else if (stretch == Stretch::kPit) {
-      y = original_y;
-      if (counter > 1) y -= 4 * kTerrainStep;  // the pit's floor, up again at its far wall
-    } else if (stretch == Stretch::kStump && first_point) {
-      counter = 1 + static_cast<int>(rng.below(2));  // a square of 1 or 2 terrain steps
-      add_box(x, y, x + counter * kTerrainStep, y + counter * kTerrainStep);
-      ++terrain.obstacles.stumps;
-    } else if (stretch == Stretch::kStairs && first_point) {
-      stair_height = rng.uniform() > 0.5 ? 1 : -1;
-      stair_width = 4;  // Gymnasium's integers(4, 5)
-      stair_steps = 3 + static_cast<int>(rng.below(2));
-      original_y = y;
-      for (int s = 0; s < stair_steps; ++s) {
-        add_box(x + s * stair_width * kTerrainStep, y + (-1 + s * stair_height) * kTerrainStep,
-                x + (1 + s) * stair_width * kTerrainStep, y + s * stair_height * kTerrainStep);
-      }
-      counter = stair_steps * stair_width;
-      terrain.obstacles.stair_steps += stair_steps;
-    } else if (stretch == Stretch::kStairs) {
-      // The line ramps along the steps (Gymnasium divides as floats here).
-      const int s = stair_steps * stair_width - counter - stair_height;
-      const double n = static_cast<double>(s) / stair_width;
-      y = original_y + n * stair_height * kTerrainStep;
+// `oneshot`) draws its size and lays its boxes. Each stretch's point is Gymnasium's branch for
+// it, with its random draws in the same order.
+class TerrainWalk {
+ public:
+  TerrainWalk(core::Rng& rng, bool hardcore) : rng_(rng), hardcore_(hardcore) {}
+
+  Terrain walk() && {
+    for (int i = 0; i < kTerrainLength; ++i) {
+      const double x = i * kTerrainStep;
+      point(i, x);
+      first_point_ = false;
+      terrain_.x.push_back(x);
+      terrain_.y.push_back(y_);
+      if (--counter_ == 0) next_stretch();
     }
-    first_point = false;
-    terrain.x.push_back(x);
-    terrain.y.push_back(y);
-    if (--counter == 0) {
-      counter = kTerrainGrass / 2 + static_cast<int>(rng.below(kTerrainGrass - kTerrainGrass / 2));
-      if (stretch == Stretch::kGrass && hardcore) {
-        stretch = static_cast<Stretch>(1 + rng.below(3));  // stump, stairs or pit
-      } else {
-        stretch = Stretch::kGrass;
-      }
-      first_point = true;
+    return std::move(terrain_);
+  }
+
+ private:
+  enum class Stretch { kGrass, kStump, kStairs, kPit };
+
+  // Sets y_ at point i (at x), and lays the boxes of an obstacle that starts there.
+  void point(int i, double x) {
+    if (stretch_ == Stretch::kGrass && !first_point_) {
+      velocity_ = 0.8 * velocity_ + 0.01 * sign(kTerrainHeight - y_);
+      if (i > kTerrainStartpad) velocity_ += rng_.uniform(-1.0, 1.0) / kScale;
+      y_ += velocity_;
+    } else if (stretch_ == Stretch::kPit && first_point_) {
+      begin_pit(x);
+    } else if (stretch_ == Stretch::kPit) {
+      y_ = original_y_;
+      if (counter_ > 1) y_ -= 4 * kTerrainStep;  // the pit's floor, up again at its far wall
+    } else if (stretch_ == Stretch::kStump && first_point_) {
+      counter_ = 1 + static_cast<int>(rng_.below(2));  // a square of 1 or 2 terrain steps
+      add_box(x, y_, x + counter_ * kTerrainStep, y_ + counter_ * kTerrainStep);
+      ++terrain_.obstacles.stumps;
+    } else if (stretch_ == Stretch::kStairs && first_point_) {
+      begin_stairs(x);
+    } else if (stretch_ == Stretch::kStairs) {
+      // The line ramps along the steps (Gymnasium divides as floats here).
+      const int s = stair_steps_ * stair_width_ - counter_ - stair_height_;
+      const double n = static_cast<double>(s) / stair_width_;
+      y_ = original_y_ + n * stair_height_ * kTerrainStep;
     }
   }
-  return terrain;
+
+  void begin_pit(double x) {
+    counter_ = 3 + static_cast<int>(rng_.below(2));  // the pit is counter - 1 points wide
+    add_box(x, y_ - 4 * kTerrainStep, x + kTerrainStep, y_);
+    const double far_wall = x + counter_ * kTerrainStep;
+    add_box(far_wall, y_ - 4 * kTerrainStep, far_wall + kTerrainStep, y_);
+    counter_ += 2;
+    original_y_ = y_;
+    ++terrain_.obstacles.pits;
+  }
+
+  void begin_stairs(double x) {
+    stair_height_ = rng_.uniform() > 0.5 ? 1 : -1;
+    stair_width_ = 4;  // Gymnasium's integers(4, 5)
+    stair_steps_ = 3 + static_cast<int>(rng_.below(2));
+    original_y_ = y_;
+    for (int s = 0; s < stair_steps_; ++s) {
+      add_box(x + s * stair_width_ * kTerrainStep, y_ + (-1 + s * stair_height_) * kTerrainStep,
+              x + (1 + s) * stair_width_ * kTerrainStep, y_ + s * stair_height_ * kTerrainStep);
+    }
+    counter_ = stair_steps_ * stair_width_;
+    terrain_.obstacles.stair_steps += stair_steps_;
+  }
+
+  // The stretch after this one: grass after an obstacle, an obstacle after grass in hardcore.
+  void next_stretch() {
+    counter_ = kTerrainGrass / 2 + static_cast<int>(rng_.below(kTerrainGrass - kTerrainGrass / 2));
+    if (stretch_ == Stretch::kGrass && hardcore_) {
+      stretch_ = static_cast<Stretch>(1 + rng_.below(3));  // stump, stairs or pit
+    } else {
+      stretch_ = Stretch::kGrass;
+    }
+    first_point_ = true;
+  }
+
+  void add_box(double x0, double y0, double x1, double y1) {
+    terrain_.boxes.push_back({vec(x0, y0), vec(x1, y0), vec(x1, y1), vec(x0, y1)});
+  }
+
+  core::Rng& rng_;
+  const bool hardcore_;
+  Terrain terrain_;
+  Stretch stretch_ = Stretch::kGrass;
+  bool first_point_ = false;
+  int counter_ = kTerrainStartpad;
+  double y_ = kTerrainHeight;
+  double velocity_ = 0.0;
+  double original_y_ = 0.0;  // the height where the current pit or stairs began
+  int stair_steps_ = 0;
+  int stair_width_ = 0;
+  int stair_height_ = 0;  // +1 up, -1 down
+};
+
+Terrain generate_terrain(core::Rng& rng, bool hardcore) {
+  return TerrainWalk(rng, hardcore).walk();
 }
 
 // Box2D's ray cast, keeping the nearest terrain fixture the ray meets (the walker's own parts

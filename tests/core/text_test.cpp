@@ -57,5 +57,12 @@ TEST(TextTest, JoinSeparatesItems) {
   EXPECT_EQ(join({"a", "b"}, " | "), "a | b");
 }
 
+TEST(TextTest, ListedJoinsTheLastItemWithTheConjunction) {
+  EXPECT_EQ(listed({}, "and"), "");
+  EXPECT_EQ(listed({"a"}, "and"), "a");
+  EXPECT_EQ(listed({"a", "b"}, "or"), "a or b");
+  EXPECT_EQ(listed({"a", "b", "c"}, "and"), "a, b and c");
+}
+
 }  // namespace
 }  // namespace mnrl::core
