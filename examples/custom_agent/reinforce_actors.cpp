@@ -99,7 +99,7 @@ class ReinforceActorsKind final : public mnrl::experiments::ActorsLearnersKind {
     const std::int64_t steps = send_steps(options);
     torch::NoGradGuard no_grad;
     mnrl::experiments::LearnerLink learner(
-        communicator, mnrl::experiments::layout_of(options, communicator),
+        communicator, mnrl::experiments::layout_of(options.distributed, communicator),
         agent.parameters().detach(), steps * agent.step_floats(), kQueueSize, actor.first_step);
     return mnrl::experiments::act_until_stopped(
         learner, actor, resume_from, [&] { return agent.finished_steps() >= steps; },

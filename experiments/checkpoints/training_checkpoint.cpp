@@ -239,18 +239,18 @@ fs::path save_policy_checkpoint(const fs::path& run_dir, const std::string& name
   return writer.commit(now_utc());
 }
 
-void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options) {
+void check_checkpoint_matches(const Checkpoint& checkpoint, const RunSubject& subject) {
   const CheckpointInfo& info = checkpoint.info();
-  if (info.algo != options.algo || info.env != options.env.id) {
+  if (info.algo != subject.algo || info.env != subject.env) {
     throw CheckpointError("checkpoint '" + checkpoint.directory().string() + "' is of " +
-                          info.algo + " on " + info.env + ", not of " + options.algo + " on " +
-                          options.env.id);
+                          info.algo + " on " + info.env + ", not of " + subject.algo + " on " +
+                          subject.env);
   }
 }
 
-bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const RunSubject& subject,
                                  LoopState& loop, const TrainingParts& parts) {
-  check_checkpoint_matches(checkpoint, options);
+  check_checkpoint_matches(checkpoint, subject);
   const int ranks = parts.communicator ? parts.communicator->size() : 1;
   check_rank_count(checkpoint, ranks);
   // Also where this job has no actors (one process): their saved states would be lost.
@@ -314,10 +314,10 @@ std::optional<std::string> saved_actor_state(const Checkpoint& checkpoint, int r
   return checkpoint.read(rank_file(kActorFile, rank));
 }
 
-bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const RunSubject& subject,
                             LoopState& loop, const TrainingParts& parts) {
   const bool episodes_restored =
-      restore_training_checkpoint(*checkpoints.resume_from, options, loop, parts);
+      restore_training_checkpoint(*checkpoints.resume_from, subject, loop, parts);
   if (checkpoints.on_restored) checkpoints.on_restored();
   return episodes_restored;
 }

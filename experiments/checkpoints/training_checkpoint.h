@@ -91,7 +91,7 @@ std::filesystem::path save_policy_checkpoint(const std::filesystem::path& run_di
 // every rank) and a checkpoint of another number of ranks is refused.
 // Returns whether the training envs' episodes were restored; if not, the caller resets them.
 // Throws CheckpointError (another algo or env) or core::StateError (another configuration).
-bool restore_training_checkpoint(const Checkpoint& checkpoint, const ExperimentOptions& options,
+bool restore_training_checkpoint(const Checkpoint& checkpoint, const RunSubject& subject,
                                  LoopState& loop, const TrainingParts& parts);
 
 // The state actor rank `rank` of a job of `learners` learners and `actors` actors saved in
@@ -102,7 +102,7 @@ std::optional<std::string> saved_actor_state(const Checkpoint& checkpoint, int r
                                              int actors);
 
 // Restores checkpoints.resume_from (restore_training_checkpoint) and calls on_restored.
-bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const ExperimentOptions& options,
+bool resume_from_checkpoint(const CheckpointSettings& checkpoints, const RunSubject& subject,
                             LoopState& loop, const TrainingParts& parts);
 
 // When a training loop writes checkpoints: every checkpoint.interval steps before the end, and
@@ -140,7 +140,7 @@ std::size_t saved_agent_count(const Checkpoint& checkpoint);
 // observation statistics evaluation envs share: what evaluation needs.
 void restore_policy(const Checkpoint& checkpoint, const TrainingParts& parts);
 
-// Throws CheckpointError unless the checkpoint was written for options.algo on options.env.id.
-void check_checkpoint_matches(const Checkpoint& checkpoint, const ExperimentOptions& options);
+// Throws CheckpointError unless the checkpoint was written for the subject's algorithm and env.
+void check_checkpoint_matches(const Checkpoint& checkpoint, const RunSubject& subject);
 
 }  // namespace mnrl::experiments

@@ -209,7 +209,8 @@ void check_topology(const ExperimentOptions& options, const core::ConfigDocument
                                         "', which this program was built without (link "
                                         "mnrl::topologies, or the library that registers it)");
   }
-  if (options.distributed.learners == 1 || topology_kind(options).has_learners()) return;
+  if (options.distributed.learners == 1 || topology_kind(options.algorithm()).has_learners())
+    return;
   throw document.error_at("distributed.learners",
                           "distributed.learners: " + options.algo +
                               " has no actors and learners (its ranks are replicas or workers); "

@@ -107,6 +107,13 @@ struct DistributedOptions {
   }
 };
 
+// What an experiment trains: an algorithm on an env, as a checkpoint records it. A checkpoint
+// restores only into an experiment of the same subject.
+struct RunSubject {
+  std::string algo;
+  std::string env;  // the env id
+};
+
 struct ExperimentOptions {
   std::string name = "experiment";  // run directory prefix
   std::int64_t seed = 1;            // derives every RNG (torch, envs, evaluation)
@@ -119,6 +126,7 @@ struct ExperimentOptions {
   LoggingOptions logging;
   DistributedOptions distributed;
 
+  RunSubject subject() const { return {algo, env.id}; }
   // The chosen algorithm, and its section.
   const agents::Algorithm& algorithm() const { return agents::AgentRegistry::global().at(algo); }
   const agents::AlgorithmSection& algorithm_section() const { return algorithms.at(algo); }

@@ -63,12 +63,12 @@ CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
                                    const std::function<void(const std::string&)>& warned)
     : checkpoint_(open_target(target, skipped)),
       options_(on_the_cpu(load_experiment(checkpoint_.path_of("config.yaml").string(), {}))) {
-  check_checkpoint_matches(checkpoint_, options_);
+  check_checkpoint_matches(checkpoint_, options_.subject());
   check_plugin_unchanged(checkpoint_, options_, warned);
   set_compute_threads(options_.train.threads);
 
   envs_ = envs::make_vector_env(options_.env, seed);
-  policy_ = topology_kind(options_).restore_policy(checkpoint_, options_, *envs_);
+  policy_ = topology_kind(options_.algorithm()).restore_policy(checkpoint_, options_, *envs_);
 }
 
 CheckpointPolicy::~CheckpointPolicy() = default;

@@ -277,7 +277,7 @@ TrainingRunResult train_in(const fs::path& given_run_dir, const ExperimentOption
 std::string job_layout(const ExperimentOptions& options, int ranks, const std::string& backend) {
   const std::string envs = std::to_string(options.env.num_envs) + " envs";
   if (ranks == 1) return envs;
-  const RankRoles roles = topology_kind(options).rank_roles(options);
+  const RankRoles roles = topology_kind(options.algorithm()).rank_roles(options);
   if (roles.leading == 0) return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
   const auto counted = [](int count, const std::string& what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
@@ -332,7 +332,7 @@ TrainingRunResult resume_training(const fs::path& run_dir, const TrainingRunSett
   // Every rank opens the checkpoint; rank 0 alone says which it skipped.
   Checkpoint checkpoint = open_latest_checkpoint(
       run_dir, communicator->rank() == 0 ? skipped : [](const std::string&) {});
-  check_checkpoint_matches(checkpoint, options);
+  check_checkpoint_matches(checkpoint, options.subject());
   check_ranks_agree(*communicator, options, checkpoint.info().step);
   check_ranks_fit(options, *communicator);
   const std::vector<core::ConfigChange> changes = config_changes_since(

@@ -18,8 +18,8 @@
 
 namespace mnrl::experiments {
 
-void seed_initial_weights(const ExperimentOptions& options) {
-  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kTorchStream));
+void seed_initial_weights(std::int64_t seed) {
+  torch::manual_seed(core::derive_seed(static_cast<std::uint64_t>(seed), core::kTorchStream));
 }
 
 agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::EnvSpec& spec,
@@ -36,7 +36,7 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
 
 std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
                                           const envs::EnvSpec& spec) {
-  seed_initial_weights(options);
+  seed_initial_weights(options.seed);
   return options.algorithm().make_agent(options.algorithm_section(), agent_setup(options, spec));
 }
 
@@ -59,7 +59,7 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
       synchronizer->average_gradients(offset, count);
     };
   };
-  seed_initial_weights(options);
+  seed_initial_weights(options.seed);
   replica.agent = options.algorithm().make_agent(options.algorithm_section(), setup);
   return replica;
 }

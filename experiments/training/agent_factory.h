@@ -16,7 +16,7 @@ namespace mnrl::experiments {
 
 // Seeds LibTorch's generator from options.seed, as make_agent() does before it builds the
 // networks: for a topology that builds networks of its own (A3C's shared model).
-void seed_initial_weights(const ExperimentOptions& options);
+void seed_initial_weights(std::int64_t seed);
 
 // Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
 // seeds LibTorch's generator from options.seed. The only place that turns Options into

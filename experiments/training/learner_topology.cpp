@@ -27,9 +27,9 @@ std::unique_ptr<distributed::Communicator> split_learners(const ExperimentOption
 
 }  // namespace
 
-ActorsLearnersLayout layout_of(const ExperimentOptions& options,
+ActorsLearnersLayout layout_of(const DistributedOptions& distributed,
                                const distributed::Communicator& world) {
-  return {options.distributed.learners, world.size()};
+  return {distributed.learners, world.size()};
 }
 
 LearnerTopology::LearnerTopology(const ExperimentOptions& options,
@@ -42,16 +42,16 @@ LearnerTopology::LearnerTopology(const ExperimentOptions& options,
       leader_(world.rank() == 0),
       learners_communicator_(std::move(learners)),
       learners_(learners_communicator_.get()),
-      learner_envs_(make_learner_envs(options)),
+      learner_envs_(make_learner_envs(options.env, options.seed, options.train.eval_episodes)),
       replica_(
           make_learner(agent_options, learner_envs_.envs->spec(), learners_communicator_.get())),
       links_(describe(*replica_.agent, learner_envs_.envs->spec())),
-      actors_(world, layout_of(options, world), links_.payload_floats) {
+      actors_(world, layout_of(options.distributed, world), links_.payload_floats) {
   parts_.agents = {replica_.agent.get()};
   parts_.envs = {learner_envs_.envs.get()};
   if (leader_) parts_.evaluator = learner_envs_.evaluator.get();
   parts_.communicator = learners_communicator_.get();
-  const ActorsLearnersLayout layout = layout_of(options, world);
+  const ActorsLearnersLayout layout = layout_of(options.distributed, world);
   parts_.actors = layout.ranks - layout.learners;
   parts_.actor_states = [this] {
     return final_actor_states_ ? *final_actor_states_
@@ -130,7 +130,7 @@ std::unique_ptr<TrainingTopology> ActorsLearnersKind::make(
   }
   check_ranks(options, *communicator);
   auto learners = split_learners(options, *communicator);
-  if (!layout_of(options, *communicator).learns(communicator->rank())) return nullptr;
+  if (!layout_of(options.distributed, *communicator).learns(communicator->rank())) return nullptr;
   return make_learner(options, metrics, *communicator, std::move(learners));
 }
 

@@ -15,7 +15,7 @@
 namespace mnrl::experiments {
 
 // Which ranks of `world` learn and which act, from distributed.learners.
-ActorsLearnersLayout layout_of(const ExperimentOptions& options,
+ActorsLearnersLayout layout_of(const DistributedOptions& distributed,
                                const distributed::Communicator& world);
 
 // What the learners of IMPALA and Ape-X share: a learner rank of an actors-and-learners job,

@@ -67,8 +67,8 @@ std::vector<std::string> TopologyRegistry::names() const {
   return names;
 }
 
-const TopologyKind& topology_kind(const ExperimentOptions& options) {
-  return TopologyRegistry::global().at(options.algorithm().topology());
+const TopologyKind& topology_kind(const agents::Algorithm& algorithm) {
+  return TopologyRegistry::global().at(algorithm.topology());
 }
 
 }  // namespace mnrl::experiments

@@ -84,8 +84,8 @@ class TopologyRegistry {
   std::map<std::string, std::shared_ptr<const TopologyKind>> kinds_;
 };
 
-// The kind `options`' algorithm names.
-const TopologyKind& topology_kind(const ExperimentOptions& options);
+// The kind `algorithm` names.
+const TopologyKind& topology_kind(const agents::Algorithm& algorithm);
 
 }  // namespace mnrl::experiments
 

@@ -63,7 +63,8 @@ class TrainingLoop {
     LoopState loop;
     loop.next_eval = train.eval_interval > 0 ? train.eval_interval : train.total_steps + 1;
     const bool resumed = checkpoints && checkpoints->resume_from;
-    if (!resumed || !resume_from_checkpoint(*checkpoints, options, loop, topology.parts())) {
+    if (!resumed ||
+        !resume_from_checkpoint(*checkpoints, options.subject(), loop, topology.parts())) {
       // Envs that cannot save their state start new episodes, seeded apart from the first ones.
       topology.start_episodes(resumed ? std::optional<std::int64_t>(loop.step) : std::nullopt);
     }

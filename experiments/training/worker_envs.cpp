@@ -19,13 +19,12 @@ WorkerEnvs make_worker_envs(const ExperimentOptions& options, int rank,
   return worker;
 }
 
-LearnerEnvs make_learner_envs(const ExperimentOptions& options) {
-  const auto seed = static_cast<std::uint64_t>(options.seed);
+LearnerEnvs make_learner_envs(const envs::EnvOptions& env, std::int64_t seed, int eval_episodes) {
+  const auto root = static_cast<std::uint64_t>(seed);
   LearnerEnvs learner;
-  learner.envs = envs::make_vector_env(options.env, core::derive_seed(seed, core::kTrainEnvStream));
-  learner.evaluator =
-      std::make_unique<Evaluator>(options.env, options.train.eval_episodes,
-                                  core::derive_seed(seed, core::kEvalEnvStream), *learner.envs);
+  learner.envs = envs::make_vector_env(env, core::derive_seed(root, core::kTrainEnvStream));
+  learner.evaluator = std::make_unique<Evaluator>(
+      env, eval_episodes, core::derive_seed(root, core::kEvalEnvStream), *learner.envs);
   return learner;
 }
 

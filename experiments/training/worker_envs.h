@@ -27,6 +27,6 @@ struct LearnerEnvs {
   std::unique_ptr<envs::VectorEnv> envs;
   std::unique_ptr<Evaluator> evaluator;
 };
-LearnerEnvs make_learner_envs(const ExperimentOptions& options);
+LearnerEnvs make_learner_envs(const envs::EnvOptions& env, std::int64_t seed, int eval_episodes);
 
 }  // namespace mnrl::experiments

@@ -93,7 +93,7 @@ TEST_P(OldCheckpointTest, LoadsSavesBackTheSameBytesAndPlaysOnAsBefore) {
   parts.evaluator = &evaluator;
 
   LoopState loop;
-  EXPECT_TRUE(restore_training_checkpoint(Checkpoint::open(old), options, loop, parts))
+  EXPECT_TRUE(restore_training_checkpoint(Checkpoint::open(old), options.subject(), loop, parts))
       << "the training envs' episodes were not restored";
   const fs::path saved = save_training_checkpoint(dir_, options, loop, parts);
 

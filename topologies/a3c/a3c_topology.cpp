@@ -83,7 +83,7 @@ MNRL_REGISTER_TOPOLOGY("a3c_workers", A3cWorkersKind);
 
 std::shared_ptr<agents::SharedModel> make_a3c_shared_model(const ExperimentOptions& options,
                                                            const envs::EnvSpec& spec) {
-  experiments::seed_initial_weights(options);
+  experiments::seed_initial_weights(options.seed);
   return agents::make_a3c_shared_model(a3c_options(options),
                                        experiments::agent_setup(options, spec));
 }

@@ -120,7 +120,7 @@ ParameterServer::ParameterServer(const ExperimentOptions& options, MetricsSink& 
       communicator_(communicator),
       workers_running_(communicator.size() - 1) {
   set_compute_threads(options.train.threads);
-  learner_envs_ = make_learner_envs(options);
+  learner_envs_ = make_learner_envs(options.env, options.seed, options.train.eval_episodes);
   model_ = make_a3c_shared_model(options, learner_envs_.envs->spec());
   server_ = std::make_unique<Server>(model_, options.hyperparameters<agents::A3cOptions>());
   parts_.envs = {learner_envs_.envs.get()};

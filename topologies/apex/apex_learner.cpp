@@ -134,7 +134,7 @@ std::int64_t run_apex_actor(const ExperimentOptions& options,
   dqn.divert_transitions(
       [&rows](const replay::Transition& transition) { rows.append(transition); });
   torch::NoGradGuard no_grad;
-  LearnerLink learner(communicator, experiments::layout_of(options, communicator),
+  LearnerLink learner(communicator, experiments::layout_of(options.distributed, communicator),
                       dqn.parameters().detach(), apex.send_size * rows.row_floats(),
                       apex.queue_size, actor.first_step);
   replay::TransitionBatch batch;

@@ -75,7 +75,7 @@ std::int64_t run_impala_actor(const ExperimentOptions& options,
   Actor actor = experiments::make_actor(options, communicator.rank(), resume_from);
   auto& impala = dynamic_cast<agents::Impala&>(*actor.agent);
   torch::NoGradGuard no_grad;
-  LearnerLink learner(communicator, experiments::layout_of(options, communicator),
+  LearnerLink learner(communicator, experiments::layout_of(options.distributed, communicator),
                       impala.parameters().detach(),
                       impala.trajectory_floats(actor.envs->num_envs()),
                       impala_options(options).queue_size, actor.first_step);
