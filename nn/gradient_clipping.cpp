@@ -29,7 +29,7 @@ double sum_of_squares(const float* x, std::int64_t n) {
 void clip_gradient_norm(const at::Tensor& flat, double max_norm) {
   const at::Tensor& gradient = flat.grad();
   if (!gradient.is_cpu()) {
-    torch::nn::utils::clip_grad_norm_(flat, max_norm);
+    clip_gradient_norm_on_device(flat, max_norm);
     return;
   }
   // One thread: the gradient is a few hundred kilobytes, and a hand-off to a second thread cost
@@ -38,6 +38,12 @@ void clip_gradient_norm(const at::Tensor& flat, double max_norm) {
   const double bound = 0.99 * max_norm;
   if (squares < bound * bound) return;  // false for NaN
   torch::nn::utils::clip_grad_norm_(flat, max_norm);
+}
+
+void clip_gradient_norm_on_device(const at::Tensor& flat, double max_norm) {
+  torch::NoGradGuard no_grad;
+  const at::Tensor& gradient = flat.grad();
+  gradient.mul_((max_norm / (gradient.norm() + 1e-6)).clamp_max(1.0));
 }
 
 }  // namespace mnrl::nn

@@ -68,5 +68,19 @@ TEST(GradientClippingTest, ANanGradientBecomesNanAsWithLibTorch) {
   expect_same_as_libtorch(3.0, 10.0, /*with_nan=*/true);
 }
 
+// The device form (what a GPU runs; here on CPU tensors) leaves LibTorch's bits too, clipped
+// or not.
+TEST(GradientClippingTest, TheDeviceFormIsLibTorchsClipWithoutReadingTheNorm) {
+  for (const double norm : {3.0, 9.95, 10.05, 25.0}) {
+    at::Tensor ours = flat_with_gradient_norm(norm);
+    at::Tensor theirs = flat_with_gradient_norm(norm);
+    const at::Tensor before = ours.grad().clone();
+    clip_gradient_norm_on_device(ours, 10.0);
+    torch::nn::utils::clip_grad_norm_(theirs, 10.0);
+    EXPECT_TRUE(at::equal(ours.grad(), theirs.grad())) << "norm " << norm;
+    EXPECT_EQ(at::equal(ours.grad(), before), norm < 10.0) << "norm " << norm;
+  }
+}
+
 }  // namespace
 }  // namespace mnrl::nn

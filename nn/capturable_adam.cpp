@@ -1,0 +1,95 @@
+#include "nn/capturable_adam.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <type_traits>
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros_like.h>
+#include <torch/utils.h>
+
+#include "nn/optimizer_state_key.h"
+
+namespace mnrl::nn {
+namespace {
+
+const torch::optim::AdamOptions& adam_options(const torch::optim::OptimizerParamGroup& group) {
+  return static_cast<const torch::optim::AdamOptions&>(group.options());
+}
+
+}  // namespace
+
+CapturableAdam::CapturableAdam(const std::vector<at::Tensor>& parameters,
+                               const torch::optim::AdamOptions& options)
+    : torch::optim::Adam(parameters, options) {
+  if (options.weight_decay() != 0.0 || options.amsgrad()) {
+    throw std::invalid_argument("CapturableAdam: no weight decay and no AMSGrad");
+  }
+}
+
+torch::Tensor CapturableAdam::step(LossClosure closure) {
+  torch::Tensor loss;
+  if (closure) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  prepare_step();
+  update();
+  return loss;
+}
+
+void CapturableAdam::prepare_step() {
+  torch::NoGradGuard no_grad;
+  using Key = typename std::decay_t<decltype(state_)>::key_type;
+  std::size_t index = 0;
+  for (auto& group : param_groups_) {
+    const auto& options = adam_options(group);
+    const auto [beta1, beta2] = options.betas();
+    for (auto& p : group.params()) {
+      if (scalars_.size() <= index) scalars_.resize(index + 1);
+      at::Tensor& scalars = scalars_[index++];
+      if (!p.grad().defined()) continue;
+      auto& slot = state_[optimizer_state_key<Key>(p)];
+      if (!slot) {
+        auto fresh = std::make_unique<torch::optim::AdamParamState>();
+        fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Contiguous));
+        fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Contiguous));
+        slot = std::move(fresh);
+      }
+      auto& state = static_cast<torch::optim::AdamParamState&>(*slot);
+      state.step(state.step() + 1);
+      // Adam's host arithmetic, in double; rounded to float as its kernels round a scalar.
+      const double bias_correction1 = 1.0 - std::pow(beta1, state.step());
+      const double bias_correction2 = 1.0 - std::pow(beta2, state.step());
+      if (!scalars.defined()) scalars = at::empty({2}, p.options());
+      scalars[0].fill_(-options.lr() / bias_correction1);  // the step, negated
+      scalars[1].fill_(std::sqrt(bias_correction2));
+    }
+  }
+}
+
+void CapturableAdam::update() {
+  torch::NoGradGuard no_grad;
+  using Key = typename std::decay_t<decltype(state_)>::key_type;
+  std::size_t index = 0;
+  for (auto& group : param_groups_) {
+    const auto& options = adam_options(group);
+    const auto [beta1, beta2] = options.betas();
+    for (auto& p : group.params()) {
+      const at::Tensor& scalars = scalars_.at(index++);
+      if (!p.grad().defined()) continue;
+      auto& state = static_cast<torch::optim::AdamParamState&>(*state_.at(optimizer_state_key<Key>(p)));
+      const at::Tensor& gradient = p.grad();
+      const at::Tensor& m = state.exp_avg();
+      const at::Tensor& v = state.exp_avg_sq();
+      m.mul_(beta1).add_(gradient, 1 - beta1);
+      v.mul_(beta2).addcmul_(gradient, gradient, 1 - beta2);
+      const at::Tensor denominator = (v.sqrt() / scalars[1]).add_(options.eps());
+      // Adam's p.addcdiv_(m, denominator, -step_size), the step size read on the device.
+      p.addcdiv_(m * scalars[0], denominator);
+    }
+  }
+}
+
+}  // namespace mnrl::nn

@@ -1,0 +1,46 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace mnrl::nn {
+
+// A step of device work of fixed shapes (a whole optimizer step: forward, loss, backward, clip,
+// Adam) run as one CUDA graph: one launch instead of hundreds, with no host work between them.
+// Its first kEagerCalls calls run eagerly (real steps, which also settle the allocator and
+// autograd, as capture needs); the next call captures the step and replays the capture; every
+// later call replays it.
+//
+// The step must read and write only tensors that stay in place between calls (inputs copied
+// into them before run(), outputs accumulated in them), never wait for the device (no .item(),
+// no copy to the host) and draw no random numbers. Where capture fails, or this LibTorch has
+// no CUDA, every call runs the step eagerly, and the first failure is said once on stderr.
+class GraphedStep {
+ public:
+  static constexpr int kEagerCalls = 3;
+
+  // `name` names the step in the message of a failed capture.
+  GraphedStep(std::function<void()> step, std::string name);
+  ~GraphedStep();
+  GraphedStep(GraphedStep&&) noexcept;
+  GraphedStep& operator=(GraphedStep&&) noexcept;
+
+  void run();
+  // Whether calls now replay a capture.
+  bool replaying() const { return graph_ != nullptr; }
+
+ private:
+  struct Graph;  // the captured CUDA graph (where LibTorch has CUDA)
+
+  std::function<void()> step_;
+  std::string name_;
+  int eager_calls_ = 0;
+  bool eager_only_ = false;  // capture failed: run eagerly from now on
+  std::unique_ptr<Graph> graph_;
+};
+
+// Whether this build's LibTorch can capture CUDA graphs (a CUDA LibTorch).
+bool cuda_graphs_built();
+
+}  // namespace mnrl::nn
