@@ -7,11 +7,14 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "agents/policy_sampling.h"
+#include "nn/capturable_adam.h"
 #include "nn/gradient_clipping.h"
+#include "nn/graphed_step.h"
 #include "nn/learning_rate.h"
 #include "nn/memory_views.h"
 #include "nn/policy_export.h"
@@ -168,7 +171,10 @@ void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
   buffer_.clear();
 }
 
-void ActorCriticAgent::load_state(core::StateReader& in) { core::load_fields(in, *this); }
+void ActorCriticAgent::load_state(core::StateReader& in) {
+  core::load_fields(in, *this);
+  if (graphed_) graphed_->forget_captures();  // the optimizer's moments are new tensors
+}
 
 void ActorCriticAgent::write_env_actions(const at::Tensor& actions, const ActionsOut& out) const {
   const at::Tensor values = actions.to(at::kFloat).to(at::kCPU).contiguous();
@@ -236,12 +242,14 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
     buffer_.compute_advantages(last_values.data(), static_cast<float>(gamma),
                                static_cast<float>(gae_lambda));
   }
-  return {floats_on(device_, buffer_.observations(), total, size),
-          rollout_actions(),
-          floats_on(device_, buffer_.log_probs(), total),
-          floats_on(device_, buffer_.values(), total),
-          floats_on(device_, buffer_.advantages(), total),
-          floats_on(device_, buffer_.returns(), total)};
+  const RolloutBatch rollout{floats_on(device_, buffer_.observations(), total, size),
+                             rollout_actions(),
+                             floats_on(device_, buffer_.log_probs(), total),
+                             floats_on(device_, buffer_.values(), total),
+                             floats_on(device_, buffer_.advantages(), total),
+                             floats_on(device_, buffer_.returns(), total)};
+  GraphedGradientSteps* graphed = graphed_steps();
+  return graphed ? graphed->stage(rollout) : rollout;
 }
 
 RolloutBatch ActorCriticAgent::finish_rollout_vtrace(
@@ -283,8 +291,9 @@ Statistics ActorCriticAgent::whole_rollout_step(const RolloutBatch& rollout, dou
                                                 const ActorCriticLossOptions& options,
                                                 double max_grad_norm) {
   set_learning_rate(learning_rate);
-  const LossValues loss =
-      gradient_step(rollout, nullptr, rollout.returns.size(0), options, max_grad_norm);
+  LossSums sums;
+  gradient_step(rollout, {at::Tensor(), 0, rollout.returns.size(0)}, options, max_grad_norm, sums);
+  const LossValues loss = sums.means();
   const double explained = explained_variance(rollout.returns, rollout.values);
   clear_rollout();
   return {{"losses/policy_loss", loss.policy_loss},
@@ -298,16 +307,45 @@ void ActorCriticAgent::set_learning_rate(double learning_rate) {
   nn::set_learning_rate(*optimizer_, learning_rate);
 }
 
-LossValues ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const std::int64_t* rows,
-                                           std::int64_t count,
-                                           const ActorCriticLossOptions& options,
-                                           double max_grad_norm) {
-  const LossValues loss = by_hand_ ? write_gradients_by_hand(rows, count, options)
-                                   : write_gradients_by_autograd(rollout, rows, count, options);
+void ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const Minibatch& batch,
+                                     const ActorCriticLossOptions& options, double max_grad_norm,
+                                     LossSums& sums) {
+  if (GraphedGradientSteps* graphed = graphed_steps()) {
+    graphed->step(batch, options, max_grad_norm, sums);
+    return;
+  }
+  const std::int64_t* rows =
+      batch.order.defined() ? batch.order.data_ptr<std::int64_t>() + batch.start : nullptr;
+  sums.add(by_hand_ ? write_gradients_by_hand(rows, batch.count, options)
+                    : write_gradients_by_autograd(rollout, rows, batch.count, options));
   if (after_backward_) after_backward_();
   nn::clip_gradient_norm(parameters_->values(), max_grad_norm);
   optimizer_->step();
-  return loss;
+}
+
+GraphedGradientSteps* ActorCriticAgent::graphed_steps() {
+  if (graphs_decided_) return graphed_.get();
+  graphs_decided_ = true;
+  if (cuda_graphs_ == CudaGraphs::off || device_.is_cpu()) return nullptr;
+  auto* adam = dynamic_cast<nn::CapturableAdam*>(optimizer_.get());
+  const char* why_not = !nn::cuda_graphs_built() ? "this LibTorch has no CUDA"
+                        : after_backward_        ? "gradients are averaged across ranks between "
+                                                   "backward and the optimizer step"
+                        : !adam                  ? "its optimizer is not Adam"
+                                                 : nullptr;
+  if (why_not && cuda_graphs_ == CudaGraphs::required) {
+    throw std::runtime_error(std::string("train.cuda_graphs: on, but gradient steps cannot run "
+                                         "as CUDA graphs: ") +
+                             why_not);
+  }
+  if (why_not) {
+    std::fprintf(stderr, "mnrl: train.cuda_graphs: auto: gradient steps run eagerly: %s\n",
+                 why_not);
+    return nullptr;
+  }
+  graphed_ = std::make_unique<GraphedGradientSteps>(model_, *parameters_, *adam,
+                                                    cuda_graphs_ == CudaGraphs::required);
+  return graphed_.get();
 }
 
 LossValues ActorCriticAgent::write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,

@@ -10,6 +10,9 @@
 #include "agents/actor_critic_loss.h"
 #include "agents/actor_critic_loss_gradients.h"
 #include "agents/agent.h"
+#include "agents/agent_setup.h"
+#include "agents/graphed_gradient_steps.h"
+#include "agents/loss_sums.h"
 #include "agents/rollout_batch.h"
 #include "core/state_fields.h"
 #include "nn/actor_critic.h"
@@ -47,6 +50,10 @@ class ActorCriticAgent : public Agent {
 
   nn::ActorCritic& model() { return model_; }
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
+  // train.cuda_graphs: on a GPU, whether gradient steps run as CUDA graphs (GraphedGradientSteps).
+  // They can with a CapturableAdam in one process (no gradient hook) on a CUDA LibTorch;
+  // where they cannot, `where_possible` says why once and steps eagerly, `required` throws.
+  void set_cuda_graphs(CudaGraphs mode) { cuda_graphs_ = mode; }
 
  protected:
   // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).
@@ -70,14 +77,13 @@ class ActorCriticAgent : public Agent {
   // learning rate as statistics.
   Statistics whole_rollout_step(const RolloutBatch& rollout, double learning_rate,
                                 const ActorCriticLossOptions& options, double max_grad_norm);
-  // One gradient step of actor_critic_loss() on `count` rows of the finished rollout: rows
-  // rows[0..count), or the first `count` rows when `rows` is null. Then the gradient hook, the
-  // global gradient-norm clip and the optimizer step. The loss is differentiated by hand
-  // (nn::ActorCriticPass) for Categorical and state-independent Gaussian policies, through
-  // autograd for gSDE and squashed ones.
-  LossValues gradient_step(const RolloutBatch& rollout, const std::int64_t* rows,
-                           std::int64_t count, const ActorCriticLossOptions& options,
-                           double max_grad_norm);
+  // One gradient step of actor_critic_loss() on `batch`'s rows of the finished rollout, its
+  // loss parts added to `sums`. Then the gradient hook, the global gradient-norm clip and the
+  // optimizer step. The loss is differentiated by hand (nn::ActorCriticPass) for Categorical
+  // and state-independent Gaussian policies on the CPU, through autograd for gSDE and squashed
+  // ones and on a GPU (there as a CUDA graph, where set_cuda_graphs() allows).
+  void gradient_step(const RolloutBatch& rollout, const Minibatch& batch,
+                     const ActorCriticLossOptions& options, double max_grad_norm, LossSums& sums);
 
   nn::ActorCritic model_;
 
@@ -104,6 +110,9 @@ class ActorCriticAgent : public Agent {
                                      const ActorCriticLossOptions& options);
   LossValues write_gradients_by_autograd(const RolloutBatch& rollout, const std::int64_t* rows,
                                          std::int64_t count, const ActorCriticLossOptions& options);
+  // The CUDA graphs of the gradient steps, where this agent runs them (decided at the first
+  // call, once the gradient hook is known); null where it steps eagerly.
+  GraphedGradientSteps* graphed_steps();
   // The rollout's actions as the distributions take them: int64 indices or float values.
   at::Tensor rollout_actions() const;
   // The rollout's rows `rows` copied together, for the hand-written pass.
@@ -130,6 +139,9 @@ class ActorCriticAgent : public Agent {
   std::map<std::int64_t, nn::ActorCriticPass> passes_;
   std::vector<float> gathered_;  // gather_rows()' storage
   std::vector<float> learner_values_;  // finish_rollout_vtrace()'s V(x_t), under its batch
+  CudaGraphs cuda_graphs_ = CudaGraphs::off;
+  bool graphs_decided_ = false;
+  std::unique_ptr<GraphedGradientSteps> graphed_;
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

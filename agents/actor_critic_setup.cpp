@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "agents/encoder_setup.h"
+#include "nn/capturable_adam.h"
 
 namespace mnrl::agents {
 
@@ -40,6 +41,14 @@ replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num
       envs::is_discrete(spec.action_space) ? 1 : envs::flat_size(spec.action_space);
   return replay::RolloutBuffer(n_steps, num_envs, envs::flat_size(spec.observation_space),
                                action_size);
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_actor_critic_adam(
+    const nn::FlatParameters& parameters, const torch::optim::AdamOptions& options,
+    const std::string& device) {
+  const std::vector<at::Tensor> values{parameters.values()};
+  if (device == "cpu") return std::make_unique<torch::optim::Adam>(values, options);
+  return std::make_unique<nn::CapturableAdam>(values, options);
 }
 
 }  // namespace mnrl::agents

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <torch/optim/adam.h>
+
 #include <cstdint>
+#include <memory>
+#include <string>
 
 #include "agents/actor_critic_agent.h"
 #include "agents/network_options.h"
@@ -21,5 +25,10 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
 replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,
                                           const envs::EnvSpec& spec);
 
+// Adam over the flat parameters: LibTorch's on the CPU (the rounding the learning tests hold
+// under), nn::CapturableAdam on a GPU (which gradient steps run as CUDA graphs need).
+std::unique_ptr<torch::optim::Optimizer> make_actor_critic_adam(
+    const nn::FlatParameters& parameters, const torch::optim::AdamOptions& options,
+    const std::string& device);
 
 }  // namespace mnrl::agents

@@ -17,6 +17,13 @@ class FlatParameters;
 namespace mnrl::agents {
 
 // What an algorithm's factory reads besides its own section.
+// train.cuda_graphs, for an agent on a GPU: whether its gradient steps run as CUDA graphs.
+enum class CudaGraphs {
+  off,
+  where_possible,  // auto: eagerly where they cannot (said once)
+  required,        // on: an error where they cannot
+};
+
 struct AgentSetup {
   const envs::EnvSpec& spec;
   const NetworkOptions& network;
@@ -29,6 +36,7 @@ struct AgentSetup {
   // Where the networks live, resolved from train.device: "cpu" or "cuda:N" (algorithms whose
   // takes_device() is false always get "cpu").
   std::string device = "cpu";
+  CudaGraphs cuda_graphs = CudaGraphs::off;  // off on the CPU
 
   // A hook over every gradient in `parameters`.
   GradientHook hook_for(nn::FlatParameters& parameters) const;

@@ -17,4 +17,12 @@ struct RolloutBatch {
   RolloutBatch select(const at::Tensor& rows) const;
 };
 
+// The rows of one gradient step: order[start, start + count) of a permutation of the
+// rollout's rows (int64, on the host), or, with `order` undefined, the whole rollout.
+struct Minibatch {
+  at::Tensor order;
+  std::int64_t start = 0;
+  std::int64_t count = 0;
+};
+
 }  // namespace mnrl::agents

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 
 #if MNRL_CUDA_GRAPHS
@@ -69,6 +70,9 @@ void GraphedStep::run() {
       captured->graph.capture_end();
     });
   } catch (const std::exception& e) {
+    if (required_) {
+      throw std::runtime_error(name_ + " could not be captured as a CUDA graph: " + e.what());
+    }
     eager_only_ = true;
     std::fprintf(stderr, "mnrl: %s runs without a CUDA graph: capturing it failed: %s\n",
                  name_.c_str(), e.what());
@@ -89,8 +93,8 @@ void GraphedStep::run() { step_(); }
 
 #endif
 
-GraphedStep::GraphedStep(std::function<void()> step, std::string name)
-    : step_(std::move(step)), name_(std::move(name)) {}
+GraphedStep::GraphedStep(std::function<void()> step, std::string name, bool required)
+    : step_(std::move(step)), name_(std::move(name)), required_(required) {}
 GraphedStep::~GraphedStep() = default;
 GraphedStep::GraphedStep(GraphedStep&&) noexcept = default;
 GraphedStep& GraphedStep::operator=(GraphedStep&&) noexcept = default;

@@ -14,14 +14,16 @@ namespace mnrl::nn {
 //
 // The step must read and write only tensors that stay in place between calls (inputs copied
 // into them before run(), outputs accumulated in them), never wait for the device (no .item(),
-// no copy to the host) and draw no random numbers. Where capture fails, or this LibTorch has
-// no CUDA, every call runs the step eagerly, and the first failure is said once on stderr.
+// no copy to the host) and draw no random numbers. Where capture fails, every later call runs
+// the step eagerly, and the failure is said once on stderr; or, for a step that is `required`
+// to be captured, it throws std::runtime_error. Where this LibTorch has no CUDA, it runs the
+// step eagerly (callers check cuda_graphs_built() to say so).
 class GraphedStep {
  public:
   static constexpr int kEagerCalls = 3;
 
   // `name` names the step in the message of a failed capture.
-  GraphedStep(std::function<void()> step, std::string name);
+  GraphedStep(std::function<void()> step, std::string name, bool required = false);
   ~GraphedStep();
   GraphedStep(GraphedStep&&) noexcept;
   GraphedStep& operator=(GraphedStep&&) noexcept;
@@ -35,6 +37,7 @@ class GraphedStep {
 
   std::function<void()> step_;
   std::string name_;
+  bool required_;
   int eager_calls_ = 0;
   bool eager_only_ = false;  // capture failed: run eagerly from now on
   std::unique_ptr<Graph> graph_;

@@ -10,16 +10,16 @@ namespace mnrl::agents {
 namespace {
 
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const A2cOptions& a2c,
-                                                        const nn::FlatParameters& parameters) {
-  const std::vector<at::Tensor> values{parameters.values()};
+                                                        const nn::FlatParameters& parameters,
+                                                        const std::string& device) {
   if (a2c.optimizer == "rmsprop") {
-    return std::make_unique<torch::optim::RMSprop>(
-        values, torch::optim::RMSpropOptions(a2c.learning_rate)
-                    .alpha(a2c.rms_prop_alpha)
-                    .eps(a2c.optimizer_eps));
+    return std::make_unique<torch::optim::RMSprop>(std::vector<at::Tensor>{parameters.values()},
+                                                   torch::optim::RMSpropOptions(a2c.learning_rate)
+                                                       .alpha(a2c.rms_prop_alpha)
+                                                       .eps(a2c.optimizer_eps));
   }
-  return std::make_unique<torch::optim::Adam>(
-      values, torch::optim::AdamOptions(a2c.learning_rate).eps(a2c.optimizer_eps));
+  return make_actor_critic_adam(
+      parameters, torch::optim::AdamOptions(a2c.learning_rate).eps(a2c.optimizer_eps), device);
 }
 
 class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
@@ -32,13 +32,14 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
   std::unique_ptr<Agent> make(const A2cOptions& a2c, const AgentSetup& setup) const override {
     nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a2c.use_sde, setup.device);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
-    auto optimizer = make_optimizer(a2c, *parameters);
+    auto optimizer = make_optimizer(a2c, *parameters, setup.device);
     GradientHook hook = setup.hook_for(*parameters);
     auto agent = std::make_unique<A2c>(a2c, std::move(model), std::move(parameters),
                                        std::move(optimizer),
                                        make_rollout_buffer(a2c.n_steps, setup.num_envs, setup.spec),
                                        action_bounds(setup.spec));
     agent->set_gradient_hook(std::move(hook));
+    agent->set_cuda_graphs(setup.cuda_graphs);
     return agent;
   }
 

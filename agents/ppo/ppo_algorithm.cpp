@@ -34,19 +34,19 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   std::unique_ptr<Agent> make(const PpoOptions& ppo, const AgentSetup& setup) const override {
     nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, ppo.use_sde, setup.device);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
-    // torch::optim::Adam, not nn::FusedAdam: an Adam step is ~5% of a PPO update even with the
-    // hand-written pass, and a change of Adam's float rounding tipped a learning test over
-    // each time it was tried (Pendulum seed 2 before gSDE; Acrobot seed 3 under the Prescott
-    // kernel after the hand-written pass).
-    auto optimizer = std::make_unique<torch::optim::Adam>(
-        std::vector<at::Tensor>{parameters->values()},
-        torch::optim::AdamOptions(ppo.learning_rate).eps(ppo.adam_eps));
+    // On the CPU torch::optim::Adam, not nn::FusedAdam: an Adam step is ~5% of a PPO update
+    // even with the hand-written pass, and a change of Adam's float rounding tipped a learning
+    // test over each time it was tried (Pendulum seed 2 before gSDE; Acrobot seed 3 under the
+    // Prescott kernel after the hand-written pass).
+    auto optimizer = make_actor_critic_adam(
+        *parameters, torch::optim::AdamOptions(ppo.learning_rate).eps(ppo.adam_eps), setup.device);
     GradientHook hook = setup.hook_for(*parameters);
     auto agent = std::make_unique<Ppo>(ppo, std::move(model), std::move(parameters),
                                        std::move(optimizer),
                                        make_rollout_buffer(ppo.n_steps, setup.num_envs, setup.spec),
                                        action_bounds(setup.spec));
     agent->set_gradient_hook(std::move(hook));
+    agent->set_cuda_graphs(setup.cuda_graphs);
     return agent;
   }
 

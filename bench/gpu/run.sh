@@ -5,7 +5,8 @@
 #   checks: the build, the tests labelled gpu, NCCL at np 2 (each rank a host name of its own:
 #           unshare --uts, since NCCL refuses two ranks on one GPU of one host), and that two
 #           ranks on one GPU are refused by name, and one update eager vs as a CUDA graph;
-#   speed:  cuda-vs-cpu training speeds and all-reduce bandwidth per backend (needs checks' build).
+#   speed:  cuda-vs-cpu training speeds (cuda: PPO's steps as CUDA graphs, and eagerly) and
+#           all-reduce bandwidth per backend (needs checks' build).
 #
 #   bench/gpu/run.sh [checks|speed|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
 #
@@ -81,6 +82,13 @@ speed() {
         [ $device = cuda ] && wait
       done
     done
+    # PPO's gradient steps eagerly on cuda (the rows above replay them as CUDA graphs).
+    for width in 64 256 1024; do
+      train_speed "ppo_${width}_cuda_eager_$repeat" configs/cartpole_ppo.yaml cuda 12000 \
+        --set "network.hidden_sizes=[$width,$width]" --set train.cuda_graphs=off
+    done
+    train_speed "minatar_ppo_cuda_eager_$repeat" configs/minatar_breakout_ppo.yaml cuda 20000 \
+      --set train.cuda_graphs=off
     wait
   done
   for f in "$out"/sps_*.log; do echo "$(basename "$f" .log): $(grep -o '[0-9,]* SPS' "$f" | tail -1)"; done \

@@ -158,18 +158,13 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, do
                " " + available->source);
 }
 
-// "a2c, dqn and ppo": the registered algorithms for which `ability` holds.
 // "a2c, ppo and sac": the registered algorithms for which `has` holds.
 std::string algorithms_that(const std::function<bool(const agents::Algorithm&)>& has) {
   std::vector<std::string> names;
   for (const std::string& name : agents::AgentRegistry::global().names()) {
     if (has(agents::AgentRegistry::global().at(name))) names.push_back(name);
   }
-  std::string list;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    list += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
-  }
-  return list;
+  return core::listed(names, "and");
 }
 
 // train.device: a device name; a GPU only for algorithms with an autograd path, without gSDE
@@ -198,6 +193,14 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
     throw document.error_at("train.device", "train.device: " + device + " with " + key +
                                                 ": gSDE exploration trains on the CPU only");
   }
+}
+
+// train.cuda_graphs: on asks for a GPU (graphs capture GPU work).
+void check_cuda_graphs(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  if (options.train.cuda_graphs != "on" || options.train.device != "cpu") return;
+  throw document.error_at("train.cuda_graphs",
+                          "train.cuda_graphs: on captures GPU work, and train.device is cpu: "
+                          "set train.device to cuda (or auto), or train.cuda_graphs to auto");
 }
 
 // The algorithm's topology is in this program, and distributed.learners is above 1 only where
@@ -417,6 +420,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   // What the config decides alone, with no side effects...
   check_run_name(options.name, document);
   check_device(options, document);
+  check_cuda_graphs(options, document);
   check_topology(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);

@@ -26,6 +26,8 @@ struct TrainOptions {
   // cpu | cuda | cuda:N | auto (experiments/training/train_device.h). cpu by default: for the
   // small MLPs of classic control the hand-written CPU passes beat a GPU (docs/BENCHMARKS.md).
   std::string device = "cpu";
+  // On a GPU: auto | on | off. Whether gradient steps run as CUDA graphs (agents/agent_setup.h).
+  std::string cuda_graphs = "auto";
 
   void visit(core::ConfigVisitor& v) {
     v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
@@ -43,6 +45,11 @@ struct TrainOptions {
     v.field("device", device,
             "where the networks train: cpu, cuda (each rank the GPU of its local rank), cuda:N, "
             "or auto (cuda where a GPU and a CUDA LibTorch are there, for ppo, a2c and dqn)");
+    v.field("cuda_graphs", cuda_graphs,
+            "on a GPU, each gradient step replayed as one CUDA graph instead of hundreds of "
+            "launches (ppo and a2c with adam, in one process): auto (where they can; else "
+            "eagerly, saying why once), on (an error where they cannot), off",
+            core::one_of({"auto", "on", "off"}));
   }
 };
 

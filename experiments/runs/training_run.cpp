@@ -107,7 +107,7 @@ bool schedule_key(const std::string& key) {
   for (const char* prefix :
        {"name", "train.total_steps", "train.eval_interval", "train.eval_episodes",
         "train.log_interval", "train.stop_at_return", "train.threads", "train.device",
-        "checkpoint.", "logging.", "distributed.timeout"}) {
+        "train.cuda_graphs", "checkpoint.", "logging.", "distributed.timeout"}) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;

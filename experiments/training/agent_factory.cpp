@@ -31,6 +31,12 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
                            static_cast<std::uint64_t>(options.seed),
                            {}};
   setup.device = resolve_train_device(options, local_rank);
+  if (setup.device != "cpu") {
+    const std::string& graphs = options.train.cuda_graphs;
+    setup.cuda_graphs = graphs == "on"    ? agents::CudaGraphs::required
+                        : graphs == "off" ? agents::CudaGraphs::off
+                                          : agents::CudaGraphs::where_possible;
+  }
   return setup;
 }
 
