@@ -52,18 +52,25 @@ void GraphedGradientSteps::step(const Minibatch& batch, const ActorCriticLossOpt
                                 double max_grad_norm, LossSums& sums) {
   const std::int64_t count = batch.order.defined() ? batch.count : 0;
   if (count > 0) rows_of(batch);
-  const StepKey key{count,           options.clip_range, options.clip_range_vf, options.vf_coef,
-                    options.ent_coef, options.normalize_advantage, max_grad_norm};
-  auto found = steps_.find(key);
-  if (found == steps_.end()) found = steps_.emplace(key, make_step(count, options, max_grad_norm)).first;
+  const Constants constants{options.clip_range, options.clip_range_vf,       options.vf_coef,
+                            options.ent_coef,   options.normalize_advantage, max_grad_norm};
+  auto found = steps_.find(count);
+  if (found == steps_.end()) {
+    found = steps_
+                .emplace(count, Captured{constants, make_step(count, options, max_grad_norm,
+                                                              /*warmed_up=*/false)})
+                .first;
+  } else if (found->second.constants != constants) {
+    found->second = {constants, make_step(count, options, max_grad_norm, /*warmed_up=*/true)};
+  }
   adam_.prepare_step();
-  found->second.run();
+  found->second.step.run();
   sums.add_on_device(loss_sums_);
 }
 
 nn::GraphedStep GraphedGradientSteps::make_step(std::int64_t count,
                                                 const ActorCriticLossOptions& options,
-                                                double max_grad_norm) {
+                                                double max_grad_norm, bool warmed_up) {
   // The eager autograd step's work (ActorCriticAgent::gradient_step), in its order.
   auto step = [this, count, options, max_grad_norm] {
     const RolloutBatch batch = count == 0 ? staged_ : staged_.select(rows_.at(count));
@@ -81,7 +88,8 @@ nn::GraphedStep GraphedGradientSteps::make_step(std::int64_t count,
     nn::clip_gradient_norm_on_device(parameters_.values(), max_grad_norm);
     adam_.update();
   };
-  return nn::GraphedStep(std::move(step), "the actor-critic gradient step", required_);
+  return nn::GraphedStep(std::move(step), "the actor-critic gradient step", required_,
+                         warmed_up ? 0 : nn::GraphedStep::kEagerCalls);
 }
 
 }  // namespace mnrl::agents

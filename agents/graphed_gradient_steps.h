@@ -40,14 +40,20 @@ class GraphedGradientSteps {
   void forget_captures() { steps_.clear(); }
 
  private:
-  // What a capture holds fixed: the rows (0: the whole rollout), the loss options and the clip.
-  using StepKey = std::tuple<std::int64_t, std::optional<double>, std::optional<double>, double,
-                             double, bool, double>;
+  // What a capture holds fixed besides its rows: the loss options and the clip. A schedule
+  // that changes them (PPO's clip_range_schedule) recaptures the step once per update.
+  using Constants =
+      std::tuple<std::optional<double>, std::optional<double>, double, double, bool, double>;
+  struct Captured {
+    Constants constants;
+    nn::GraphedStep step;
+  };
 
   // The fixed index of `count` rows, filled with this minibatch's.
   const at::Tensor& rows_of(const Minibatch& batch);
+  // `warmed_up`: an earlier step of this shape ran, so the capture needs no eager calls first.
   nn::GraphedStep make_step(std::int64_t count, const ActorCriticLossOptions& options,
-                            double max_grad_norm);
+                            double max_grad_norm, bool warmed_up);
 
   nn::ActorCritic model_;
   nn::FlatParameters& parameters_;
@@ -58,7 +64,7 @@ class GraphedGradientSteps {
   at::Tensor host_order_;  // the permutation the device copy below is of
   at::Tensor order_;
   std::map<std::int64_t, at::Tensor> rows_;  // fixed index tensors by row count
-  std::map<StepKey, nn::GraphedStep> steps_;
+  std::map<std::int64_t, Captured> steps_;   // by row count (0: the whole rollout)
 };
 
 }  // namespace mnrl::agents

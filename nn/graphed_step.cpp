@@ -44,13 +44,13 @@ void GraphedStep::run() {
     graph_->graph.replay();
     return;
   }
-  if (eager_only_ || eager_calls_ < kEagerCalls) {
-    ++eager_calls_;
-    if (eager_only_) {
-      step_();
-    } else {
-      on_side_stream(step_);
-    }
+  if (eager_only_) {
+    step_();
+    return;
+  }
+  if (eager_calls_left_ > 0) {
+    --eager_calls_left_;
+    on_side_stream(step_);
     return;
   }
   auto captured = std::make_unique<Graph>();
@@ -93,8 +93,12 @@ void GraphedStep::run() { step_(); }
 
 #endif
 
-GraphedStep::GraphedStep(std::function<void()> step, std::string name, bool required)
-    : step_(std::move(step)), name_(std::move(name)), required_(required) {}
+GraphedStep::GraphedStep(std::function<void()> step, std::string name, bool required,
+                         int eager_calls)
+    : step_(std::move(step)),
+      name_(std::move(name)),
+      required_(required),
+      eager_calls_left_(eager_calls) {}
 GraphedStep::~GraphedStep() = default;
 GraphedStep::GraphedStep(GraphedStep&&) noexcept = default;
 GraphedStep& GraphedStep::operator=(GraphedStep&&) noexcept = default;

@@ -8,9 +8,9 @@ namespace mnrl::nn {
 
 // A step of device work of fixed shapes (a whole optimizer step: forward, loss, backward, clip,
 // Adam) run as one CUDA graph: one launch instead of hundreds, with no host work between them.
-// Its first kEagerCalls calls run eagerly (real steps, which also settle the allocator and
-// autograd, as capture needs); the next call captures the step and replays the capture; every
-// later call replays it.
+// Its first few calls run eagerly (real steps, which also settle the allocator and autograd, as
+// capture needs); the next call captures the step and replays the capture; every later call
+// replays it.
 //
 // The step must read and write only tensors that stay in place between calls (inputs copied
 // into them before run(), outputs accumulated in them), never wait for the device (no .item(),
@@ -22,8 +22,11 @@ class GraphedStep {
  public:
   static constexpr int kEagerCalls = 3;
 
-  // `name` names the step in the message of a failed capture.
-  GraphedStep(std::function<void()> step, std::string name, bool required = false);
+  // `name` names the step in the message of a failed capture. `eager_calls`: how many calls
+  // run eagerly before the capture (0 where the same work ran already, and only a constant
+  // of the step changed).
+  GraphedStep(std::function<void()> step, std::string name, bool required = false,
+              int eager_calls = kEagerCalls);
   ~GraphedStep();
   GraphedStep(GraphedStep&&) noexcept;
   GraphedStep& operator=(GraphedStep&&) noexcept;
@@ -38,7 +41,7 @@ class GraphedStep {
   std::function<void()> step_;
   std::string name_;
   bool required_;
-  int eager_calls_ = 0;
+  int eager_calls_left_;
   bool eager_only_ = false;  // capture failed: run eagerly from now on
   std::unique_ptr<Graph> graph_;
 };

@@ -245,11 +245,16 @@ TEST_F(CudaTrainingTest, OnePpoUpdateOnCudaAgreesWithTheCpu) {
 
 // PPO's gradient steps captured as CUDA graphs (train.cuda_graphs: on: an error where they
 // cannot be) do on the device what the eager steps do, op for op: the same rollouts, and the
-// same parameters and Adam moments at the end, bit for bit. 8 updates of 10 epochs x 4
-// minibatches: each capture replayed over 300 times.
+// same parameters and Adam moments at the end, bit for bit. 8 updates of 20 epochs x 4
+// minibatches (rows drawn into the captured index); the clip range is scheduled, so each
+// update captures its step anew and replays it 79 times.
 TEST_F(CudaTrainingTest, PpoStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
-  const std::vector<std::string> common = {"seed=2", "train.device=cuda", "train.total_steps=2048",
-                                           "train.eval_interval=0"};
+  const std::vector<std::string> common = {"seed=2",
+                                           "train.device=cuda",
+                                           "train.total_steps=2048",
+                                           "train.eval_interval=0",
+                                           "ppo.batch_size=64",
+                                           "ppo.clip_range_schedule=linear"};
   auto eager = common, graphed = common;
   eager.push_back("train.cuda_graphs=off");
   graphed.push_back("train.cuda_graphs=on");
