@@ -81,6 +81,10 @@ speed() {
           $device 20000 &
         [ $device = cuda ] && wait
       done
+      # The large-batch MinAtar config (64 envs, minibatches of 2,048): where a GPU should pay.
+      train_speed "minatar64_ppo_${device}_$repeat" configs/minatar_breakout_ppo_64envs.yaml \
+        $device 40000 &
+      [ $device = cuda ] && wait
     done
     # PPO's gradient steps eagerly on cuda (the rows above replay them as CUDA graphs).
     for width in 64 256 1024; do
