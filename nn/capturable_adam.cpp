@@ -1,13 +1,11 @@
 #include "nn/capturable_adam.h"
 
-#include <cmath>
-#include <stdexcept>
-#include <type_traits>
-
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/zeros_like.h>
 #include <torch/utils.h>
+
+#include <cmath>
+#include <stdexcept>
 
 #include "nn/optimizer_state_key.h"
 
@@ -41,7 +39,6 @@ torch::Tensor CapturableAdam::step(LossClosure closure) {
 
 void CapturableAdam::prepare_step() {
   torch::NoGradGuard no_grad;
-  using Key = typename std::decay_t<decltype(state_)>::key_type;
   std::size_t index = 0;
   for (auto& group : param_groups_) {
     const auto& options = adam_options(group);
@@ -50,14 +47,7 @@ void CapturableAdam::prepare_step() {
       if (scalars_.size() <= index) scalars_.resize(index + 1);
       at::Tensor& scalars = scalars_[index++];
       if (!p.grad().defined()) continue;
-      auto& slot = state_[optimizer_state_key<Key>(p)];
-      if (!slot) {
-        auto fresh = std::make_unique<torch::optim::AdamParamState>();
-        fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Contiguous));
-        fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Contiguous));
-        slot = std::move(fresh);
-      }
-      auto& state = static_cast<torch::optim::AdamParamState&>(*slot);
+      auto& state = adam_state_of(state_, p);
       state.step(state.step() + 1);
       // Adam's host arithmetic, in double; rounded to float as its kernels round a scalar.
       const double bias_correction1 = 1.0 - std::pow(beta1, state.step());
@@ -71,7 +61,6 @@ void CapturableAdam::prepare_step() {
 
 void CapturableAdam::update() {
   torch::NoGradGuard no_grad;
-  using Key = typename std::decay_t<decltype(state_)>::key_type;
   std::size_t index = 0;
   for (auto& group : param_groups_) {
     const auto& options = adam_options(group);
@@ -79,7 +68,7 @@ void CapturableAdam::update() {
     for (auto& p : group.params()) {
       const at::Tensor& scalars = scalars_.at(index++);
       if (!p.grad().defined()) continue;
-      auto& state = static_cast<torch::optim::AdamParamState&>(*state_.at(optimizer_state_key<Key>(p)));
+      auto& state = adam_state_of(state_, p);  // made by prepare_step()
       const at::Tensor& gradient = p.grad();
       const at::Tensor& m = state.exp_avg();
       const at::Tensor& v = state.exp_avg_sq();

@@ -1,10 +1,8 @@
 #include "nn/fused_adam.h"
 
-#include <cmath>
-#include <type_traits>
-
-#include <ATen/ops/zeros_like.h>
 #include <torch/utils.h>
+
+#include <cmath>
 
 #include "nn/compute_threads.h"
 #include "nn/optimizer_state_key.h"
@@ -55,20 +53,12 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     at::AutoGradMode enable_grad(true);
     loss = closure();
   }
-  using Key = typename std::decay_t<decltype(state_)>::key_type;
   for (auto& group : param_groups_) {
     const auto& options = static_cast<const torch::optim::AdamOptions&>(group.options());
     const auto [beta1, beta2] = options.betas();
     for (auto& p : group.params()) {
       if (!p.grad().defined()) continue;
-      auto& slot = state_[optimizer_state_key<Key>(p)];
-      if (!slot) {
-        auto fresh = std::make_unique<torch::optim::AdamParamState>();
-        fresh->exp_avg(at::zeros_like(p, at::MemoryFormat::Contiguous));
-        fresh->exp_avg_sq(at::zeros_like(p, at::MemoryFormat::Contiguous));
-        slot = std::move(fresh);
-      }
-      auto& state = static_cast<torch::optim::AdamParamState&>(*slot);
+      auto& state = adam_state_of(state_, p);
       state.step(state.step() + 1);
       // Scalars rounded to float as LibTorch rounds them for float tensors.
       const auto decay1 = static_cast<float>(beta1), decay2 = static_cast<float>(beta2);
