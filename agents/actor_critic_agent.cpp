@@ -311,7 +311,7 @@ void ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const Minibatc
                                      const ActorCriticLossOptions& options, double max_grad_norm,
                                      LossSums& sums) {
   if (GraphedGradientSteps* graphed = graphed_steps()) {
-    graphed->step(batch, options, max_grad_norm, sums);
+    graphed->step(rollout, batch, options, max_grad_norm, sums);
     return;
   }
   const std::int64_t* rows =
@@ -332,7 +332,10 @@ GraphedGradientSteps* ActorCriticAgent::graphed_steps() {
                         : after_backward_        ? "gradients are averaged across ranks between "
                                                    "backward and the optimizer step"
                         : !adam                  ? "its optimizer is not Adam"
-                                                 : nullptr;
+                        : model_->options.squash()
+                            ? "a squashed Gaussian's entropy is estimated by sampling, and a "
+                              "captured step draws no random numbers"
+                            : nullptr;
   if (why_not && cuda_graphs_ == CudaGraphs::required) {
     throw std::runtime_error(std::string("train.cuda_graphs: on, but gradient steps cannot run "
                                          "as CUDA graphs: ") +

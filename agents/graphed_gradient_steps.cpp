@@ -7,6 +7,8 @@
 #include <ATen/ops/zeros.h>
 #include <torch/utils.h>
 
+#include <stdexcept>
+
 #include "nn/gradient_clipping.h"
 
 namespace mnrl::agents {
@@ -30,7 +32,7 @@ const RolloutBatch& GraphedGradientSteps::stage(const RolloutBatch& rollout) {
   into(staged_.advantages, rollout.advantages);
   into(staged_.returns, rollout.returns);
   if (!loss_sums_.defined()) {
-    loss_sums_ = at::zeros({LossSums::kParts}, staged_.returns.options());
+    loss_sums_ = at::zeros({LossSums::kParts}, staged_.returns.options().dtype(at::kDouble));
   } else {
     loss_sums_.zero_();
   }
@@ -48,8 +50,12 @@ const at::Tensor& GraphedGradientSteps::rows_of(const Minibatch& batch) {
   return slot->second;
 }
 
-void GraphedGradientSteps::step(const Minibatch& batch, const ActorCriticLossOptions& options,
-                                double max_grad_norm, LossSums& sums) {
+void GraphedGradientSteps::step(const RolloutBatch& rollout, const Minibatch& batch,
+                                const ActorCriticLossOptions& options, double max_grad_norm,
+                                LossSums& sums) {
+  if (!rollout.returns.is_same(staged_.returns)) {
+    throw std::logic_error("GraphedGradientSteps::step: a rollout that stage() did not return");
+  }
   const std::int64_t count = batch.order.defined() ? batch.count : 0;
   if (count > 0) rows_of(batch);
   const Constants constants{options.clip_range, options.clip_range_vf,       options.vf_coef,
@@ -82,13 +88,16 @@ nn::GraphedStep GraphedGradientSteps::make_step(std::int64_t count,
     const at::Tensor clip_fraction =
         options.clip_range ? (ratio_change.abs() > *options.clip_range).to(at::kFloat).mean()
                            : at::zeros({}, ratio_change.options());
-    loss_sums_.add_(at::stack({loss.policy_loss, loss.value_loss, loss.entropy,
-                               (-loss.log_ratio).mean(), (ratio_change - loss.log_ratio).mean(),
-                               clip_fraction}));
+    // Summed in double, as the eager step's parts are on the host.
+    loss_sums_.add_(
+        at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
+                   (ratio_change - loss.log_ratio).mean(), clip_fraction})
+            .to(at::kDouble));
     nn::clip_gradient_norm_on_device(parameters_.values(), max_grad_norm);
     adam_.update();
   };
-  return nn::GraphedStep(std::move(step), "the actor-critic gradient step", required_,
+  return nn::GraphedStep(std::move(step), "the actor-critic gradient step",
+                         parameters_.values().device(), required_,
                          warmed_up ? 0 : nn::GraphedStep::kEagerCalls);
 }
 

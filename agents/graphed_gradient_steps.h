@@ -21,21 +21,24 @@ namespace mnrl::agents {
 // into a fixed index on the device (from the epoch's permutation, copied there once), and for
 // each shape of step one nn::GraphedStep of: gradients zeroed, the loss, backward, the clip,
 // CapturableAdam's update, and the loss parts added to sums on the device. The host prepares
-// Adam's scalars and replays; it waits for the device once per update (LossSums::means).
-// Same arithmetic as the eager autograd step, so the same results to float rounding.
+// Adam's scalars and replays; it waits for the device once per epoch (the permutation's copy)
+// and once per update (LossSums::means). The eager autograd step's operations in their order.
 class GraphedGradientSteps {
  public:
   // `required` (train.cuda_graphs: on): a step that cannot be captured is an error, not run
   // eagerly.
   GraphedGradientSteps(nn::ActorCritic model, nn::FlatParameters& parameters,
                        nn::CapturableAdam& adam, bool required);
+  // The captured steps hold `this`.
+  GraphedGradientSteps(const GraphedGradientSteps&) = delete;
+  GraphedGradientSteps& operator=(const GraphedGradientSteps&) = delete;
 
   // Copies a finished rollout into the staged tensors, zeroes the loss sums, and returns the
   // staged batch (the steps read it).
   const RolloutBatch& stage(const RolloutBatch& rollout);
-  // One gradient step on `batch`'s rows of the staged rollout.
-  void step(const Minibatch& batch, const ActorCriticLossOptions& options, double max_grad_norm,
-            LossSums& sums);
+  // One gradient step on `batch`'s rows of `rollout`, which must be the staged one.
+  void step(const RolloutBatch& rollout, const Minibatch& batch,
+            const ActorCriticLossOptions& options, double max_grad_norm, LossSums& sums);
   // Drops the captures: after a load, the optimizer's moments are other tensors.
   void forget_captures() { steps_.clear(); }
 
@@ -60,7 +63,7 @@ class GraphedGradientSteps {
   nn::CapturableAdam& adam_;
   bool required_;
   RolloutBatch staged_;
-  at::Tensor loss_sums_;   // [LossSums::kParts] on the device
+  at::Tensor loss_sums_;   // [LossSums::kParts] doubles on the device
   at::Tensor host_order_;  // the permutation the device copy below is of
   at::Tensor order_;
   std::map<std::int64_t, at::Tensor> rows_;  // fixed index tensors by row count

@@ -71,6 +71,8 @@ class Algorithm {
   // Whether its agents train on a GPU (train.device: cuda): they have an autograd path besides
   // the hand-written CPU passes. The others are refused any device but the CPU.
   virtual bool takes_device() const { return false; }
+  // Whether its agents on a GPU can run their gradient steps as CUDA graphs (train.cuda_graphs).
+  virtual bool captures_gradient_steps() const { return false; }
 };
 
 // An Algorithm whose section is `Options`: subclasses implement the typed hooks.

@@ -27,6 +27,7 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
   std::string summary() const override { return "A2C hyperparameters (algo: a2c)"; }
   bool takes_encoder() const override { return true; }
   bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
  protected:
   std::unique_ptr<Agent> make(const A2cOptions& a2c, const AgentSetup& setup) const override {

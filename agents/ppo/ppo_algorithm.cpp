@@ -15,6 +15,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   std::string summary() const override { return "PPO hyperparameters (algo: ppo)"; }
   bool takes_encoder() const override { return true; }
   bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
  protected:
   void check_options(const PpoOptions& ppo, const AgentCheck& check) const override {

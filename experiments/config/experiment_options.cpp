@@ -195,12 +195,22 @@ void check_device(const ExperimentOptions& options, const core::ConfigDocument& 
   }
 }
 
-// train.cuda_graphs: on asks for a GPU (graphs capture GPU work).
+// train.cuda_graphs: on asks for a GPU (graphs capture GPU work) and an algorithm whose steps
+// can be captured.
 void check_cuda_graphs(const ExperimentOptions& options, const core::ConfigDocument& document) {
-  if (options.train.cuda_graphs != "on" || options.train.device != "cpu") return;
-  throw document.error_at("train.cuda_graphs",
-                          "train.cuda_graphs: on captures GPU work, and train.device is cpu: "
-                          "set train.device to cuda (or auto), or train.cuda_graphs to auto");
+  if (options.train.cuda_graphs != "on") return;
+  if (options.train.device == "cpu") {
+    throw document.error_at("train.cuda_graphs",
+                            "train.cuda_graphs: on captures GPU work, and train.device is cpu: "
+                            "set train.device to cuda (or auto), or train.cuda_graphs to auto");
+  }
+  if (!options.algorithm().captures_gradient_steps()) {
+    throw document.error_at(
+        "train.cuda_graphs",
+        "train.cuda_graphs: on, but " + options.algo +
+            " runs its gradient steps eagerly on a GPU; CUDA graphs work with " +
+            algorithms_that(std::mem_fn(&agents::Algorithm::captures_gradient_steps)));
+  }
 }
 
 // The algorithm's topology is in this program, and distributed.learners is above 1 only where

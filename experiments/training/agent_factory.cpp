@@ -4,6 +4,7 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <thread>
 
 #include "core/memory_reuse.h"
@@ -31,8 +32,12 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
                            static_cast<std::uint64_t>(options.seed),
                            {}};
   setup.device = resolve_train_device(options, local_rank);
+  const std::string& graphs = options.train.cuda_graphs;
+  if (graphs == "on" && setup.device == "cpu") {
+    throw std::runtime_error("train.cuda_graphs: on, but train.device: " + options.train.device +
+                             " chose the CPU (no GPU usable here)");
+  }
   if (setup.device != "cpu") {
-    const std::string& graphs = options.train.cuda_graphs;
     setup.cuda_graphs = graphs == "on"    ? agents::CudaGraphs::required
                         : graphs == "off" ? agents::CudaGraphs::off
                                           : agents::CudaGraphs::where_possible;

@@ -53,13 +53,14 @@ TEST(GraphedGradientStepsTest, StepsAsTheEagerAutogradStepWithLibTorchsAdam) {
   for (int update = 0; update < 3; ++update) {
     // A clip range scheduled down (the steps of another constant are captured anew).
     options.clip_range = 0.2 - 0.05 * update;
-    steps.stage(rollout);  // each update stages its rollout, and its sums start at 0
+    // Each update stages its rollout, and its sums start at 0.
+    const RolloutBatch& staged = steps.stage(rollout);
     LossSums graphed_sums;
     LossValues eager_sums;
     torch::manual_seed(update);
     const at::Tensor order = at::randperm(kRows, at::kLong);
     for (std::int64_t start = 0; start < kRows; start += kMinibatch) {
-      steps.step({order, start, kMinibatch}, options, kMaxGradNorm, graphed_sums);
+      steps.step(staged, {order, start, kMinibatch}, options, kMaxGradNorm, graphed_sums);
 
       eager_parameters.zero_grad();
       const ActorCriticLoss loss = actor_critic_loss(

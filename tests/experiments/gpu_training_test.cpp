@@ -264,6 +264,10 @@ TEST_F(CudaTrainingTest, PpoStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
             rows_named(metrics_without_times(dir_ / "graphed"), "episodic_return"));
   EXPECT_TRUE(read_file(list_checkpoints(dir_ / "eager").back() / "agent.state") ==
               read_file(list_checkpoints(dir_ / "graphed").back() / "agent.state"));
+  // Its config says cuda_graphs: on; mnrl eval plays it on the CPU, capturing nothing.
+  const auto evaluation = evaluate_checkpoint(dir_ / "graphed", 2, 7, false,
+                                              [](const std::string& why) { FAIL() << why; });
+  EXPECT_EQ(evaluation.result.episodes, 2);
 }
 
 class CudaResumeTest : public CudaTrainingTest,
