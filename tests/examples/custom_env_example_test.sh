@@ -37,7 +37,7 @@ step "the installed package and configs"
 step "configure and build the example against the installed package"
 cmake -S "$source_dir/examples/custom_env" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   > "$work/configure.log" || { cat "$work/configure.log"; exit 1; }
-cmake --build "$work/build" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
+cmake --build "$work/build" --parallel "$(nproc)" > "$work/build.log" || { cat "$work/build.log"; exit 1; }
 plugin="$work/build/libgrid_world.so"
 
 step "mnrl check-env --plugin"
@@ -59,7 +59,7 @@ learned embedded "$(sed -n 's/^GridWorld-v0: mean return \([-0-9.]*\).*/\1/p' "$
 step "examples/custom_agent: REINFORCE, an algorithm registered out of tree, trained by mnrl's loop"
 cmake -S "$source_dir/examples/custom_agent" -B "$work/agent_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   > "$work/agent_configure.log" || { cat "$work/agent_configure.log"; exit 1; }
-cmake --build "$work/agent_build" > "$work/agent_build.log" || { cat "$work/agent_build.log"; exit 1; }
+cmake --build "$work/agent_build" --parallel "$(nproc)" > "$work/agent_build.log" || { cat "$work/agent_build.log"; exit 1; }
 reinforce="$work/agent_build/train_reinforce"
 agent_config="$source_dir/examples/custom_agent/reinforce_cartpole.yaml"
 "$reinforce" "$agent_config" "$work/reinforce" > "$work/reinforce.log" 2>&1 ||
@@ -101,7 +101,7 @@ step "mnrl export, and examples/policy_export (LibTorch alone) acting with the m
 "$mnrl" export "$work/by_name" -o "$work/policy.pt" | tail -1
 cmake -S "$source_dir/examples/policy_export" -B "$work/act_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   > "$work/act_configure.log" || { cat "$work/act_configure.log"; exit 1; }
-cmake --build "$work/act_build" > "$work/act_build.log" || { cat "$work/act_build.log"; exit 1; }
+cmake --build "$work/act_build" --parallel "$(nproc)" > "$work/act_build.log" || { cat "$work/act_build.log"; exit 1; }
 action=$("$work/act_build/act" "$work/policy.pt" 0.01 0.02 0.03 0.04)
 echo "$action"
 [[ $action == "action: 0" || $action == "action: 1" ]] ||
@@ -112,7 +112,7 @@ if grep -q "set(mnrl_WITH_MUJOCO ON)" "$(find "$work/prefix" -name mnrlConfig.cm
   robot="$source_dir/examples/mujoco_robot"
   cmake -S "$robot" -B "$work/robot_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
     > "$work/robot_configure.log" || { cat "$work/robot_configure.log"; exit 1; }
-  cmake --build "$work/robot_build" > "$work/robot_build.log" || { cat "$work/robot_build.log"; exit 1; }
+  cmake --build "$work/robot_build" --parallel "$(nproc)" > "$work/robot_build.log" || { cat "$work/robot_build.log"; exit 1; }
   robot_plugin="$work/robot_build/libpoint_reach.so"
   "$mnrl" check-env --plugin "$robot_plugin" --kwarg model_path="$robot/point_mass.xml" PointReach-v0 | tail -1
   # A broken model file is refused with MuJoCo's message and exit 2, before anything is written.
