@@ -7,14 +7,12 @@
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 
 #include "agents/policy_sampling.h"
 #include "nn/capturable_adam.h"
 #include "nn/gradient_clipping.h"
-#include "nn/graphed_step.h"
 #include "nn/learning_rate.h"
 #include "nn/memory_views.h"
 #include "nn/policy_export.h"
@@ -326,26 +324,14 @@ void ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const Minibatc
 GraphedGradientSteps* ActorCriticAgent::graphed_steps() {
   if (graphs_decided_) return graphed_.get();
   graphs_decided_ = true;
-  if (cuda_graphs_ == CudaGraphs::off || device_.is_cpu()) return nullptr;
   auto* adam = dynamic_cast<nn::CapturableAdam*>(optimizer_.get());
-  const char* why_not = !nn::cuda_graphs_built() ? "this LibTorch has no CUDA"
-                        : after_backward_        ? "gradients are averaged across ranks between "
-                                                   "backward and the optimizer step"
-                        : !adam                  ? "its optimizer is not Adam"
+  const char* why_not = after_backward_ ? kGradientsAveragedBetween
+                        : !adam         ? "its optimizer is not Adam"
                         : model_->options.squash()
                             ? "a squashed Gaussian's entropy is estimated by sampling, and a "
                               "captured step draws no random numbers"
                             : nullptr;
-  if (why_not && cuda_graphs_ == CudaGraphs::required) {
-    throw std::runtime_error(std::string("train.cuda_graphs: on, but gradient steps cannot run "
-                                         "as CUDA graphs: ") +
-                             why_not);
-  }
-  if (why_not) {
-    std::fprintf(stderr, "mnrl: train.cuda_graphs: auto: gradient steps run eagerly: %s\n",
-                 why_not);
-    return nullptr;
-  }
+  if (!cuda_graphs_chosen(cuda_graphs_, device_.is_cpu(), why_not)) return nullptr;
   graphed_ = std::make_unique<GraphedGradientSteps>(model_, *parameters_, *adam,
                                                     cuda_graphs_ == CudaGraphs::required);
   return graphed_.get();

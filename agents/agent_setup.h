@@ -24,6 +24,16 @@ enum class CudaGraphs {
   required,        // on: an error where they cannot
 };
 
+// Whether an agent runs its gradient steps as CUDA graphs under `mode`: never on the CPU or
+// under off; elsewhere where this LibTorch has CUDA and the agent has no reason they cannot
+// (`why_not`, or nullptr). Where they cannot, auto says why once on stderr (eager steps
+// follow), and on throws std::runtime_error saying why.
+bool cuda_graphs_chosen(CudaGraphs mode, bool on_cpu, const char* why_not);
+// The why_not of an agent with a gradient hook (data-parallel training): a capture cannot
+// hold the all-reduce.
+inline constexpr const char* kGradientsAveragedBetween =
+    "gradients are averaged across ranks between backward and the optimizer step";
+
 struct AgentSetup {
   const envs::EnvSpec& spec;
   const NetworkOptions& network;

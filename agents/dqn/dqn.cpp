@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <tuple>
 
 #include "agents/dqn/q_learning.h"
 #include "agents/schedule.h"
+#include "nn/capturable_adam.h"
 #include "nn/compute_threads.h"
 #include "nn/gradient_clipping.h"
 #include "nn/learning_rate.h"
@@ -127,28 +129,22 @@ std::pair<double, double> Dqn::write_gradients_by_hand() {
   return loss_and_q;
 }
 
-std::pair<double, double> Dqn::write_gradients_by_autograd() {
-  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
-  {
-    c10::InferenceMode inference;
-    const at::Tensor next =
-        nn::floats_on(device_, batch_.next_observations.data(), b, observation_size_);
-    const at::Tensor next_q = target_->forward(next).to(at::kCPU).contiguous();
-    const at::Tensor chooser =
-        options_.double_q ? online_->forward(next).to(at::kCPU).contiguous() : next_q;
-    bootstrapped_targets(batch_, next_q.data_ptr<float>(), chooser.data_ptr<float>(), b, n,
-                         targets_.data());
-  }
-  parameters_->zero_grad();
-  // The TD loss and its gradient with respect to Q are computed on the host, shared with the
-  // hand-written path (n-step discounts, prioritized replay's weights and TD errors): a batch's
-  // [b, n] values cross to the host and their gradients back.
-  const at::Tensor q =
-      online_->forward(nn::floats_on(device_, batch_.observations.data(), b, observation_size_));
-  const at::Tensor q_values = q.detach().to(at::kCPU).contiguous();
-  const auto loss_and_q = td_loss_of(q_values.data_ptr<float>());
-  q.backward(nn::floats_on(device_, q_gradients_.data(), b, n));
-  return loss_and_q;
+TdGradientSteps& Dqn::autograd_steps() {
+  if (autograd_steps_) return *autograd_steps_;
+  const char* why_not = after_backward_ ? kGradientsAveragedBetween
+                        : !dynamic_cast<nn::CapturableAdam*>(optimizer_.get())
+                            ? "its optimizer is not Adam"
+                            : nullptr;
+  const bool graphed = cuda_graphs_chosen(cuda_graphs_, device_.is_cpu(), why_not);
+  TdGradientSteps::Options steps;
+  steps.double_q = options_.double_q;
+  steps.loss = options_.loss == "huber" ? TdLoss::huber : TdLoss::mse;
+  steps.max_grad_norm = options_.max_grad_norm;
+  steps.batch_size = options_.batch_size;
+  autograd_steps_ = std::make_unique<TdGradientSteps>(online_, target_, *parameters_, *optimizer_,
+                                                      after_backward_, steps, graphed,
+                                                      cuda_graphs_ == CudaGraphs::required);
+  return *autograd_steps_;
 }
 
 double Dqn::learning_rate() const { return nn::learning_rate_of(*optimizer_); }
@@ -159,19 +155,26 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   nn::set_learning_rate(*optimizer_, learning_rate);
   double loss_sum = 0.0, q_sum = 0.0;
   const std::int64_t b = options_.batch_size;
+  const bool prioritized = replay_->options().prioritized;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
-    const auto [loss, q] = by_hand_ ? write_gradients_by_hand() : write_gradients_by_autograd();
-    loss_sum += loss;
-    q_sum += q;
-    if (after_backward_) after_backward_();
-    nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
-    optimizer_->step();
-    replay_->update_priorities(batch_, td_errors_.data());
+    if (by_hand_) {
+      const auto [loss, q] = write_gradients_by_hand();
+      loss_sum += loss;
+      q_sum += q;
+      if (after_backward_) after_backward_();
+      nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
+      optimizer_->step();
+    } else {
+      autograd_steps().step(batch_, prioritized ? td_errors_.data() : nullptr);
+    }
+    if (prioritized) replay_->update_priorities(batch_, td_errors_.data());
   }
   const auto steps = static_cast<double>(options_.gradient_steps);
-  return {{"losses/td_loss", loss_sum / steps},
-          {"losses/q_values", q_sum / (steps * static_cast<double>(b))},
+  double mean_loss = loss_sum / steps, mean_q = q_sum / (steps * static_cast<double>(b));
+  if (!by_hand_) std::tie(mean_loss, mean_q) = autograd_steps().take_means();
+  return {{"losses/td_loss", mean_loss},
+          {"losses/q_values", mean_q},
           {"charts/epsilon", epsilon()},
           {"charts/learning_rate", learning_rate},
           {"charts/buffer_size", static_cast<double>(replay_->size())}};
@@ -268,6 +271,7 @@ void Dqn::save_state(core::StateWriter& out) const { core::save_fields(out, *thi
 
 void Dqn::load_state(core::StateReader& in) {
   core::load_fields(in, *this);
+  if (autograd_steps_) autograd_steps_->forget_capture();  // the optimizer's moments are new
   // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
   min_replay_size_ =
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "agents/agent_setup.h"
 #include "agents/dqn/dqn_options.h"
+#include "agents/dqn/td_gradient_steps.h"
 #include "core/rng.h"
 #include "core/state_fields.h"
 #include "nn/flat_parameters.h"
@@ -58,6 +60,9 @@ class Dqn final : public Agent {
   // The optimizer's step size now (lr_schedule sets it at each update).
   double learning_rate() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
+  // train.cuda_graphs: on a GPU, whether gradient steps run as CUDA graphs (TdGradientSteps);
+  // they can with an nn::CapturableAdam in one process (no gradient hook) on a CUDA LibTorch.
+  void set_cuda_graphs(CudaGraphs mode) { cuda_graphs_ = mode; }
 
   // For Ape-X's actors and learner (topologies/apex/apex_learner.h).
   // Explores with `epsilon` from now on, instead of the schedule.
@@ -80,11 +85,13 @@ class Dqn final : public Agent {
   void update_target();
 
  private:
-  // One gradient step's loss on batch_ (gradients written, not applied), and the sum of the
-  // Q-values of its actions: through the hand-written passes (an MLP), or through LibTorch's
-  // autograd (a network with a convolutional encoder). Both write td_errors_.
+  // One gradient step's loss on batch_ through the hand-written passes (an MLP on the CPU;
+  // gradients written, not applied), and the sum of the Q-values of its actions; writes
+  // td_errors_.
   std::pair<double, double> write_gradients_by_hand();
-  std::pair<double, double> write_gradients_by_autograd();
+  // The steps through LibTorch's autograd (a convolutional encoder, or off the CPU), made at
+  // the first update (when the gradient hook is set) with CUDA graphs where they can run.
+  TdGradientSteps& autograd_steps();
   // Fills targets_ for batch_ (see bootstrapped_targets), from target_pass_ (and chooser_pass_).
   void compute_targets();
   // The loss of Q-values `q` [batch, actions] against targets_, into q_gradients_ and
@@ -109,6 +116,8 @@ class Dqn final : public Agent {
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
   // can run at once on the compute threads). None off the CPU (there autograd does it).
   bool by_hand_;
+  std::unique_ptr<TdGradientSteps> autograd_steps_;
+  CudaGraphs cuda_graphs_ = CudaGraphs::off;
   std::optional<nn::QNetworkPass> train_pass_, target_pass_, chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;

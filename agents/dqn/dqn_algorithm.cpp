@@ -10,6 +10,7 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
   std::string summary() const override { return "DQN hyperparameters (algo: dqn)"; }
   bool takes_encoder() const override { return true; }
   bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
  protected:
   void check_options(const DqnOptions& dqn, const AgentCheck& check) const override {

@@ -5,6 +5,7 @@
 #include "agents/encoder_setup.h"
 #include "core/rng.h"
 #include "core/seed_streams.h"
+#include "nn/capturable_adam.h"
 #include "nn/fused_adam.h"
 
 namespace mnrl::agents {
@@ -24,6 +25,20 @@ void check_dqn_options(const DqnOptions& dqn, const std::string& section,
   }
 }
 
+namespace {
+
+// nn::FusedAdam on the CPU (one pass over the flat parameters), nn::CapturableAdam on a GPU
+// (which gradient steps run as CUDA graphs need).
+std::unique_ptr<torch::optim::Optimizer> make_dqn_adam(const nn::FlatParameters& parameters,
+                                                       double learning_rate) {
+  const std::vector<at::Tensor> values{parameters.values()};
+  const auto options = torch::optim::AdamOptions(learning_rate);
+  if (values[0].is_cpu()) return std::make_unique<nn::FusedAdam>(values, options);
+  return std::make_unique<nn::CapturableAdam>(values, options);
+}
+
+}  // namespace
+
 std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
   const auto q_options =
       nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
@@ -39,8 +54,7 @@ std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
   online->to(at::Device(setup.device));
   target->to(at::Device(setup.device));
   auto parameters = std::make_shared<nn::FlatParameters>(*online);
-  auto optimizer = std::make_unique<nn::FusedAdam>(std::vector<at::Tensor>{parameters->values()},
-                                                   torch::optim::AdamOptions(dqn.learning_rate));
+  auto optimizer = make_dqn_adam(*parameters, dqn.learning_rate);
   GradientHook hook = setup.hook_for(*parameters);
   replay::ReplayOptions replay;
   replay.capacity = dqn.buffer_size;
@@ -57,6 +71,7 @@ std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
                                      std::make_unique<replay::Replay>(replay), setup.total_steps,
                                      core::derive_seed(setup.seed, core::kExplorationStream));
   agent->set_gradient_hook(std::move(hook));
+  agent->set_cuda_graphs(setup.cuda_graphs);
   return agent;
 }
 

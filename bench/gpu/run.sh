@@ -5,10 +5,11 @@
 #   checks: the build, the tests labelled gpu, NCCL at np 2 (each rank a host name of its own:
 #           unshare --uts, since NCCL refuses two ranks on one GPU of one host), and that two
 #           ranks on one GPU are refused by name, and one update eager vs as a CUDA graph;
-#   speed:  cuda-vs-cpu training speeds (cuda: PPO's steps as CUDA graphs, and eagerly) and
-#           all-reduce bandwidth per backend (needs checks' build).
+#   speed:  cuda-vs-cpu training speeds (cuda: PPO's and DQN's steps as CUDA graphs, and
+#           eagerly) and all-reduce bandwidth per backend (needs checks' build).
 #
 #   bench/gpu/run.sh [checks|speed|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
+#   REPEATS=N repeats the speed table (default 1: one repeat fits a 10-minute device call).
 #
 # Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
 # fails or stalls leaves the others' results.
@@ -67,7 +68,7 @@ speed() {
   done
   # A repeat's cpu runs go together, one core each (16 cores, one intra-op thread per run); then
   # its cuda runs one at a time, alone (`wait` waits for the cpu ones first).
-  for repeat in $(seq "${REPEATS:-2}"); do
+  for repeat in $(seq "${REPEATS:-1}"); do
     for device in cpu cuda; do
       for algo in ppo dqn; do
         for width in 64 256 1024; do
@@ -86,9 +87,13 @@ speed() {
         $device 40000 &
       [ $device = cuda ] && wait
     done
-    # PPO's gradient steps eagerly on cuda (the rows above replay them as CUDA graphs).
+    # The gradient steps eagerly on cuda (the rows above replay them as CUDA graphs).
     for width in 64 256 1024; do
       train_speed "ppo_${width}_cuda_eager_$repeat" configs/cartpole_ppo.yaml cuda 12000 \
+        --set "network.hidden_sizes=[$width,$width]" --set train.cuda_graphs=off
+    done
+    for width in 64 256; do
+      train_speed "dqn_${width}_cuda_eager_$repeat" configs/cartpole_dqn.yaml cuda 12000 \
         --set "network.hidden_sizes=[$width,$width]" --set train.cuda_graphs=off
     done
     train_speed "minatar_ppo_cuda_eager_$repeat" configs/minatar_breakout_ppo.yaml cuda 20000 \

@@ -208,7 +208,7 @@ void check_cuda_graphs(const ExperimentOptions& options, const core::ConfigDocum
     throw document.error_at(
         "train.cuda_graphs",
         "train.cuda_graphs: on, but " + options.algo +
-            " runs its gradient steps eagerly on a GPU; CUDA graphs work with " +
+            "'s gradient steps are not captured; CUDA graphs work with " +
             algorithms_that(std::mem_fn(&agents::Algorithm::captures_gradient_steps)));
   }
 }

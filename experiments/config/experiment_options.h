@@ -47,7 +47,7 @@ struct TrainOptions {
             "or auto (cuda where a GPU and a CUDA LibTorch are there, for ppo, a2c and dqn)");
     v.field("cuda_graphs", cuda_graphs,
             "on a GPU, each gradient step replayed as one CUDA graph instead of hundreds of "
-            "launches (ppo and a2c with adam, in one process): auto (where they can; else "
+            "launches (ppo, a2c and dqn, in one process): auto (where they can; else "
             "eagerly, saying why once), on (an error where they cannot), off",
             core::one_of({"auto", "on", "off"}));
   }

@@ -153,6 +153,26 @@ class CudaTrainingTest : public ::testing::Test {
     core::write_file_atomically(run_dir / "config.yaml", text);
   }
 
+  // Trains `config` with `overrides` twice, with train.cuda_graphs off and on (on: an error
+  // where a step cannot be captured), and expects the same episodes and the same agent state
+  // at the end, bit for bit; the graphed run's checkpoint then plays on the CPU (mnrl eval
+  // captures nothing).
+  void expect_graphs_end_where_eager_steps_end(const std::string& config,
+                                               const std::vector<std::string>& overrides) {
+    auto eager = overrides, graphed = overrides;
+    eager.push_back("train.cuda_graphs=off");
+    graphed.push_back("train.cuda_graphs=on");
+    run(config, eager, "eager");
+    run(config, graphed, "graphed");
+    EXPECT_EQ(rows_named(metrics_without_times(dir_ / "eager"), "episodic_return"),
+              rows_named(metrics_without_times(dir_ / "graphed"), "episodic_return"));
+    EXPECT_TRUE(read_file(list_checkpoints(dir_ / "eager").back() / "agent.state") ==
+                read_file(list_checkpoints(dir_ / "graphed").back() / "agent.state"));
+    const auto evaluation = evaluate_checkpoint(dir_ / "graphed", 2, 7, false,
+                                                [](const std::string& why) { FAIL() << why; });
+    EXPECT_EQ(evaluation.result.episodes, 2);
+  }
+
   fs::path dir_;
   TrainingRunSettings settings_;
   std::FILE* quiet_ = std::fopen("/dev/null", "w");
@@ -249,25 +269,19 @@ TEST_F(CudaTrainingTest, OnePpoUpdateOnCudaAgreesWithTheCpu) {
 // minibatches (rows drawn into the captured index); the clip range is scheduled, so each
 // update captures its step anew and replays it 79 times.
 TEST_F(CudaTrainingTest, PpoStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
-  const std::vector<std::string> common = {"seed=2",
-                                           "train.device=cuda",
-                                           "train.total_steps=2048",
-                                           "train.eval_interval=0",
-                                           "ppo.batch_size=64",
-                                           "ppo.clip_range_schedule=linear"};
-  auto eager = common, graphed = common;
-  eager.push_back("train.cuda_graphs=off");
-  graphed.push_back("train.cuda_graphs=on");
-  run("cartpole_ppo.yaml", eager, "eager");
-  run("cartpole_ppo.yaml", graphed, "graphed");
-  EXPECT_EQ(rows_named(metrics_without_times(dir_ / "eager"), "episodic_return"),
-            rows_named(metrics_without_times(dir_ / "graphed"), "episodic_return"));
-  EXPECT_TRUE(read_file(list_checkpoints(dir_ / "eager").back() / "agent.state") ==
-              read_file(list_checkpoints(dir_ / "graphed").back() / "agent.state"));
-  // Its config says cuda_graphs: on; mnrl eval plays it on the CPU, capturing nothing.
-  const auto evaluation = evaluate_checkpoint(dir_ / "graphed", 2, 7, false,
-                                              [](const std::string& why) { FAIL() << why; });
-  EXPECT_EQ(evaluation.result.episodes, 2);
+  expect_graphs_end_where_eager_steps_end(
+      "cartpole_ppo.yaml",
+      {"seed=2", "train.device=cuda", "train.total_steps=2048", "train.eval_interval=0",
+       "ppo.batch_size=64", "ppo.clip_range_schedule=linear"});
+}
+
+// DQN's (TdGradientSteps): Double DQN with prioritized replay, whose TD errors the host reads
+// back after each replay.
+TEST_F(CudaTrainingTest, DqnStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
+  expect_graphs_end_where_eager_steps_end(
+      "cartpole_dqn.yaml",
+      {"seed=2", "train.device=cuda", "train.total_steps=3000", "train.eval_interval=0",
+       "dqn.learning_starts=500", "dqn.double_q=true", "dqn.prioritized=true"});
 }
 
 class CudaResumeTest : public CudaTrainingTest,

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include "agents/dqn/q_learning.h"
+#include "nn/q_network.h"
+
+namespace mnrl::agents {
+
+// A DQN batch as tensors on the networks' device; [rows] each unless said.
+struct TransitionTensors {
+  at::Tensor observations;       // [rows, observation_size]
+  at::Tensor actions;            // int64
+  at::Tensor rewards;            // n-step returns
+  at::Tensor bootstrap_discounts;  // gamma^n, or 0 where the episode terminated
+  at::Tensor next_observations;  // [rows, observation_size]
+  at::Tensor weights;            // importance weights (1 for uniform replay)
+};
+
+struct TdLossTensors {
+  at::Tensor loss;         // the importance-weighted mean, with autograd history through online
+  at::Tensor td_errors;    // [rows] |Q(s_i, a_i) - y_i|, detached (for priorities)
+  at::Tensor q_taken_sum;  // the sum of Q(s_i, a_i), detached
+};
+
+// bootstrapped_targets() and td_loss() (q_learning.h) as tensor ops on the device: the same
+// targets (Double DQN's where `double_q`), loss and gradient with respect to Q, to float
+// rounding, with no host work and no wait: the loss of the DQN family's autograd steps, which
+// a CUDA graph can capture.
+TdLossTensors td_loss_tensors(nn::QNetworkImpl& online, nn::QNetworkImpl& target,
+                              const TransitionTensors& batch, bool double_q, TdLoss loss);
+
+}  // namespace mnrl::agents
