@@ -7,8 +7,9 @@
 
 namespace mnrl::agents {
 
-nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
-                                  bool use_sde, const std::string& device) {
+nn::ActorCritic make_actor_critic(const AgentSetup& setup, bool use_sde) {
+  const NetworkOptions& network = setup.network;
+  const envs::EnvSpec& spec = setup.spec;
   const std::int64_t observation_size = envs::flat_size(spec.observation_space);
   const bool continuous = !envs::is_discrete(spec.action_space);
   const std::int64_t action_size = continuous ? envs::flat_size(spec.action_space)
@@ -27,10 +28,11 @@ nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::Env
                              .sde(nn::StateDependentNoiseOptions()
                                       .full_std(network.full_std)
                                       .use_expln(network.use_expln)
-                                      .learn_features(network.learn_features)));
+                                      .learn_features(network.learn_features))
+                             .bf16_autocast(setup.bf16_autocast));
   // Initialized on the CPU (the same weights on every device), then moved: before
   // FlatParameters gathers the parameters into one buffer.
-  model->to(at::Device(device));
+  model->to(at::Device(setup.device));
   return model;
 }
 

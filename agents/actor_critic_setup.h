@@ -7,6 +7,7 @@
 #include <string>
 
 #include "agents/actor_critic_agent.h"
+#include "agents/agent_setup.h"
 #include "agents/network_options.h"
 #include "envs/space.h"
 #include "replay/rollout_buffer.h"
@@ -15,11 +16,10 @@ namespace mnrl::agents {
 
 // The parts PPO, A2C and A3C build their agents from.
 
-// The actor-critic `network` describes for `spec` (a categorical head for Discrete actions, a
-// diagonal Gaussian for Box), initialized from LibTorch's generator, on `device` ("cpu",
-// "cuda:N").
-nn::ActorCritic make_actor_critic(const NetworkOptions& network, const envs::EnvSpec& spec,
-                                  bool use_sde, const std::string& device);
+// The actor-critic the setup's network options describe for its env (a categorical head for
+// Discrete actions, a diagonal Gaussian for Box), initialized from LibTorch's generator, on
+// the setup's device (in its precision).
+nn::ActorCritic make_actor_critic(const AgentSetup& setup, bool use_sde);
 
 // A rollout of `n_steps` steps of `num_envs` envs of `spec`.
 replay::RolloutBuffer make_rollout_buffer(std::int64_t n_steps, std::int64_t num_envs,

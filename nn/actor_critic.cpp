@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "nn/categorical.h"
+#include "nn/precision.h"
 #include "nn/diag_gaussian.h"
 #include "nn/squashed_diag_gaussian.h"
 
@@ -67,20 +68,24 @@ at::Tensor ActorCriticImpl::trunk_input(const at::Tensor& observations) {
   return encoder_.is_empty() ? observations : encoder_->forward(observations);
 }
 
+// The outputs in float32 (a no-op unless in bf16), and the losses computed from them.
 PolicyValue ActorCriticImpl::forward(const at::Tensor& observations) {
+  const Bf16Autocast autocast(options.bf16_autocast());
   const at::Tensor inputs = trunk_input(observations);
   const at::Tensor policy_features = policy_trunk_->forward(inputs);
   const at::Tensor value_features =
       value_trunk_.is_empty() ? policy_features : value_trunk_->forward(inputs);
-  return {policy_head_->forward(policy_features), value_head_->forward(value_features).squeeze(-1),
-          policy_features};
+  return {policy_head_->forward(policy_features).to(at::kFloat),
+          value_head_->forward(value_features).squeeze(-1).to(at::kFloat),
+          policy_features.to(at::kFloat)};
 }
 
 at::Tensor ActorCriticImpl::value(const at::Tensor& observations) {
+  const Bf16Autocast autocast(options.bf16_autocast());
   const at::Tensor inputs = trunk_input(observations);
   const at::Tensor features =
       value_trunk_.is_empty() ? policy_trunk_->forward(inputs) : value_trunk_->forward(inputs);
-  return value_head_->forward(features).squeeze(-1);
+  return value_head_->forward(features).squeeze(-1).to(at::kFloat);
 }
 
 }  // namespace mnrl::nn

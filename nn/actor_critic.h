@@ -50,6 +50,8 @@ struct ActorCriticOptions {
   // (their `squash` is taken from squash above); log_std_init then starts its log-std matrix.
   TORCH_ARG(bool, use_sde) = false;
   TORCH_ARG(StateDependentNoiseOptions, sde) = {};
+  // On a GPU: matmuls and convolutions in bfloat16 (nn::Bf16Autocast), outputs in float32.
+  TORCH_ARG(bool, bf16_autocast) = false;
 };
 
 struct PolicyValue {

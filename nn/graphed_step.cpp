@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
-#if MNRL_CUDA_GRAPHS
+#if MNRL_CUDA_HEADERS
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
@@ -17,7 +17,7 @@
 
 namespace mnrl::nn {
 
-#if MNRL_CUDA_GRAPHS
+#if MNRL_CUDA_HEADERS
 
 struct GraphedStep::Graph {
   at::cuda::CUDAGraph graph;

@@ -2,6 +2,8 @@
 
 #include <ATen/TensorOperators.h>
 
+#include "nn/precision.h"
+
 namespace mnrl::nn {
 
 QNetworkImpl::QNetworkImpl(QNetworkOptions options_) : options(std::move(options_)) {
@@ -21,12 +23,15 @@ QNetworkImpl::QNetworkImpl(QNetworkOptions options_) : options(std::move(options
 }
 
 at::Tensor QNetworkImpl::forward(const at::Tensor& observations) {
+  const Bf16Autocast autocast(options.bf16_autocast());
   const at::Tensor features =
       trunk_->forward(encoder_.is_empty() ? observations : encoder_->forward(observations));
-  const at::Tensor advantages = advantage_head_->forward(features);
+  // The heads' outputs in float32 (a no-op unless in bf16), and what follows them.
+  const at::Tensor advantages = advantage_head_->forward(features).to(at::kFloat);
   if (!options.dueling()) return advantages;
   // Subtracting the mean advantage makes V and A identifiable (Wang et al., eq. 9).
-  return value_head_->forward(features) + advantages - advantages.mean(-1, /*keepdim=*/true);
+  return value_head_->forward(features).to(at::kFloat) + advantages -
+         advantages.mean(-1, /*keepdim=*/true);
 }
 
 }  // namespace mnrl::nn

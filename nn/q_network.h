@@ -26,6 +26,8 @@ struct QNetworkOptions {
   TORCH_ARG(Activation, activation) = Activation::relu;  // SB3's DQN default
   // Dueling head (Wang et al. 2016): Q = V + A - mean_a A, from one trunk.
   TORCH_ARG(bool, dueling) = false;
+  // On a GPU: matmuls and convolutions in bfloat16 (nn::Bf16Autocast), Q-values in float32.
+  TORCH_ARG(bool, bf16_autocast) = false;
 };
 
 // Observation -> Q-values of every discrete action, [batch, num_actions], over an MLP trunk

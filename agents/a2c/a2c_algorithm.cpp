@@ -31,7 +31,7 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
 
  protected:
   std::unique_ptr<Agent> make(const A2cOptions& a2c, const AgentSetup& setup) const override {
-    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a2c.use_sde, setup.device);
+    nn::ActorCritic model = make_actor_critic(setup, a2c.use_sde);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
     auto optimizer = make_optimizer(a2c, *parameters, setup.device);
     GradientHook hook = setup.hook_for(*parameters);

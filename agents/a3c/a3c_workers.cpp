@@ -10,7 +10,7 @@ namespace mnrl::agents {
 
 std::shared_ptr<SharedModel> make_a3c_shared_model(const A3cOptions& a3c,
                                                    const AgentSetup& setup) {
-  nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a3c.use_sde, setup.device);
+  nn::ActorCritic model = make_actor_critic(setup, a3c.use_sde);
   const nn::FlatParameters parameters(*model);
   return std::make_shared<SharedModel>(parameters.values());
 }
@@ -28,7 +28,7 @@ std::unique_ptr<Agent> make_a3c_worker(const A3cOptions& a3c, const AgentSetup& 
 
 std::unique_ptr<Agent> make_a3c_worker_with(const A3cOptions& a3c, const AgentSetup& setup,
                                             const WorkerOptimizerFactory& make_optimizer) {
-  nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, a3c.use_sde, setup.device);
+  nn::ActorCritic model = make_actor_critic(setup, a3c.use_sde);
   auto parameters = std::make_shared<nn::FlatParameters>(*model);
   auto optimizer = make_optimizer(parameters->values());
   return std::make_unique<A2c>(a3c, std::move(model), std::move(parameters), std::move(optimizer),

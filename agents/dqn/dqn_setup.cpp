@@ -46,7 +46,8 @@ std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
           .encoder(encoder_options(setup.network, setup.spec.observation_space))
           .hidden_sizes(setup.network.hidden_sizes)
           .activation(nn::activation_from_name(setup.network.activation))
-          .dueling(setup.network.dueling);
+          .dueling(setup.network.dueling)
+          .bf16_autocast(setup.bf16_autocast);
   nn::QNetwork online(q_options);
   nn::QNetwork target(q_options);
   // Initialized on the CPU (the same weights on every device), then moved before

@@ -18,7 +18,7 @@ class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
   // setup.num_envs: an actor's envs, or a learner's batch_trajectories times as many.
   std::unique_ptr<Agent> make(const ImpalaOptions& impala,
                               const AgentSetup& setup) const override {
-    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, false, setup.device);
+    nn::ActorCritic model = make_actor_critic(setup, false);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
     auto optimizer = std::make_unique<torch::optim::Adam>(
         std::vector<at::Tensor>{parameters->values()},

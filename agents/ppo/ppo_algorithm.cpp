@@ -33,7 +33,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   }
 
   std::unique_ptr<Agent> make(const PpoOptions& ppo, const AgentSetup& setup) const override {
-    nn::ActorCritic model = make_actor_critic(setup.network, setup.spec, ppo.use_sde, setup.device);
+    nn::ActorCritic model = make_actor_critic(setup, ppo.use_sde);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
     // On the CPU torch::optim::Adam, not nn::FusedAdam: an Adam step is ~5% of a PPO update
     // even with the hand-written pass, and a change of Adam's float rounding tipped a learning

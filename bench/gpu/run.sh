@@ -6,9 +6,11 @@
 #           unshare --uts, since NCCL refuses two ranks on one GPU of one host), and that two
 #           ranks on one GPU are refused by name, and one update eager vs as a CUDA graph;
 #   speed:  cuda-vs-cpu training speeds (cuda: PPO's and DQN's steps as CUDA graphs, and
-#           eagerly) and all-reduce bandwidth per backend (needs checks' build).
+#           eagerly) and all-reduce bandwidth per backend (needs checks' build);
+#   bf16:   MinAtar Breakout PPO learning in train.precision: bf16 to an evaluation of 5 within
+#           its 500k steps, as the CPU learning test does in fp32 (needs checks' build).
 #
-#   bench/gpu/run.sh [checks|speed|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
+#   bench/gpu/run.sh [checks|speed|bf16|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
 #   REPEATS=N repeats the speed table (default 1: one repeat fits a 10-minute device call).
 #
 # Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
@@ -105,9 +107,19 @@ speed() {
   rm -rf "$out/runs"
 }
 
+bf16() {
+  step bf16_minatar_ppo 300 "$mnrl" train configs/minatar_breakout_ppo.yaml --set seed=1 \
+    --set train.device=cuda --set train.precision=bf16 --set train.eval_interval=50000 \
+    --set train.eval_episodes=30 --set train.stop_at_return=5 --run-dir "$out/runs/bf16" \
+    --progress lines
+  grep -i "eval" "$out/bf16_minatar_ppo.log" | tail -3 | tee -a "$out/summary.txt"
+  rm -rf "$out/runs"
+}
+
 case $phase in
   checks) checks ;;
   speed) speed ;;
-  all) checks; speed ;;
-  *) echo "usage: bench/gpu/run.sh [checks|speed|all] [OUT_DIR]" >&2; exit 2 ;;
+  bf16) bf16 ;;
+  all) checks; speed; bf16 ;;
+  *) echo "usage: bench/gpu/run.sh [checks|speed|bf16|all] [OUT_DIR]" >&2; exit 2 ;;
 esac

@@ -213,6 +213,26 @@ void check_cuda_graphs(const ExperimentOptions& options, const core::ConfigDocum
   }
 }
 
+// train.precision other than fp32 asks for a GPU's tensor cores: a GPU, and an algorithm that
+// trains on one. (Whether the GPU has bfloat16 is checked when training starts.)
+void check_precision(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const std::string& precision = options.train.precision;
+  if (precision == "fp32") return;
+  if (options.train.device == "cpu") {
+    throw document.error_at("train.precision",
+                            "train.precision: " + precision +
+                                " computes on a GPU's tensor cores, and train.device is cpu: set "
+                                "train.device to cuda (or auto), or train.precision to fp32");
+  }
+  if (!options.algorithm().takes_device() || uses_sde(options)) {
+    throw document.error_at("train.precision",
+                            "train.precision: " + precision + ", but " + options.algo +
+                                (uses_sde(options) ? " with gSDE" : "") +
+                                " trains on the CPU only; " + precision + " works with " +
+                                algorithms_that(std::mem_fn(&agents::Algorithm::takes_device)));
+  }
+}
+
 // The algorithm's topology is in this program, and distributed.learners is above 1 only where
 // the topology has learners (IMPALA, Ape-X).
 void check_topology(const ExperimentOptions& options, const core::ConfigDocument& document) {
@@ -431,6 +451,7 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   check_run_name(options.name, document);
   check_device(options, document);
   check_cuda_graphs(options, document);
+  check_precision(options, document);
   check_topology(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);

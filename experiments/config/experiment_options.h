@@ -28,6 +28,8 @@ struct TrainOptions {
   std::string device = "cpu";
   // On a GPU: auto | on | off. Whether gradient steps run as CUDA graphs (agents/agent_setup.h).
   std::string cuda_graphs = "auto";
+  // On a GPU: fp32 | tf32 | bf16 (nn/precision.h).
+  std::string precision = "fp32";
 
   void visit(core::ConfigVisitor& v) {
     v.field("total_steps", total_steps, "env steps to train for", core::at_least(1));
@@ -50,6 +52,11 @@ struct TrainOptions {
             "launches (ppo, a2c and dqn, in one process): auto (where they can; else "
             "eagerly, saying why once), on (an error where they cannot), off",
             core::one_of({"auto", "on", "off"}));
+    v.field("precision", precision,
+            "on a GPU, how the networks compute: fp32, tf32 (float32 matmuls on TensorFloat-32 "
+            "tensor cores) or bf16 (matmuls and convolutions in bfloat16, on GPUs of compute "
+            "capability 8.0 and above); weights, gradients and optimizer state stay float32",
+            core::one_of({"fp32", "tf32", "bf16"}));
   }
 };
 

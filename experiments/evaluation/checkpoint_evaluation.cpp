@@ -51,10 +51,11 @@ void check_plugin_unchanged(const Checkpoint& checkpoint, const ExperimentOption
 
 // A checkpoint's policy plays (and is exported) on the CPU wherever its run trained: its
 // tensors load on any device, and single episodes are what the CPU passes are fast at. Nothing
-// there is captured as a CUDA graph.
+// there is captured as a CUDA graph, and it computes in float32.
 ExperimentOptions on_the_cpu(ExperimentOptions options) {
   options.train.device = "cpu";
   options.train.cuda_graphs = "off";
+  options.train.precision = "fp32";
   return options;
 }
 

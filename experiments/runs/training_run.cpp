@@ -107,7 +107,7 @@ bool schedule_key(const std::string& key) {
   for (const char* prefix :
        {"name", "train.total_steps", "train.eval_interval", "train.eval_episodes",
         "train.log_interval", "train.stop_at_return", "train.threads", "train.device",
-        "train.cuda_graphs", "checkpoint.", "logging.", "distributed.timeout"}) {
+        "train.cuda_graphs", "train.precision", "checkpoint.", "logging.", "distributed.timeout"}) {
     if (key.rfind(prefix, 0) == 0) return true;
   }
   return false;
@@ -170,9 +170,10 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
   }
 }
 
-// The communicator of distributed.backend, with the job's stall timeout. trains_on_cuda()
-// first checks that train.device can be had here (a GPU), before anything is written.
+// The communicator of distributed.backend, with the job's stall timeout. First checks that
+// train.device (and what asks for a GPU) can be had here, before anything is written.
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
+  check_device_options(options);
   auto communicator =
       distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
   communicator->set_stall_timeout(options.distributed.timeout);

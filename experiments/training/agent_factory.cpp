@@ -4,7 +4,6 @@
 #include <torch/utils.h>
 
 #include <algorithm>
-#include <stdexcept>
 #include <thread>
 
 #include "core/memory_reuse.h"
@@ -16,6 +15,7 @@
 #include "experiments/training/train_device.h"
 #include "nn/compute_threads.h"
 #include "nn/flat_parameters.h"
+#include "nn/precision.h"
 
 namespace mnrl::experiments {
 
@@ -31,16 +31,16 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
                            options.train.total_steps,
                            static_cast<std::uint64_t>(options.seed),
                            {}};
+  check_device_options(options, local_rank);
   setup.device = resolve_train_device(options, local_rank);
-  const std::string& graphs = options.train.cuda_graphs;
-  if (graphs == "on" && setup.device == "cpu") {
-    throw std::runtime_error("train.cuda_graphs: on, but train.device: " + options.train.device +
-                             " chose the CPU (no GPU usable here)");
-  }
   if (setup.device != "cpu") {
+    const std::string& graphs = options.train.cuda_graphs;
+    const nn::Precision precision = nn::precision_named(options.train.precision);
     setup.cuda_graphs = graphs == "on"    ? agents::CudaGraphs::required
                         : graphs == "off" ? agents::CudaGraphs::off
                                           : agents::CudaGraphs::where_possible;
+    nn::set_tf32_matmuls(precision == nn::Precision::tf32);
+    setup.bf16_autocast = precision == nn::Precision::bf16;
   }
   return setup;
 }

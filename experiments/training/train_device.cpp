@@ -9,6 +9,7 @@
 
 #include "core/config.h"
 #include "distributed/communicator.h"
+#include "nn/precision.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -72,6 +73,25 @@ std::string resolve_train_device(const ExperimentOptions& options, int local_ran
   const auto known = answers.find(question);
   if (known != answers.end()) return known->second;
   return answers.emplace(question, resolve_once(options, local_rank)).first->second;
+}
+
+void check_device_options(const ExperimentOptions& options, int local_rank) {
+  const std::string device = resolve_train_device(options, local_rank);
+  const auto chose_the_cpu = [&](const std::string& setting) {
+    return core::ConfigError(setting + ", but train.device: " + options.train.device +
+                             " chose the CPU (no GPU usable here)");
+  };
+  if (options.train.cuda_graphs == "on" && device == "cpu") {
+    throw chose_the_cpu("train.cuda_graphs: on");
+  }
+  const nn::Precision precision = nn::precision_named(options.train.precision);
+  if (precision == nn::Precision::fp32) return;
+  if (device == "cpu") throw chose_the_cpu("train.precision: " + options.train.precision);
+  if (const std::string why = nn::why_precision_unsupported(precision, at::Device(device));
+      !why.empty()) {
+    throw core::ConfigError("train.precision: " + options.train.precision + ", but " + device +
+                            ": " + why);
+  }
 }
 
 bool trains_on_cuda(const ExperimentOptions& options) {

@@ -16,6 +16,11 @@ namespace mnrl::experiments {
 // Throws core::ConfigError naming train.device when cuda is asked for and cannot be had.
 std::string resolve_train_device(const ExperimentOptions& options, int local_rank = 0);
 
+// Throws core::ConfigError naming the key where train.cuda_graphs: on or train.precision (other
+// than fp32) cannot be had on the device train.device resolves to for `local_rank`: the CPU
+// (auto found no GPU), or for bf16 a GPU without bfloat16. Throws as resolve_train_device().
+void check_device_options(const ExperimentOptions& options, int local_rank = 0);
+
 // Whether the run's networks go to a GPU: the job then all-reduces gradients with NCCL under
 // distributed.backend auto, and checkpoints keep the CUDA generators' states. Throws as
 // resolve_train_device() does.

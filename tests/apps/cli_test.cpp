@@ -83,6 +83,24 @@ TEST_F(CliTest, MissingConfigFileIsAConfigError) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
+// What needs a GPU (CUDA graphs on, tf32, bf16) under train.device: auto that finds none (none
+// visible: CUDA_VISIBLE_DEVICES empty, on any machine): exit 2 naming the key, before anything
+// is written.
+TEST_F(CliTest, GpuSettingsWhereAutoFindsNoGpuExitTwoWritingNothing) {
+  const fs::path config = write_config("algo: dqn\ntrain:\n  device: auto\n");
+  for (const std::string setting :
+       {"train.cuda_graphs=on", "train.precision=bf16", "train.precision=tf32"}) {
+    const auto r = run_shell("CUDA_VISIBLE_DEVICES= '" MNRL_BINARY "' train x.yaml --set " + setting);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    const std::string key = setting.substr(0, setting.find('='));
+    EXPECT_NE(r.output.find(key + ": " + setting.substr(key.size() + 1) +
+                            ", but train.device: auto chose the CPU"),
+              std::string::npos)
+        << r.output;
+    EXPECT_TRUE(wrote_nothing_but(config)) << setting;
+  }
+}
+
 // Every config error: exit 2, message names the key and the line, nothing written.
 struct ConfigErrorCase {
   const char* name;
@@ -203,6 +221,21 @@ INSTANTIATE_TEST_SUITE_P(
                         "",
                         {"train.cuda_graphs", "x.yaml:6", "sac's gradient steps are not captured",
                          "work with a2c, dqn and ppo"}},
+        ConfigErrorCase{"PrecisionOnTheCpu",
+                        "train:\n  precision: bf16\n",
+                        "",
+                        {"train.precision", "x.yaml:2", "computes on a GPU's tensor cores",
+                         "train.device is cpu"}},
+        ConfigErrorCase{"PrecisionForSac",
+                        "algo: sac\nenv:\n  id: Pendulum-v1\ntrain:\n  device: auto\n"
+                        "  precision: tf32\n",
+                        "",
+                        {"train.precision", "x.yaml:6", "sac trains on the CPU only",
+                         "tf32 works with a2c, dqn and ppo"}},
+        ConfigErrorCase{"PrecisionNotAChoice",
+                        "train:\n  precision: fp16\n",
+                        "",
+                        {"train.precision", "x.yaml:2", "bf16"}},
         ConfigErrorCase{"CudaGraphsNotAChoice",
                         "train:\n  cuda_graphs: yes\n",
                         "",

@@ -188,6 +188,40 @@ TEST_F(CudaTrainingTest, PpoLearnsCartPoleAndItsCheckpointPlaysOnTheCpu) {
   EXPECT_GE(evaluation.result.mean_return, 475.0);
 }
 
+// train.precision: bf16 (matmuls in bfloat16, weights and Adam in float32) learns what fp32
+// learns: PPO on CartPole to the same bar, its steps captured as CUDA graphs, and the
+// checkpoint plays on the CPU in float32. (MinAtar Breakout in bf16: bench/gpu/run.sh checks.)
+TEST_F(CudaTrainingTest, PpoLearnsCartPoleInBf16) {
+  const auto result =
+      run("cartpole_ppo.yaml",
+          {"seed=1", "train.device=cuda", "train.precision=bf16", "train.cuda_graphs=on"}, "bf16");
+  ASSERT_FALSE(result.training.interrupted);
+  EXPECT_GE(result.training.final_evaluation.mean_return, 475.0);
+  const auto evaluation = evaluate_checkpoint(dir_ / "bf16", 10, 7, false,
+                                              [](const std::string& why) { FAIL() << why; });
+  EXPECT_GE(evaluation.result.mean_return, 475.0);
+}
+
+// DQN in bf16 and tf32, graphed: a short run ends with finite losses and a checkpoint that
+// plays on the CPU.
+TEST_F(CudaTrainingTest, DqnTrainsInBf16AndTf32AsCudaGraphs) {
+  for (const char* precision : {"bf16", "tf32"}) {
+    const auto result = run("cartpole_dqn.yaml",
+                            {"seed=1", "train.device=cuda", "train.total_steps=3000",
+                             "dqn.learning_starts=500", "train.cuda_graphs=on",
+                             std::string("train.precision=") + precision},
+                            precision);
+    ASSERT_FALSE(result.training.interrupted) << precision;
+    const std::string losses = rows_named(metrics_without_times(dir_ / precision), "td_loss");
+    ASSERT_FALSE(losses.empty()) << precision;
+    EXPECT_EQ(losses.find("nan"), std::string::npos) << losses;
+    EXPECT_EQ(losses.find("inf"), std::string::npos) << losses;
+    const auto evaluation = evaluate_checkpoint(dir_ / precision, 2, 7, false,
+                                                [](const std::string& why) { FAIL() << why; });
+    EXPECT_EQ(evaluation.result.episodes, 2) << precision;
+  }
+}
+
 // The same DQN run on cpu (hand-written passes) and cuda (autograd): the same initial weights,
 // exploration draws and replay samples, so the greedy actions agree (the episodes' returns are
 // equal) and one gradient step moves the parameters alike. Within what bound: Adam's first step
