@@ -15,21 +15,21 @@ nn::ActorCritic make_actor_critic(const AgentSetup& setup, bool use_sde) {
   const std::int64_t action_size = continuous ? envs::flat_size(spec.action_space)
                                               : std::get<envs::Discrete>(spec.action_space).n;
   nn::ActorCritic model(nn::ActorCriticOptions(observation_size, action_size)
-                             .encoder(encoder_options(network, spec.observation_space))
-                             .byte_scale(envs::byte_scale(spec.observation_space))
-                             .hidden_sizes(network.hidden_sizes)
-                             .activation(nn::activation_from_name(network.activation))
-                             .shared_trunk(network.shared_trunk)
-                             .orthogonal_init(network.orthogonal_init)
-                             .continuous(continuous)
-                             .log_std_init(network.log_std_init)
-                             .squash(continuous && network.squash_output)
-                             .use_sde(use_sde)
-                             .sde(nn::StateDependentNoiseOptions()
-                                      .full_std(network.full_std)
-                                      .use_expln(network.use_expln)
-                                      .learn_features(network.learn_features))
-                             .bf16_autocast(setup.bf16_autocast));
+                            .encoder(encoder_options(network, spec.observation_space))
+                            .byte_scale(envs::byte_scale(spec.observation_space))
+                            .hidden_sizes(network.hidden_sizes)
+                            .activation(nn::activation_from_name(network.activation))
+                            .shared_trunk(network.shared_trunk)
+                            .orthogonal_init(network.orthogonal_init)
+                            .continuous(continuous)
+                            .log_std_init(network.log_std_init)
+                            .squash(continuous && network.squash_output)
+                            .use_sde(use_sde)
+                            .sde(nn::StateDependentNoiseOptions()
+                                     .full_std(network.full_std)
+                                     .use_expln(network.use_expln)
+                                     .learn_features(network.learn_features))
+                            .bf16_autocast(setup.bf16_autocast));
   // Initialized on the CPU (the same weights on every device), then moved: before
   // FlatParameters gathers the parameters into one buffer.
   model->to(at::Device(setup.device));

@@ -47,7 +47,7 @@ struct AgentSetup {
   // takes_device() is false always get "cpu").
   std::string device = "cpu";
   CudaGraphs cuda_graphs = CudaGraphs::off;  // off on the CPU
-  bool bf16_autocast = false;  // train.precision: bf16 (on a GPU that has it)
+  bool bf16_autocast = false;                // train.precision: bf16 (on a GPU that has it)
 
   // A hook over every gradient in `parameters`.
   GradientHook hook_for(nn::FlatParameters& parameters) const;

@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "nn/categorical.h"
-#include "nn/precision.h"
 #include "nn/diag_gaussian.h"
+#include "nn/precision.h"
 #include "nn/squashed_diag_gaussian.h"
 
 namespace mnrl::nn {

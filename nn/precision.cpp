@@ -38,7 +38,9 @@ std::string why_precision_unsupported(Precision precision, const c10::Device& de
 #endif
 }
 
-void set_tf32_matmuls(bool on) { at::globalContext().setFloat32MatmulPrecision(on ? "high" : "highest"); }
+void set_tf32_matmuls(bool on) {
+  at::globalContext().setFloat32MatmulPrecision(on ? "high" : "highest");
+}
 
 Bf16Autocast::Bf16Autocast(bool enabled) : enabled_(enabled) {
   if (!enabled_) return;

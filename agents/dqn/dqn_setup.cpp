@@ -40,14 +40,13 @@ std::unique_ptr<torch::optim::Optimizer> make_dqn_adam(const nn::FlatParameters&
 }  // namespace
 
 std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
-  const auto q_options =
-      nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
-                          std::get<envs::Discrete>(setup.spec.action_space).n)
-          .encoder(encoder_options(setup.network, setup.spec.observation_space))
-          .hidden_sizes(setup.network.hidden_sizes)
-          .activation(nn::activation_from_name(setup.network.activation))
-          .dueling(setup.network.dueling)
-          .bf16_autocast(setup.bf16_autocast);
+  const auto q_options = nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
+                                             std::get<envs::Discrete>(setup.spec.action_space).n)
+                             .encoder(encoder_options(setup.network, setup.spec.observation_space))
+                             .hidden_sizes(setup.network.hidden_sizes)
+                             .activation(nn::activation_from_name(setup.network.activation))
+                             .dueling(setup.network.dueling)
+                             .bf16_autocast(setup.bf16_autocast);
   nn::QNetwork online(q_options);
   nn::QNetwork target(q_options);
   // Initialized on the CPU (the same weights on every device), then moved before

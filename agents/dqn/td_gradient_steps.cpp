@@ -15,9 +15,9 @@
 namespace mnrl::agents {
 
 TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
-                                 nn::FlatParameters& parameters,
-                                 torch::optim::Optimizer& optimizer, GradientHook hook,
-                                 const Options& options, bool graphed, bool required)
+                                 nn::FlatParameters& parameters, torch::optim::Optimizer& optimizer,
+                                 GradientHook hook, const Options& options, bool graphed,
+                                 bool required)
     : online_(std::move(online)),
       target_(std::move(target)),
       parameters_(parameters),

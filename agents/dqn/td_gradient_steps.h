@@ -1,11 +1,11 @@
 #pragma once
 
+#include <ATen/core/Tensor.h>
+#include <torch/optim/optimizer.h>
+
 #include <cstdint>
 #include <optional>
 #include <utility>
-
-#include <ATen/core/Tensor.h>
-#include <torch/optim/optimizer.h>
 
 #include "agents/agent.h"
 #include "agents/dqn/td_loss_tensors.h"
@@ -18,13 +18,13 @@
 namespace mnrl::agents {
 
 // The DQN family's gradient steps through LibTorch's autograd, for networks off the CPU (there
-// the hand-written passes are faster; the steps run on the CPU in tests): a sampled batch packed on the host and copied to the
-// networks' device in one copy, into fixed tensors; then the TD loss (td_loss_tensors),
-// backward, the gradient hook, the clip and the optimizer's step, with the loss and the
-// Q-values summed on the device. Where `graphed` (decided by the agent: cuda_graphs_chosen()),
-// everything after the copy runs as one CUDA graph (nn::GraphedStep), which needs the
-// optimizer to be an nn::CapturableAdam and no hook. The host waits for the device only where
-// it reads something back: TD errors for priorities, the sums once per update.
+// the hand-written passes are faster; the steps run on the CPU in tests): a sampled batch packed on
+// the host and copied to the networks' device in one copy, into fixed tensors; then the TD loss
+// (td_loss_tensors), backward, the gradient hook, the clip and the optimizer's step, with the loss
+// and the Q-values summed on the device. Where `graphed` (decided by the agent:
+// cuda_graphs_chosen()), everything after the copy runs as one CUDA graph (nn::GraphedStep), which
+// needs the optimizer to be an nn::CapturableAdam and no hook. The host waits for the device only
+// where it reads something back: TD errors for priorities, the sums once per update.
 class TdGradientSteps {
  public:
   struct Options {

@@ -9,12 +9,12 @@ namespace mnrl::agents {
 
 // A DQN batch as tensors on the networks' device; [rows] each unless said.
 struct TransitionTensors {
-  at::Tensor observations;       // [rows, observation_size]
-  at::Tensor actions;            // int64
-  at::Tensor rewards;            // n-step returns
+  at::Tensor observations;         // [rows, observation_size]
+  at::Tensor actions;              // int64
+  at::Tensor rewards;              // n-step returns
   at::Tensor bootstrap_discounts;  // gamma^n, or 0 where the episode terminated
-  at::Tensor next_observations;  // [rows, observation_size]
-  at::Tensor weights;            // importance weights (1 for uniform replay)
+  at::Tensor next_observations;    // [rows, observation_size]
+  at::Tensor weights;              // importance weights (1 for uniform replay)
 };
 
 struct TdLossTensors {

@@ -5,19 +5,18 @@
 // itself is tested on a GPU (gpu_training_tests, bench/gpu/run.sh).
 #include "agents/dqn/td_gradient_steps.h"
 
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/from_blob.h>
 #include <gtest/gtest.h>
+#include <torch/nn/utils/clip_grad.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
 
 #include <cmath>
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include <ATen/TensorOperators.h>
-#include <ATen/ops/allclose.h>
-#include <ATen/ops/from_blob.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adam.h>
-#include <torch/utils.h>
 
 #include "core/rng.h"
 
@@ -28,9 +27,8 @@ constexpr std::int64_t kTdObservations = 4, kTdActions = 3;
 
 nn::QNetwork seeded_q_network(bool dueling) {
   torch::manual_seed(11);
-  return nn::QNetwork(nn::QNetworkOptions(kTdObservations, kTdActions)
-                          .hidden_sizes({16, 16})
-                          .dueling(dueling));
+  return nn::QNetwork(
+      nn::QNetworkOptions(kTdObservations, kTdActions).hidden_sizes({16, 16}).dueling(dueling));
 }
 
 // Rows with every kind of target: terminated ones (every fourth), n-step discounts, and
@@ -53,7 +51,8 @@ replay::TransitionBatch random_transitions(std::int64_t rows, std::uint64_t seed
 }
 
 at::Tensor rows_of(std::vector<float>& values, std::int64_t columns) {
-  return at::from_blob(values.data(), {static_cast<std::int64_t>(values.size()) / columns, columns});
+  return at::from_blob(values.data(),
+                       {static_cast<std::int64_t>(values.size()) / columns, columns});
 }
 
 // What the hand-written path computes on the host, given Q-values from the networks: the
@@ -84,7 +83,8 @@ HostStep host_step(nn::QNetworkImpl& online, nn::QNetworkImpl& target,
   step.loss = td_loss(batch, q_values.data_ptr<float>(), targets.data(), rows, kTdActions, kind,
                       q_gradients.data(), step.td_errors.data());
   for (std::int64_t i = 0; i < rows; ++i) {
-    step.q_sum += q_values.data_ptr<float>()[i * kTdActions + static_cast<std::int64_t>(batch.actions[i])];
+    step.q_sum +=
+        q_values.data_ptr<float>()[i * kTdActions + static_cast<std::int64_t>(batch.actions[i])];
   }
   q.backward(rows_of(q_gradients, kTdActions));
   return step;
@@ -127,8 +127,7 @@ TEST_P(TdLossTensorsTest, GivesTheHostsTargetsLossAndGradients) {
   EXPECT_NEAR(loss.loss.item<double>(), host.loss, 1e-6 * (1 + std::abs(host.loss)));
   EXPECT_NEAR(loss.q_taken_sum.item<double>(), host.q_sum, 1e-4);
   for (std::size_t i = 0; i < host.td_errors.size(); ++i) {
-    EXPECT_NEAR(loss.td_errors[static_cast<std::int64_t>(i)].item<float>(), host.td_errors[i],
-                1e-5)
+    EXPECT_NEAR(loss.td_errors[static_cast<std::int64_t>(i)].item<float>(), host.td_errors[i], 1e-5)
         << "row " << i;
   }
   EXPECT_TRUE(at::allclose(parameters.gradients(), host_gradients, 1e-4, 1e-6))

@@ -90,7 +90,8 @@ TEST_F(CliTest, GpuSettingsWhereAutoFindsNoGpuExitTwoWritingNothing) {
   const fs::path config = write_config("algo: dqn\ntrain:\n  device: auto\n");
   for (const std::string setting :
        {"train.cuda_graphs=on", "train.precision=bf16", "train.precision=tf32"}) {
-    const auto r = run_shell("CUDA_VISIBLE_DEVICES= '" MNRL_BINARY "' train x.yaml --set " + setting);
+    const auto r =
+        run_shell("CUDA_VISIBLE_DEVICES= '" MNRL_BINARY "' train x.yaml --set " + setting);
     EXPECT_EQ(r.exit_code, 2) << r.output;
     const std::string key = setting.substr(0, setting.find('='));
     EXPECT_NE(r.output.find(key + ": " + setting.substr(key.size() + 1) +

@@ -206,11 +206,11 @@ TEST_F(CudaTrainingTest, PpoLearnsCartPoleInBf16) {
 // plays on the CPU.
 TEST_F(CudaTrainingTest, DqnTrainsInBf16AndTf32AsCudaGraphs) {
   for (const char* precision : {"bf16", "tf32"}) {
-    const auto result = run("cartpole_dqn.yaml",
-                            {"seed=1", "train.device=cuda", "train.total_steps=3000",
-                             "dqn.learning_starts=500", "train.cuda_graphs=on",
-                             std::string("train.precision=") + precision},
-                            precision);
+    const auto result =
+        run("cartpole_dqn.yaml",
+            {"seed=1", "train.device=cuda", "train.total_steps=3000", "dqn.learning_starts=500",
+             "train.cuda_graphs=on", std::string("train.precision=") + precision},
+            precision);
     ASSERT_FALSE(result.training.interrupted) << precision;
     const std::string losses = rows_named(metrics_without_times(dir_ / precision), "td_loss");
     ASSERT_FALSE(losses.empty()) << precision;

@@ -2,15 +2,14 @@
 // Bf16Autocast's scope (what it computes in bfloat16 needs a GPU: gpu_training_tests).
 #include "nn/precision.h"
 
-#include <gtest/gtest.h>
-
-#include <stdexcept>
-
 #include <ATen/Context.h>
 #include <ATen/autocast_mode.h>
 #include <ATen/ops/randn.h>
+#include <gtest/gtest.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/version.h>
+
+#include <stdexcept>
 
 namespace mnrl::nn {
 namespace {
