@@ -246,6 +246,10 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
                              floats_on(device_, buffer_.values(), total),
                              floats_on(device_, buffer_.advantages(), total),
                              floats_on(device_, buffer_.returns(), total)};
+  return staged_for_steps(rollout);
+}
+
+RolloutBatch ActorCriticAgent::staged_for_steps(const RolloutBatch& rollout) {
   GraphedGradientSteps* graphed = graphed_steps();
   return graphed ? graphed->stage(rollout) : rollout;
 }
@@ -270,12 +274,10 @@ RolloutBatch ActorCriticAgent::finish_rollout_vtrace(
              last_values.data());
   }
   buffer_.compute_vtrace(learner_values_.data(), last_values.data(), log_rhos.data(), options);
-  return {observations,
-          actions,
-          behaviour_log_probs,
-          floats_on(device_, learner_values_.data(), total),
-          floats_on(device_, buffer_.advantages(), total),
-          floats_on(device_, buffer_.returns(), total)};
+  return staged_for_steps({observations, actions, behaviour_log_probs,
+                           floats_on(device_, learner_values_.data(), total),
+                           floats_on(device_, buffer_.advantages(), total),
+                           floats_on(device_, buffer_.returns(), total)});
 }
 
 at::Tensor ActorCriticAgent::rollout_actions() const {

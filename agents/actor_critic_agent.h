@@ -113,6 +113,9 @@ class ActorCriticAgent : public Agent {
   // The CUDA graphs of the gradient steps, where this agent runs them (decided at the first
   // call, once the gradient hook is known); null where it steps eagerly.
   GraphedGradientSteps* graphed_steps();
+  // A finished rollout as the gradient steps read it: staged into the graphs' fixed tensors
+  // where they run as CUDA graphs, else itself.
+  RolloutBatch staged_for_steps(const RolloutBatch& rollout);
   // The rollout's actions as the distributions take them: int64 indices or float values.
   at::Tensor rollout_actions() const;
   // The rollout's rows `rows` copied together, for the hand-written pass.

@@ -7,6 +7,12 @@
 
 namespace mnrl::distributed {
 
+std::unique_ptr<Communicator> Backend::over(std::unique_ptr<Communicator> /*group*/) const {
+  throw CommunicatorError(
+      "distributed.backend: this backend does not run over a group of the job's ranks (the "
+      "learners of an actors-and-learners job): use mpi, nccl or hierarchical");
+}
+
 BackendRegistry& BackendRegistry::global() {
   static BackendRegistry registry;
   return registry;

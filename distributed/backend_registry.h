@@ -25,6 +25,10 @@ class Backend {
   // This process' communicator over the job's ranks. Throws CommunicatorError saying why it
   // cannot here (not built, not launched under mpirun, no GPU, ...).
   virtual std::unique_ptr<Communicator> make() const = 0;
+  // This backend over the ranks of `group`, an mpi communicator of some of the job's ranks (the
+  // learners of an actors-and-learners job, whose world is mpi). Throws CommunicatorError
+  // where it cannot (the default).
+  virtual std::unique_ptr<Communicator> over(std::unique_ptr<Communicator> group) const;
   // How much "auto" wants it for `choice`: the highest preference registered wins; none:
   // "auto" never picks it.
   virtual std::optional<int> auto_preference(const AutoChoice& /*choice*/) const {

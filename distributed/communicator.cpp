@@ -95,6 +95,17 @@ int ranks_in_this_job() {
   return 1;
 }
 
+namespace {
+
+// `backend` by name, or the one "auto" picks for `gpu_gradients`.
+const Backend& chosen_backend(const std::string& backend, bool gpu_gradients) {
+  const BackendRegistry& backends = BackendRegistry::global();
+  return backends.at(backend == "auto" ? backends.auto_choice({launched_by_mpi(), gpu_gradients})
+                                       : backend);
+}
+
+}  // namespace
+
 std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool gpu_gradients) {
   // srun without an MPI plugin (Slurm's MpiDefault is none) starts N tasks that cannot meet:
   // each would train alone, all into the same run directory.
@@ -105,10 +116,13 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool
                               "with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf)");
     }
   }
-  const BackendRegistry& backends = BackendRegistry::global();
-  const std::string name =
-      backend == "auto" ? backends.auto_choice({launched_by_mpi(), gpu_gradients}) : backend;
-  return backends.at(name).make();
+  return chosen_backend(backend, gpu_gradients).make();
+}
+
+std::unique_ptr<Communicator> make_group_communicator(const std::string& backend,
+                                                      bool gpu_gradients,
+                                                      std::unique_ptr<Communicator> group) {
+  return chosen_backend(backend, gpu_gradients).over(std::move(group));
 }
 
 }  // namespace mnrl::distributed

@@ -93,6 +93,11 @@ class Communicator {
 // Throws CommunicatorError for an unknown or unavailable backend.
 std::unique_ptr<Communicator> make_communicator(const std::string& backend,
                                                 bool gpu_gradients = false);
+// `backend` over `group`, an mpi communicator of some of the job's ranks (the learners of an
+// actors-and-learners job, whose world is mpi); "auto" picks as make_communicator() does.
+std::unique_ptr<Communicator> make_group_communicator(const std::string& backend,
+                                                      bool gpu_gradients,
+                                                      std::unique_ptr<Communicator> group);
 
 // The ranks of the job as its launcher says (Open MPI's, MPICH's or PMIx's size, srun's
 // tasks); 1 outside a launcher or where it does not say.

@@ -12,6 +12,9 @@ class ApexAlgorithm final : public AlgorithmOf<ApexOptions> {
   std::string summary() const override { return "Ape-X DQN hyperparameters (algo: apex_dqn)"; }
   std::string topology() const override { return "apex_actors"; }
   bool takes_encoder() const override { return true; }
+  // The learners: actors act on the CPU whatever train.device says.
+  bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
  protected:
   void check_options(const ApexOptions& apex, const AgentCheck& check) const override {

@@ -13,6 +13,9 @@ class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
   std::string summary() const override { return "IMPALA hyperparameters (algo: impala)"; }
   std::string topology() const override { return "impala_actors"; }
   bool takes_encoder() const override { return true; }
+  // The learners: actors act on the CPU whatever train.device says.
+  bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
  protected:
   // setup.num_envs: an actor's envs, or a learner's batch_trajectories times as many.
@@ -20,15 +23,16 @@ class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
                               const AgentSetup& setup) const override {
     nn::ActorCritic model = make_actor_critic(setup, false);
     auto parameters = std::make_shared<nn::FlatParameters>(*model);
-    auto optimizer = std::make_unique<torch::optim::Adam>(
-        std::vector<at::Tensor>{parameters->values()},
-        torch::optim::AdamOptions(impala.learning_rate).eps(impala.optimizer_eps));
+    auto optimizer = make_actor_critic_adam(
+        *parameters, torch::optim::AdamOptions(impala.learning_rate).eps(impala.optimizer_eps),
+        setup.device);
     GradientHook hook = setup.hook_for(*parameters);
     auto agent = std::make_unique<Impala>(
         impala, std::move(model), std::move(parameters), std::move(optimizer),
         make_rollout_buffer(impala.unroll_length, setup.num_envs, setup.spec),
         action_bounds(setup.spec));
     agent->set_gradient_hook(std::move(hook));
+    agent->set_cuda_graphs(setup.cuda_graphs);
     return agent;
   }
 

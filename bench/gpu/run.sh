@@ -7,10 +7,13 @@
 #           ranks on one GPU are refused by name, and one update eager vs as a CUDA graph;
 #   speed:  cuda-vs-cpu training speeds (cuda: PPO's and DQN's steps as CUDA graphs, and
 #           eagerly) and all-reduce bandwidth per backend (needs checks' build);
+#   learners: IMPALA's and Ape-X's learners on the GPU with actors on the CPU (one learner, and
+#           two averaging over MPI), and IMPALA with 14 CPU actors, its learner on cuda vs cpu:
+#           env steps/s and the learner's wait share (needs checks' build);
 #   bf16:   MinAtar Breakout PPO learning in train.precision: bf16 to an evaluation of 5 within
 #           its 500k steps, as the CPU learning test does in fp32 (needs checks' build).
 #
-#   bench/gpu/run.sh [checks|speed|bf16|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
+#   bench/gpu/run.sh [checks|speed|learners|bf16|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
 #   REPEATS=N repeats the speed table (default 1: one repeat fits a 10-minute device call).
 #
 # Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
@@ -107,6 +110,36 @@ speed() {
   rm -rf "$out/runs"
 }
 
+# The last value of metric `name` in a run's metrics.csv (step,wall_time,name,value rows).
+last_metric() {  # last_metric RUN_DIR NAME
+  grep ",$2," "$1/metrics.csv" 2> /dev/null | tail -1 | cut -d, -f4
+}
+
+learners() {
+  local common=(--set train.eval_interval=0 --set train.eval_episodes=1 --progress lines)
+  for algo in impala apex; do
+    step "${algo}_gpu_learner_np3" 150 mpirun -np 3 "$mnrl" train "configs/cartpole_$algo.yaml" \
+      --set train.device=cuda --set train.total_steps=30000 --run-dir "$out/runs/${algo}_np3" \
+      "${common[@]}"
+    # Two learners on one GPU average over MPI (NCCL refuses two ranks on one GPU of a host).
+    step "${algo}_two_gpu_learners_np4" 150 mpirun -np 4 "$mnrl" train \
+      "configs/cartpole_$algo.yaml" --set train.device=cuda --set train.total_steps=30000 \
+      --set distributed.learners=2 --set distributed.backend=mpi \
+      --run-dir "$out/runs/${algo}_np4" "${common[@]}"
+  done
+  # 14 actors and a learner of [1024, 1024], 40 s each (stopped as Ctrl-C stops a job).
+  for device in cuda cpu; do
+    local run="$out/runs/impala_np15_$device"
+    timeout -s INT 40 mpirun -np 15 "$mnrl" train configs/cartpole_impala.yaml \
+      --set train.device=$device --set "network.hidden_sizes=[1024,1024]" \
+      --set train.total_steps=100000000 --run-dir "$run" "${common[@]}" \
+      > "$out/impala_np15_$device.log" 2>&1
+    echo "impala_np15_$device: SPS $(last_metric "$run" charts/SPS)," \
+      "learner wait share $(last_metric "$run" charts/learner_wait_share)" | tee -a "$out/summary.txt"
+  done
+  rm -rf "$out/runs"
+}
+
 bf16() {
   step bf16_minatar_ppo 300 "$mnrl" train configs/minatar_breakout_ppo.yaml --set seed=1 \
     --set train.device=cuda --set train.precision=bf16 --set train.eval_interval=50000 \
@@ -119,7 +152,8 @@ bf16() {
 case $phase in
   checks) checks ;;
   speed) speed ;;
+  learners) learners ;;
   bf16) bf16 ;;
-  all) checks; speed; bf16 ;;
-  *) echo "usage: bench/gpu/run.sh [checks|speed|bf16|all] [OUT_DIR]" >&2; exit 2 ;;
+  all) checks; speed; learners; bf16 ;;
+  *) echo "usage: bench/gpu/run.sh [checks|speed|learners|bf16|all] [OUT_DIR]" >&2; exit 2 ;;
 esac

@@ -10,6 +10,9 @@ class MpiBackend final : public Backend {
   std::unique_ptr<Communicator> make() const override {
     return std::make_unique<MpiCommunicator>();
   }
+  std::unique_ptr<Communicator> over(std::unique_ptr<Communicator> group) const override {
+    return group;
+  }
   std::optional<int> auto_preference(const AutoChoice& choice) const override {
     if (!choice.launched_by_mpi) return std::nullopt;
     return 1;

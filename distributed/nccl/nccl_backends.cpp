@@ -24,6 +24,9 @@ class NcclBackend final : public Backend {
   std::unique_ptr<Communicator> make() const override {
     return std::make_unique<NcclCommunicator>(bootstrap_mpi("nccl"));
   }
+  std::unique_ptr<Communicator> over(std::unique_ptr<Communicator> group) const override {
+    return std::make_unique<NcclCommunicator>(std::move(group));
+  }
   std::optional<int> auto_preference(const AutoChoice& choice) const override {
     if (!choice.launched_by_mpi || !choice.gpu_gradients || job_spans_hosts()) return std::nullopt;
     return 2;
@@ -34,6 +37,9 @@ class HierarchicalBackend final : public Backend {
  public:
   std::unique_ptr<Communicator> make() const override {
     return std::make_unique<HierarchicalCommunicator>(bootstrap_mpi("hierarchical"));
+  }
+  std::unique_ptr<Communicator> over(std::unique_ptr<Communicator> group) const override {
+    return std::make_unique<HierarchicalCommunicator>(std::move(group));
   }
   std::optional<int> auto_preference(const AutoChoice& choice) const override {
     if (!choice.launched_by_mpi || !choice.gpu_gradients || !job_spans_hosts()) {

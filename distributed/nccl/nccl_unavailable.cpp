@@ -16,6 +16,9 @@ class NcclUnavailable final : public Backend {
                             ": this mnrl was built without NCCL (it needs the CUDA toolkit, NCCL "
                             "and MPI at build time)");
   }
+  std::unique_ptr<Communicator> over(std::unique_ptr<Communicator> /*group*/) const override {
+    return make();  // says why not
+  }
 };
 
 constexpr char kNccl[] = "nccl";

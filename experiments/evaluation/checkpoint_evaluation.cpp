@@ -11,6 +11,7 @@
 #include "experiments/runs/run_info.h"
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/topology_registry.h"
+#include "experiments/training/train_device.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
@@ -49,22 +50,14 @@ void check_plugin_unchanged(const Checkpoint& checkpoint, const ExperimentOption
   }
 }
 
-// A checkpoint's policy plays (and is exported) on the CPU wherever its run trained: its
-// tensors load on any device, and single episodes are what the CPU passes are fast at. Nothing
-// there is captured as a CUDA graph, and it computes in float32.
-ExperimentOptions on_the_cpu(ExperimentOptions options) {
-  options.train.device = "cpu";
-  options.train.cuda_graphs = "off";
-  options.train.precision = "fp32";
-  return options;
-}
-
 }  // namespace
 
 CheckpointPolicy::CheckpointPolicy(const fs::path& target, std::uint64_t seed,
                                    const std::function<void(const std::string&)>& skipped,
                                    const std::function<void(const std::string&)>& warned)
     : checkpoint_(open_target(target, skipped)),
+      // Its policy plays (and is exported) on the CPU wherever its run trained: its tensors
+      // load on any device, and single episodes are what the CPU passes are fast at.
       options_(on_the_cpu(load_experiment(checkpoint_.path_of("config.yaml").string(), {}))) {
   check_checkpoint_matches(checkpoint_, options_.subject());
   check_plugin_unchanged(checkpoint_, options_, warned);

@@ -172,10 +172,15 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
 
 // The communicator of distributed.backend, with the job's stall timeout. First checks that
 // train.device (and what asks for a GPU) can be had here, before anything is written.
+// The world of an actors-and-learners job carries host tensors point to point (actors act on
+// the CPU): it is mpi whatever the backend, which picks the learners' own (split_learners).
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
   check_device_options(options);
+  const bool learners_apart = topology_kind(options.algorithm()).has_learners();
   auto communicator =
-      distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
+      learners_apart
+          ? distributed::make_communicator("auto", /*gpu_gradients=*/false)
+          : distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
   communicator->set_stall_timeout(options.distributed.timeout);
   return communicator;
 }

@@ -8,6 +8,7 @@
 #include "experiments/training/agent_factory.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/episode_tally.h"
+#include "experiments/training/train_device.h"
 #include "experiments/training/worker_envs.h"
 #include "nn/tensor_state.h"
 
@@ -18,7 +19,7 @@ Actor make_actor(const ExperimentOptions& options, int rank, const Checkpoint* r
   set_compute_threads(options.train.threads);
   std::optional<std::int64_t> resumed_at;
   if (resume_from) resumed_at = resume_from->info().step;
-  auto [mine, envs] = make_worker_envs(options, rank, resumed_at);
+  auto [mine, envs] = make_worker_envs(on_the_cpu(options), rank, resumed_at);
   if (adjust) adjust(mine);
   auto agent = make_agent(mine, envs->spec());
   return {std::move(mine), std::move(envs), std::move(agent), resumed_at.value_or(0)};

@@ -19,9 +19,9 @@ namespace mnrl::experiments {
 class Checkpoint;
 class LearnerLink;
 
-// An actor rank of IMPALA or Ape-X: its options (its own seed), envs (make_worker_envs: seeded
-// by the step after a resume from `resume_from`) and agent, made from the options as `adjust`
-// changes them.
+// An actor rank of IMPALA or Ape-X: its options (its own seed; on the CPU, whatever device the
+// learners train on), envs (make_worker_envs: seeded by the step after a resume from
+// `resume_from`) and agent, made from the options as `adjust` changes them.
 struct Actor {
   ExperimentOptions options;
   std::unique_ptr<envs::VectorEnv> envs;

@@ -4,6 +4,7 @@
 #include "distributed/communicator.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/replicas.h"
+#include "experiments/training/train_device.h"
 
 namespace mnrl::experiments {
 namespace {
@@ -15,13 +16,17 @@ ReplicatedAgent make_learner(const ExperimentOptions& agent_options, const envs:
 }
 
 // The learners' communicator of an actors-and-learners job (every rank calls it): null with
-// one learner, and on the actors.
+// one learner, and on the actors. distributed.backend over the learners' ranks of the mpi world:
+// under auto, nccl (or hierarchical) for learners on GPUs.
 std::unique_ptr<distributed::Communicator> split_learners(const ExperimentOptions& options,
                                                           distributed::Communicator& world) {
   const int learners = options.distributed.learners;
   if (learners == 1) return nullptr;
-  auto communicator = world.split(world.rank() < learners ? 0 : -1);
-  if (communicator) communicator->set_stall_timeout(options.distributed.timeout);
+  auto group = world.split(world.rank() < learners ? 0 : -1);
+  if (!group) return nullptr;
+  auto communicator = distributed::make_group_communicator(
+      options.distributed.backend, trains_on_cuda(options), std::move(group));
+  communicator->set_stall_timeout(options.distributed.timeout);
   return communicator;
 }
 

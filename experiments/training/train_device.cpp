@@ -94,6 +94,13 @@ void check_device_options(const ExperimentOptions& options, int local_rank) {
   }
 }
 
+ExperimentOptions on_the_cpu(ExperimentOptions options) {
+  options.train.device = "cpu";
+  options.train.cuda_graphs = "off";
+  options.train.precision = "fp32";
+  return options;
+}
+
 bool trains_on_cuda(const ExperimentOptions& options) {
   return resolve_train_device(options) != "cpu";
 }

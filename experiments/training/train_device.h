@@ -21,6 +21,10 @@ std::string resolve_train_device(const ExperimentOptions& options, int local_ran
 // (auto found no GPU), or for bf16 a GPU without bfloat16. Throws as resolve_train_device().
 void check_device_options(const ExperimentOptions& options, int local_rank = 0);
 
+// `options` training on the CPU, in float32, capturing nothing: what a checkpoint's evaluation
+// and an actor of an actors-and-learners job (whose learners may train on a GPU) run with.
+ExperimentOptions on_the_cpu(ExperimentOptions options);
+
 // Whether the run's networks go to a GPU: the job then all-reduces gradients with NCCL under
 // distributed.backend auto, and checkpoints keep the CUDA generators' states. Throws as
 // resolve_train_device() does.

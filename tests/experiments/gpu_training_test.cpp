@@ -222,6 +222,22 @@ TEST_F(CudaTrainingTest, DqnTrainsInBf16AndTf32AsCudaGraphs) {
   }
 }
 
+// IMPALA's and Ape-X's agents on cuda in one process (acting and learning in turn; under
+// mpirun their learners take the GPU and their actors the CPU: bench/gpu/run.sh learners), their
+// steps captured: a short run ends, and its checkpoint plays on the CPU.
+TEST_F(CudaTrainingTest, ImpalaAndApexTrainOnCudaAsCudaGraphs) {
+  for (const char* config : {"cartpole_impala.yaml", "cartpole_apex.yaml"}) {
+    const auto result = run(config,
+                            {"seed=1", "train.device=cuda", "train.total_steps=5000",
+                             "train.cuda_graphs=on", "train.eval_episodes=2"},
+                            config);
+    ASSERT_FALSE(result.training.interrupted) << config;
+    const auto evaluation = evaluate_checkpoint(dir_ / config, 2, 7, false,
+                                                [](const std::string& why) { FAIL() << why; });
+    EXPECT_EQ(evaluation.result.episodes, 2) << config;
+  }
+}
+
 // The same DQN run on cpu (hand-written passes) and cuda (autograd): the same initial weights,
 // exploration draws and replay samples, so the greedy actions agree (the episodes' returns are
 // equal) and one gradient step moves the parameters alike. Within what bound: Adam's first step
