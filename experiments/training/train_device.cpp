@@ -2,6 +2,7 @@
 
 #include <torch/cuda.h>
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "core/config.h"
 #include "distributed/communicator.h"
+#include "experiments/training/topology_registry.h"
 #include "nn/precision.h"
 
 namespace mnrl::experiments {
@@ -27,6 +29,15 @@ bool gpu_capable(const ExperimentOptions& options) {
   return options.algorithm().takes_device() && !uses_sde(options);
 }
 
+// The ranks of this host that train on a GPU: all of them, but in an actors-and-learners job
+// only its learners (its first ranks: at most distributed.learners here), whose actors act on
+// the CPU.
+int ranks_needing_a_gpu_here(const ExperimentOptions& options) {
+  const int ranks_here = distributed::ranks_on_this_host();
+  if (!topology_kind(options.algorithm()).has_learners()) return ranks_here;
+  return std::min(ranks_here, options.distributed.learners);
+}
+
 core::ConfigError device_error(const std::string& device, const std::string& why) {
   return core::ConfigError("train.device: " + device + ", but " + why +
                            "; use train.device: cpu or auto (a resume may change train.device "
@@ -37,7 +48,7 @@ core::ConfigError device_error(const std::string& device, const std::string& why
 std::string resolve_once(const ExperimentOptions& options, int local_rank) {
   const std::string& device = options.train.device;
   if (device == "cpu" || !gpu_capable(options)) return "cpu";
-  const int ranks_here = distributed::ranks_on_this_host();
+  const int ranks_here = ranks_needing_a_gpu_here(options);
   if (device == "auto") {
     if (!why_no_gpu().empty() || static_cast<int>(torch::cuda::device_count()) < ranks_here) {
       return "cpu";
@@ -65,10 +76,11 @@ std::string resolve_once(const ExperimentOptions& options, int local_rank) {
 std::string resolve_train_device(const ExperimentOptions& options, int local_rank) {
   // The job's communicator, each agent made and each checkpoint ask; CUDA and the host's ranks
   // are probed once per process and the answer kept, so that all of them get the same one.
-  using Question = std::tuple<std::string, bool, int>;
+  using Question = std::tuple<std::string, bool, int, int>;
   static std::mutex mutex;
   static std::map<Question, std::string> answers;
-  const Question question{options.train.device, gpu_capable(options), local_rank};
+  const Question question{options.train.device, gpu_capable(options),
+                          ranks_needing_a_gpu_here(options), local_rank};
   const std::lock_guard<std::mutex> lock(mutex);
   const auto known = answers.find(question);
   if (known != answers.end()) return known->second;

@@ -13,6 +13,8 @@ namespace mnrl::experiments {
 //  - auto: cuda when this LibTorch has CUDA, the host has a GPU for each of its ranks
 //    (distributed::ranks_on_this_host()) and the algorithm trains on one
 //    (Algorithm::takes_device(), not with gSDE), else cpu.
+// In an actors-and-learners job (IMPALA, Ape-X) only the learners count as the host's ranks:
+// its actors act on the CPU (on_the_cpu()).
 // Throws core::ConfigError naming train.device when cuda is asked for and cannot be had.
 std::string resolve_train_device(const ExperimentOptions& options, int local_rank = 0);
 

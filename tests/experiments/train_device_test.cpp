@@ -48,6 +48,20 @@ TEST(TrainDeviceTest, CudaWhereNoGpuIsUsableIsAConfigErrorNamingTheKey) {
   EXPECT_THROW(trains_on_cuda(options_of("cartpole_ppo.yaml", "cuda")), core::ConfigError);
 }
 
+// IMPALA's and Ape-X's actors act on the CPU: auto asks a GPU of the host's learners only (14
+// actors and a learner take a host's one GPU), where a data-parallel job needs one per rank.
+TEST(TrainDeviceTest, AutoCountsTheLearnersOfAnActorsAndLearnersJob) {
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "15", 1);
+  const int gpus = torch::cuda::is_available() ? static_cast<int>(torch::cuda::device_count()) : 0;
+  EXPECT_EQ(resolve_train_device(options_of("cartpole_impala.yaml", "auto")),
+            gpus >= 1 ? "cuda:0" : "cpu");
+  EXPECT_EQ(resolve_train_device(options_of("cartpole_apex.yaml", "auto")),
+            gpus >= 1 ? "cuda:0" : "cpu");
+  EXPECT_EQ(resolve_train_device(options_of("cartpole_ppo.yaml", "auto")),
+            gpus >= 15 ? "cuda:0" : "cpu");
+  ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+}
+
 TEST(TrainDeviceTest, RanksOnThisHostComeFromTheLauncher) {
   ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "3", 1);
   EXPECT_EQ(distributed::ranks_on_this_host(), 3);
