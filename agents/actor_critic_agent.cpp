@@ -167,6 +167,7 @@ void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
   std::vector<float> next(static_cast<std::size_t>(saved_envs * buffer_.observation_size()));
   in.values(next);
   buffer_.clear();
+  if (graphed_) graphed_->forget_captures();  // the optimizer's moments are new tensors
 }
 
 void ActorCriticAgent::load_state(core::StateReader& in) {

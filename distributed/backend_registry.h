@@ -14,6 +14,7 @@ class Communicator;
 struct AutoChoice {
   bool launched_by_mpi = false;  // launched_by_mpi()
   bool gpu_gradients = false;    // the gradients live on GPUs (train.device cuda)
+  bool spans_hosts = false;      // the ranks run on several hosts (or the launcher does not say)
 };
 
 // A communicator backend, registered by name with MNRL_REGISTER_BACKEND from its own folder

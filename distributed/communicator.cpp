@@ -1,8 +1,12 @@
 #include "distributed/communicator.h"
 
+#include <ATen/ops/full.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
+#include "core/host_name.h"
 #include "distributed/backend_registry.h"
 
 namespace mnrl::distributed {
@@ -97,11 +101,13 @@ int ranks_in_this_job() {
 
 namespace {
 
-// `backend` by name, or the one "auto" picks for `gpu_gradients`.
-const Backend& chosen_backend(const std::string& backend, bool gpu_gradients) {
+// `backend` by name, or the one "auto" picks for `gpu_gradients` on ranks that span hosts
+// or not.
+const Backend& chosen_backend(const std::string& backend, bool gpu_gradients, bool spans_hosts) {
   const BackendRegistry& backends = BackendRegistry::global();
-  return backends.at(backend == "auto" ? backends.auto_choice({launched_by_mpi(), gpu_gradients})
-                                       : backend);
+  return backends.at(backend == "auto"
+                         ? backends.auto_choice({launched_by_mpi(), gpu_gradients, spans_hosts})
+                         : backend);
 }
 
 }  // namespace
@@ -116,13 +122,22 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend, bool
                               "with srun --mpi=pmix (or MpiDefault=pmix in slurm.conf)");
     }
   }
-  return chosen_backend(backend, gpu_gradients).make();
+  // From the launcher's counts: a job whose ranks here are fewer than all of them (also where the
+  // launcher does not say how many run here) spans hosts.
+  return chosen_backend(backend, gpu_gradients, ranks_on_this_host() < ranks_in_this_job()).make();
 }
 
 std::unique_ptr<Communicator> make_group_communicator(const std::string& backend,
                                                       bool gpu_gradients,
                                                       std::unique_ptr<Communicator> group) {
-  return chosen_backend(backend, gpu_gradients).over(std::move(group));
+  // From the group's own host names (a collective of the group alone: the rest of the job's
+  // ranks are not in it).
+  const at::Tensor hosts =
+      group->all_gather(at::full({1}, core::host_name_hash(), at::kLong)).contiguous();
+  const std::int64_t* hash = hosts.data_ptr<std::int64_t>();
+  const bool spans_hosts =
+      std::any_of(hash, hash + hosts.numel(), [&](std::int64_t other) { return other != hash[0]; });
+  return chosen_backend(backend, gpu_gradients, spans_hosts).over(std::move(group));
 }
 
 }  // namespace mnrl::distributed

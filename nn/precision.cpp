@@ -38,8 +38,9 @@ std::string why_precision_unsupported(Precision precision, const c10::Device& de
 #endif
 }
 
-void set_tf32_matmuls(bool on) {
+void set_tf32(bool on) {
   at::globalContext().setFloat32MatmulPrecision(on ? "high" : "highest");
+  at::globalContext().setAllowTF32CuDNN(on);
 }
 
 Bf16Autocast::Bf16Autocast(bool enabled) : enabled_(enabled) {

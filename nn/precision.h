@@ -11,7 +11,8 @@ namespace mnrl::nn {
 // stay float32 in every mode (bf16's "master weights").
 enum class Precision {
   fp32,  // float32 throughout
-  tf32,  // float32 matmuls on TensorFloat-32 tensor cores (10-bit mantissa inputs, float32 sums)
+  tf32,  // float32 matmuls and convolutions on TensorFloat-32 tensor cores (10-bit mantissa
+         // inputs, float32 sums)
   bf16,  // matmuls and convolutions in bfloat16 (CUDA autocast), everything else in float32
 };
 
@@ -22,9 +23,10 @@ Precision precision_named(const std::string& name);
 // tensor-core modes of a GPU, and bf16 needs one of compute capability 8.0 or above (Ampere).
 std::string why_precision_unsupported(Precision precision, const c10::Device& device);
 
-// This process's float32 matmuls on TF32 tensor cores (LibTorch's float32 matmul precision
-// "high"), or in full float32 ("highest", the default).
-void set_tf32_matmuls(bool on);
+// This process's float32 matmuls (cuBLAS: LibTorch's float32 matmul precision "high") and
+// convolutions (cuDNN) on TF32 tensor cores, or both in full float32 (matmul precision
+// "highest"; LibTorch's own default lets cuDNN use TF32, which fp32 turns off).
+void set_tf32(bool on);
 
 // For its scope, where `enabled`: this thread's CUDA matmuls and convolutions in bfloat16
 // (LibTorch's CUDA autocast; the ops autocast keeps in float32 stay there), without autocast's

@@ -27,8 +27,9 @@ TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
       graphed_adam_(graphed ? dynamic_cast<nn::CapturableAdam*>(&optimizer) : nullptr),
       required_(required),
       observation_size_(online_->options.observation_size()) {
-  if (graphed && !graphed_adam_) {
-    throw std::logic_error("TdGradientSteps: a graphed step needs an nn::CapturableAdam");
+  if (graphed && (!graphed_adam_ || hook_)) {
+    throw std::logic_error(
+        "TdGradientSteps: a graphed step needs an nn::CapturableAdam and no gradient hook");
   }
   const at::Device device = parameters_.values().device();
   const std::int64_t b = options_.batch_size, o = observation_size_;

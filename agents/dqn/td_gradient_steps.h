@@ -35,8 +35,8 @@ class TdGradientSteps {
   };
 
   // `online` is trained through `parameters` and `optimizer`; `hook` (may be empty) runs
-  // between backward and the clip. `graphed` needs an nn::CapturableAdam (std::logic_error
-  // otherwise); `required`: a step that cannot be captured is an error.
+  // between backward and the clip. `graphed` needs an nn::CapturableAdam and no hook
+  // (std::logic_error otherwise); `required`: a step that cannot be captured is an error.
   TdGradientSteps(nn::QNetwork online, nn::QNetwork target, nn::FlatParameters& parameters,
                   torch::optim::Optimizer& optimizer, GradientHook hook, const Options& options,
                   bool graphed, bool required);

@@ -3,6 +3,8 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Reduction.h>
 #include <ATen/ops/smooth_l1_loss.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros_like.h>
 #include <torch/utils.h>
 
 namespace mnrl::agents {
@@ -16,7 +18,11 @@ TdLossTensors td_loss_tensors(nn::QNetworkImpl& online, nn::QNetworkImpl& target
     const at::Tensor chooser = double_q ? online.forward(batch.next_observations) : next_q;
     // argmax takes the first of equal values, as the host's argmax().
     const at::Tensor bootstrap = next_q.gather(1, chooser.argmax(1, /*keepdim=*/true)).squeeze(1);
-    targets = batch.rewards + batch.bootstrap_discounts * bootstrap;
+    // Terminated rows (discount 0) take the reward alone, as on the host, even where the
+    // bootstrap is not finite.
+    targets =
+        batch.rewards + at::where(batch.bootstrap_discounts > 0,
+                                  batch.bootstrap_discounts * bootstrap, at::zeros_like(bootstrap));
   }
   const at::Tensor q_taken =
       online.forward(batch.observations).gather(1, batch.actions.unsqueeze(1)).squeeze(1);

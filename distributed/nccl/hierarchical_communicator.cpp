@@ -1,32 +1,23 @@
 #include "distributed/nccl/hierarchical_communicator.h"
 
-#include <cstring>
-#include <functional>
-#include <string>
-
 #include <ATen/ops/full.h>
 #include <ATen/ops/zeros.h>
+
+#include <cstring>
+#include <string>
 
 #include "core/host_name.h"
 #include "distributed/nccl/cuda_runtime_check.h"
 #include "distributed/nccl/nccl_communicator.h"
 
 namespace mnrl::distributed {
-namespace {
-
-std::int64_t host_name_hash() {
-  return static_cast<std::int64_t>(std::hash<std::string>()(core::host_name()) >> 1);
-}
-
-}  // namespace
-
 HierarchicalCommunicator::HierarchicalCommunicator(std::unique_ptr<Communicator> mpi)
     : OverMpi(std::move(mpi)) {
   require_gpu("hierarchical", mpi_->local_rank());
   refuse_shared_gpus(*mpi_, "hierarchical");
   // Which ranks share this machine: the same host name hash; the node's first rank leads.
   const at::Tensor hashes =
-      mpi_->all_gather(at::full({1}, host_name_hash(), at::kLong)).flatten();
+      mpi_->all_gather(at::full({1}, core::host_name_hash(), at::kLong)).flatten();
   const std::int64_t mine = hashes[rank()].item<std::int64_t>();
   int leader = -1;
   node_size_ = 0;

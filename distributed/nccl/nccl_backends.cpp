@@ -17,8 +17,6 @@ std::unique_ptr<Communicator> bootstrap_mpi(const char* backend) {
   return std::make_unique<MpiCommunicator>();
 }
 
-bool job_spans_hosts() { return ranks_on_this_host() < MpiCommunicator().size(); }
-
 class NcclBackend final : public Backend {
  public:
   std::unique_ptr<Communicator> make() const override {
@@ -28,7 +26,7 @@ class NcclBackend final : public Backend {
     return std::make_unique<NcclCommunicator>(std::move(group));
   }
   std::optional<int> auto_preference(const AutoChoice& choice) const override {
-    if (!choice.launched_by_mpi || !choice.gpu_gradients || job_spans_hosts()) return std::nullopt;
+    if (!choice.launched_by_mpi || !choice.gpu_gradients || choice.spans_hosts) return std::nullopt;
     return 2;
   }
 };
@@ -42,7 +40,7 @@ class HierarchicalBackend final : public Backend {
     return std::make_unique<HierarchicalCommunicator>(std::move(group));
   }
   std::optional<int> auto_preference(const AutoChoice& choice) const override {
-    if (!choice.launched_by_mpi || !choice.gpu_gradients || !job_spans_hosts()) {
+    if (!choice.launched_by_mpi || !choice.gpu_gradients || !choice.spans_hosts) {
       return std::nullopt;
     }
     return 2;

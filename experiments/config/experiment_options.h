@@ -55,8 +55,9 @@ struct TrainOptions {
             "eagerly, saying why once), on (an error where they cannot), off",
             core::one_of({"auto", "on", "off"}));
     v.field("precision", precision,
-            "on a GPU, how the networks compute: fp32, tf32 (float32 matmuls on TensorFloat-32 "
-            "tensor cores) or bf16 (matmuls and convolutions in bfloat16, on GPUs of compute "
+            "on a GPU, how the networks compute: fp32, tf32 (float32 matmuls and convolutions on "
+            "TensorFloat-32 tensor cores) or bf16 (matmuls and convolutions in bfloat16, on GPUs "
+            "of compute "
             "capability 8.0 and above); weights, gradients and optimizer state stay float32",
             core::one_of({"fp32", "tf32", "bf16"}));
   }

@@ -1,5 +1,7 @@
 #include "experiments/runs/training_run.h"
 
+#include <ATen/ops/full.h>
+
 #include <memory>
 
 #include "agents/registry.h"
@@ -172,16 +174,39 @@ void set_aside_newer_checkpoints(const fs::path& run_dir, const Checkpoint& kept
 
 // The communicator of distributed.backend, with the job's stall timeout. First checks that
 // train.device (and what asks for a GPU) can be had here, before anything is written.
+// An actors-and-learners job's learners train on train.device and its actors on the CPU: the
+// learners check what it asks for, and every rank hears whether one cannot (a collective), so
+// that all stop before anything is written.
+void check_learners_device(const ExperimentOptions& options, distributed::Communicator& world) {
+  std::string error;
+  if (world.rank() < options.distributed.learners) {
+    try {
+      check_device_options(options, world.local_rank());
+    } catch (const core::ConfigError& e) {
+      error = e.what();
+    }
+  }
+  at::Tensor failed = at::full({1}, error.empty() ? 0.0f : 1.0f);
+  world.all_reduce(failed, distributed::ReduceOp::kMax);
+  if (!error.empty()) throw core::ConfigError(error);
+  if (failed.item<float>() > 0.0f) {
+    throw core::ConfigError(
+        "a learner rank cannot train as train.device, train.precision or train.cuda_graphs ask "
+        "(its message says why)");
+  }
+}
+
 // The world of an actors-and-learners job carries host tensors point to point (actors act on
 // the CPU): it is mpi whatever the backend, which picks the learners' own (split_learners).
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
-  check_device_options(options);
   const bool learners_apart = topology_kind(options.algorithm()).has_learners();
+  if (!learners_apart) check_device_options(options);
   auto communicator =
       learners_apart
           ? distributed::make_communicator("auto", /*gpu_gradients=*/false)
           : distributed::make_communicator(options.distributed.backend, trains_on_cuda(options));
   communicator->set_stall_timeout(options.distributed.timeout);
+  if (learners_apart) check_learners_device(options, *communicator);
   return communicator;
 }
 

@@ -39,7 +39,7 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
     setup.cuda_graphs = graphs == "on"    ? agents::CudaGraphs::required
                         : graphs == "off" ? agents::CudaGraphs::off
                                           : agents::CudaGraphs::where_possible;
-    nn::set_tf32_matmuls(precision == nn::Precision::tf32);
+    nn::set_tf32(precision == nn::Precision::tf32);
     setup.bf16_autocast = precision == nn::Precision::bf16;
   }
   return setup;

@@ -47,7 +47,6 @@ core::ConfigError device_error(const std::string& device, const std::string& why
 // train.device as this process first resolved it, for a rank of `local_rank`.
 std::string resolve_once(const ExperimentOptions& options, int local_rank) {
   const std::string& device = options.train.device;
-  if (device == "cpu" || !gpu_capable(options)) return "cpu";
   const int ranks_here = ranks_needing_a_gpu_here(options);
   if (device == "auto") {
     if (!why_no_gpu().empty() || static_cast<int>(torch::cuda::device_count()) < ranks_here) {
@@ -74,13 +73,13 @@ std::string resolve_once(const ExperimentOptions& options, int local_rank) {
 }  // namespace
 
 std::string resolve_train_device(const ExperimentOptions& options, int local_rank) {
+  if (options.train.device == "cpu" || !gpu_capable(options)) return "cpu";
   // The job's communicator, each agent made and each checkpoint ask; CUDA and the host's ranks
   // are probed once per process and the answer kept, so that all of them get the same one.
-  using Question = std::tuple<std::string, bool, int, int>;
+  using Question = std::tuple<std::string, int, int>;
   static std::mutex mutex;
   static std::map<Question, std::string> answers;
-  const Question question{options.train.device, gpu_capable(options),
-                          ranks_needing_a_gpu_here(options), local_rank};
+  const Question question{options.train.device, ranks_needing_a_gpu_here(options), local_rank};
   const std::lock_guard<std::mutex> lock(mutex);
   const auto known = answers.find(question);
   if (known != answers.end()) return known->second;

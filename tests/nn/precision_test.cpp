@@ -34,11 +34,13 @@ TEST(PrecisionTest, NamesAndTheCpuRefusingTensorCoreModes) {
             "the CPU has no tensor cores");
 }
 
-TEST(PrecisionTest, Tf32MatmulsSetLibTorchsFloat32MatmulPrecision) {
-  set_tf32_matmuls(true);
+TEST(PrecisionTest, Tf32SetsMatmulsAndConvolutions) {
+  set_tf32(true);
   EXPECT_EQ(at::globalContext().float32MatmulPrecision(), at::Float32MatmulPrecision::HIGH);
-  set_tf32_matmuls(false);
+  EXPECT_TRUE(at::globalContext().allowTF32CuDNN());
+  set_tf32(false);
   EXPECT_EQ(at::globalContext().float32MatmulPrecision(), at::Float32MatmulPrecision::HIGHEST);
+  EXPECT_FALSE(at::globalContext().allowTF32CuDNN());
 }
 
 // CUDA autocast in bf16 without its weight cache inside the scope, the thread's earlier state
