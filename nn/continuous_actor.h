@@ -31,6 +31,9 @@ struct ContinuousActorOptions {
   TORCH_ARG(bool, use_expln) = false;  // std = exp below 0 and log1p + 1 above
   TORCH_ARG(double, log_std_init) = -3.0;
   TORCH_ARG(double, clip_mean) = 2.0;
+  // The autograd passes (forward(), heads()) in bfloat16 under CUDA autocast
+  // (train.precision: bf16), with float32 outputs.
+  TORCH_ARG(bool, bf16_autocast) = false;
 };
 
 // The actor of an off-policy continuous-control agent, over an MLP trunk: a mean head whose
@@ -42,11 +45,16 @@ class ContinuousActorImpl : public torch::nn::Module {
  public:
   explicit ContinuousActorImpl(ContinuousActorOptions options);
 
-  // The pre-tanh mean [batch, action_size], through autograd (tests and export).
+  // The pre-tanh mean [batch, action_size], through autograd.
   at::Tensor forward(const at::Tensor& observations);
-  // The log-std head's output before clamping [batch, action_size]; stochastic only, without
-  // state-dependent noise.
-  at::Tensor raw_log_std(const at::Tensor& observations);
+  struct Sample {
+    at::Tensor actions;    // [batch, action_size] in [-1, 1]
+    at::Tensor log_probs;  // [batch]
+  };
+  // A reparameterized sample of the squashed Gaussian through autograd, as
+  // ContinuousActorPass::sample() computes it by hand (stochastic only, without
+  // state-dependent noise): `unit_noise` [batch, action_size] standard normals.
+  Sample sample(const at::Tensor& observations, const at::Tensor& unit_noise);
 
   const Mlp& trunk() const { return trunk_; }
   const torch::nn::Linear& mean_head() const { return mean_head_; }

@@ -2,6 +2,8 @@
 
 #include <ATen/ops/cat.h>
 
+#include "nn/precision.h"
+
 namespace mnrl::nn {
 
 ContinuousQNetworkImpl::ContinuousQNetworkImpl(ContinuousQNetworkOptions options_)
@@ -15,7 +17,8 @@ ContinuousQNetworkImpl::ContinuousQNetworkImpl(ContinuousQNetworkOptions options
 
 at::Tensor ContinuousQNetworkImpl::forward(const at::Tensor& observations,
                                            const at::Tensor& actions) {
-  return head_->forward(trunk_->forward(at::cat({observations, actions}, 1)));
+  const Bf16Autocast autocast(options.bf16_autocast());
+  return head_->forward(trunk_->forward(at::cat({observations, actions}, 1))).to(at::kFloat);
 }
 
 }  // namespace mnrl::nn

@@ -20,6 +20,8 @@ struct ContinuousQNetworkOptions {
   TORCH_ARG(std::int64_t, action_size);
   TORCH_ARG(std::vector<std::int64_t>, hidden_sizes) = std::vector<std::int64_t>{256, 256};
   TORCH_ARG(Activation, activation) = Activation::relu;  // SB3's SAC/TD3 default
+  // forward() in bfloat16 under CUDA autocast (train.precision: bf16), with a float32 output.
+  TORCH_ARG(bool, bf16_autocast) = false;
 };
 
 // A critic of continuous actions, Q(s, a): the observation and the action concatenated,

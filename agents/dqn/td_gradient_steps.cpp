@@ -1,7 +1,6 @@
 #include "agents/dqn/td_gradient_steps.h"
 
 #include <ATen/TensorOperators.h>
-#include <ATen/ops/empty.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/zeros.h>
 #include <torch/utils.h>
@@ -26,7 +25,10 @@ TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
       options_(options),
       graphed_adam_(graphed ? dynamic_cast<nn::CapturableAdam*>(&optimizer) : nullptr),
       required_(required),
-      observation_size_(online_->options.observation_size()) {
+      observation_size_(online_->options.observation_size()),
+      pack_(parameters_.values().device(),
+            {options_.batch_size * observation_size_, options_.batch_size * observation_size_,
+             options_.batch_size, options_.batch_size, options_.batch_size, options_.batch_size}) {
   if (graphed && (!graphed_adam_ || hook_)) {
     throw std::logic_error(
         "TdGradientSteps: a graphed step needs an nn::CapturableAdam and no gradient hook");
@@ -34,34 +36,28 @@ TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
   const at::Device device = parameters_.values().device();
   const std::int64_t b = options_.batch_size, o = observation_size_;
   const auto floats = at::TensorOptions().dtype(at::kFloat);
-  host_pack_ = at::empty({(2 * o + 4) * b}, floats.pinned_memory(device.is_cuda()));
-  device_pack_ = device.is_cpu() ? host_pack_ : at::empty({(2 * o + 4) * b}, floats.device(device));
-  // Columns of the pack, in units of batch_size floats.
-  const auto part = [&](std::int64_t start, std::int64_t length) {
-    return device_pack_.narrow(0, start * b, length * b);
-  };
-  staged_.observations = part(0, o).view({b, o});
-  staged_.next_observations = part(o, o).view({b, o});
-  staged_.actions = part(2 * o, 1);
-  staged_.rewards = part(2 * o + 1, 1);
-  staged_.bootstrap_discounts = part(2 * o + 2, 1);
-  staged_.weights = part(2 * o + 3, 1);
+  staged_.observations = pack_.device(0).view({b, o});
+  staged_.next_observations = pack_.device(1).view({b, o});
+  staged_.actions = pack_.device(2);
+  staged_.rewards = pack_.device(3);
+  staged_.bootstrap_discounts = pack_.device(4);
+  staged_.weights = pack_.device(5);
   td_errors_ = at::zeros({b}, floats.device(device));
   sums_ = at::zeros({2}, floats.dtype(at::kDouble).device(device));
 }
 
 void TdGradientSteps::stage(const replay::TransitionBatch& batch) {
   const std::int64_t b = options_.batch_size, o = observation_size_;
-  float* out = host_pack_.data_ptr<float>();
-  out = std::copy_n(batch.observations.data(), b * o, out);
-  out = std::copy_n(batch.next_observations.data(), b * o, out);
-  out = std::copy_n(batch.actions.data(), b, out);
-  out = std::copy_n(batch.rewards.data(), b, out);
-  for (std::int64_t i = 0; i < b; ++i) *out++ = batch.terminated[i] ? 0.0f : batch.discounts[i];
-  std::copy_n(batch.weights.data(), b, out);
-  // A blocking copy: it waits for the device's earlier work (the last step, which read the
-  // pack), so the host may write the pack again as soon as it returns.
-  if (!device_pack_.is_same(host_pack_)) device_pack_.copy_(host_pack_);
+  std::copy_n(batch.observations.data(), b * o, pack_.host(0));
+  std::copy_n(batch.next_observations.data(), b * o, pack_.host(1));
+  std::copy_n(batch.actions.data(), b, pack_.host(2));
+  std::copy_n(batch.rewards.data(), b, pack_.host(3));
+  float* bootstrap_discounts = pack_.host(4);
+  for (std::int64_t i = 0; i < b; ++i) {
+    bootstrap_discounts[i] = batch.terminated[i] ? 0.0f : batch.discounts[i];
+  }
+  std::copy_n(batch.weights.data(), b, pack_.host(5));
+  pack_.upload();
 }
 
 void TdGradientSteps::device_step() {

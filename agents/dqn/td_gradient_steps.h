@@ -13,6 +13,7 @@
 #include "nn/flat_parameters.h"
 #include "nn/graphed_step.h"
 #include "nn/q_network.h"
+#include "nn/staging_pack.h"
 #include "replay/replay_buffer.h"
 
 namespace mnrl::agents {
@@ -69,11 +70,10 @@ class TdGradientSteps {
   nn::CapturableAdam* graphed_adam_;  // the optimizer, where the step is graphed; else null
   bool required_;
   std::int64_t observation_size_;
-  // The batch packed as [observations | next observations | actions | rewards | bootstrap
-  // discounts | weights]: on the host (pinned for a GPU) and, one copy away, on the device (the
-  // same tensor on the CPU).
-  at::Tensor host_pack_, device_pack_;
-  TransitionTensors staged_;  // views into device_pack_ (actions as floats)
+  // The batch as [observations | next observations | actions | rewards | bootstrap discounts |
+  // weights].
+  nn::StagingPack pack_;
+  TransitionTensors staged_;  // views into the pack's device tensor (actions as floats)
   at::Tensor td_errors_;      // [batch_size], the last step's
   at::Tensor sums_;           // [2] doubles: the loss and the taken Q-values, summed
   std::int64_t steps_ = 0;

@@ -9,6 +9,13 @@
 
 namespace mnrl::agents {
 
+at::Tensor bootstrapped_target_tensors(const at::Tensor& rewards,
+                                       const at::Tensor& bootstrap_discounts,
+                                       const at::Tensor& next_values) {
+  return rewards + at::where(bootstrap_discounts > 0, bootstrap_discounts * next_values,
+                             at::zeros_like(next_values));
+}
+
 TdLossTensors td_loss_tensors(nn::QNetworkImpl& online, nn::QNetworkImpl& target,
                               const TransitionTensors& batch, bool double_q, TdLoss loss) {
   at::Tensor targets;
@@ -18,11 +25,7 @@ TdLossTensors td_loss_tensors(nn::QNetworkImpl& online, nn::QNetworkImpl& target
     const at::Tensor chooser = double_q ? online.forward(batch.next_observations) : next_q;
     // argmax takes the first of equal values, as the host's argmax().
     const at::Tensor bootstrap = next_q.gather(1, chooser.argmax(1, /*keepdim=*/true)).squeeze(1);
-    // Terminated rows (discount 0) take the reward alone, as on the host, even where the
-    // bootstrap is not finite.
-    targets =
-        batch.rewards + at::where(batch.bootstrap_discounts > 0,
-                                  batch.bootstrap_discounts * bootstrap, at::zeros_like(bootstrap));
+    targets = bootstrapped_target_tensors(batch.rewards, batch.bootstrap_discounts, bootstrap);
   }
   const at::Tensor q_taken =
       online.forward(batch.observations).gather(1, batch.actions.unsqueeze(1)).squeeze(1);

@@ -23,6 +23,12 @@ struct TdLossTensors {
   at::Tensor q_taken_sum;  // the sum of Q(s_i, a_i), detached
 };
 
+// rewards + bootstrap_discounts * next_values [rows], where terminated rows (discount 0) take
+// the reward alone, as on the host, even where next_values are not finite.
+at::Tensor bootstrapped_target_tensors(const at::Tensor& rewards,
+                                       const at::Tensor& bootstrap_discounts,
+                                       const at::Tensor& next_values);
+
 // bootstrapped_targets() and td_loss() (q_learning.h) as tensor ops on the device: the same
 // targets (Double DQN's where `double_q`), loss and gradient with respect to Q, to float
 // rounding, with no host work and no wait: the loss of the DQN family's autograd steps, which

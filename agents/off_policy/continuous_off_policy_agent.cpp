@@ -1,5 +1,8 @@
 #include "agents/off_policy/continuous_off_policy_agent.h"
 
+#include <ATen/ops/cat.h>
+#include <torch/utils.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -16,7 +19,8 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPol
     : tag_(std::move(tag)),
       options_(options),
       bounds_(std::move(bounds)),
-      actor_(std::move(actor)),
+      trained_actor_(std::move(actor)),
+      actor_(trained_actor_),
       replay_(std::move(replay)),
       num_envs_(replay_->options().num_envs),
       observation_size_(actor_->options.observation_size()),
@@ -27,7 +31,26 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPol
                          static_cast<std::size_t>(observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_ * action_size_)),
       min_replay_size_(options_.batch_size),
-      explore_at_warmup_(explore_at_warmup) {}
+      explore_at_warmup_(explore_at_warmup) {
+  if (!trained_actor_->parameters().front().is_cpu()) {
+    actor_ = nn::ContinuousActor(trained_actor_->options);
+    acting_parameters_ = std::make_unique<nn::FlatParameters>(*actor_);
+    refresh_acting_actor();
+  }
+}
+
+void ContinuousOffPolicyAgent::refresh_acting_actor() {
+  if (!acting_parameters_) return;
+  torch::NoGradGuard no_grad;
+  std::vector<at::Tensor> trained;
+  for (const at::Tensor& p : trained_actor_->parameters()) trained.push_back(p.reshape({-1}));
+  acting_parameters_->values().copy_(at::cat(trained));  // one copy to the host
+}
+
+bool ContinuousOffPolicyAgent::cuda_graphs_chosen() const {
+  return agents::cuda_graphs_chosen(cuda_graphs_, trained_actor_->parameters().front().is_cpu(),
+                                    average_gradients_ ? kGradientsAveragedBetween : nullptr);
+}
 
 const float* ContinuousOffPolicyAgent::network_input(core::ConstTypedPtr observations,
                                                      std::int64_t batch) {
@@ -107,6 +130,8 @@ Statistics ContinuousOffPolicyAgent::update(const TrainingProgress& progress) {
       ++it->count;
     }
   }
+  for (const auto& [name, value] : device_means()) means.push_back(Mean{name, value, 1});
+  refresh_acting_actor();
   // This update covers the env steps since the last one, train_freq vector steps ago.
   const std::int64_t since = env_steps_ - options_.train_freq * num_envs_;
   if (env_steps_ / kStatisticsInterval == since / kStatisticsInterval) return {};
@@ -148,6 +173,7 @@ void ContinuousOffPolicyAgent::save_state(core::StateWriter& out) const {
 
 void ContinuousOffPolicyAgent::load_state(core::StateReader& in) {
   core::load_fields(in, *this);
+  refresh_acting_actor();
   // Until load_replay(): the buffer restarts empty and refills as at the start of a run.
   min_replay_size_ =
       std::max(options_.batch_size, std::min(options_.learning_starts, options_.buffer_size));

@@ -8,14 +8,20 @@
 
 #include "agents/action_bounds.h"
 #include "agents/agent.h"
+#include "agents/agent_setup.h"
 #include "agents/off_policy/off_policy_options.h"
 #include "core/rng.h"
 #include "core/state_fields.h"
 #include "nn/continuous_actor.h"
 #include "nn/continuous_actor_pass.h"
+#include "nn/flat_parameters.h"
 #include "replay/replay.h"
 
 namespace mnrl::agents {
+
+// How an off-policy agent computes its gradient steps: by the hand-written passes (on the CPU,
+// where they are fastest), or through LibTorch's autograd (on any device: what a GPU uses).
+enum class GradientPath { by_hand, autograd };
 
 // What SAC, TD3 and DDPG share (SB3's OffPolicyAlgorithm for Box actions): the actor works in
 // [-1, 1] and the env's bounds are mapped onto it (low + (a + 1) / 2 (high - low)); replay
@@ -50,12 +56,14 @@ class ContinuousOffPolicyAgent : public Agent {
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const final;
 
   void set_gradient_hook(GradientRangeHook hook) { average_gradients_ = std::move(hook); }
+  void set_cuda_graphs(CudaGraphs mode) { cuda_graphs_ = mode; }
   // Every optimizer's step size now (lr_schedule sets them at each update).
   virtual std::vector<double> learning_rates() const = 0;
 
  protected:
-  // `tag` names the subclass's state in checkpoints. With `explore_at_warmup`, explore()
-  // acts before learning_starts too (instead of uniform actions).
+  // `tag` names the subclass's state in checkpoints. `actor`: the one trained (on any
+  // device). With `explore_at_warmup`, explore() acts before learning_starts too (instead of
+  // uniform actions).
   ContinuousOffPolicyAgent(std::string tag, const OffPolicyOptions& options, ActionBounds bounds,
                            nn::ContinuousActor actor, std::unique_ptr<replay::Replay> replay,
                            std::uint64_t seed, bool explore_at_warmup = false);
@@ -68,6 +76,9 @@ class ContinuousOffPolicyAgent : public Agent {
   virtual void episode_ended(std::int64_t /*env*/) {}
   // One gradient step on `batch`; its statistics (CleanRL's names).
   virtual Statistics gradient_step(const replay::TransitionBatch& batch) = 0;
+  // Called after each update's gradient steps: the means of statistics the steps kept on the
+  // device instead of returning them.
+  virtual Statistics device_means() { return {}; }
   // The step size of every optimizer, set before each update (lr_schedule).
   virtual void set_learning_rate(double learning_rate) = 0;
   virtual void save_learner(core::StateWriter& out) const = 0;
@@ -83,6 +94,11 @@ class ContinuousOffPolicyAgent : public Agent {
   void average_gradients(std::int64_t offset, std::int64_t count) {
     if (average_gradients_) average_gradients_(offset, count);
   }
+  const GradientRangeHook& gradient_hook() const { return average_gradients_; }
+  CudaGraphs cuda_graphs() const { return cuda_graphs_; }
+  // Whether autograd steps run as CUDA graphs (train.cuda_graphs; says why not once under
+  // auto, throws under on).
+  bool cuda_graphs_chosen() const;
 
   const OffPolicyOptions& options() const { return options_; }
   std::int64_t num_envs() const { return num_envs_; }
@@ -96,11 +112,15 @@ class ContinuousOffPolicyAgent : public Agent {
  private:
   // [-1, 1] actions to the env's bounds, into out.values.
   void to_bounds(const float* actions, std::int64_t rows, const ActionsOut& out) const;
+  // The acting copy's parameters set to the trained actor's (where they are two).
+  void refresh_acting_actor();
 
   std::string tag_;
   OffPolicyOptions options_;
   ActionBounds bounds_;
-  nn::ContinuousActor actor_;
+  nn::ContinuousActor trained_actor_;
+  nn::ContinuousActor actor_;  // acts: trained_actor_, or its copy on the CPU
+  std::unique_ptr<nn::FlatParameters> acting_parameters_;  // the copy's
   struct LearnerState;
   friend struct core::StateFieldsAccess;
   template <class Fields>
@@ -120,6 +140,7 @@ class ContinuousOffPolicyAgent : public Agent {
   std::int64_t min_replay_size_;  // update_ready() needs this many transitions stored
   bool explore_at_warmup_;
   GradientRangeHook average_gradients_;
+  CudaGraphs cuda_graphs_ = CudaGraphs::off;
 };
 
 }  // namespace mnrl::agents

@@ -4,9 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <torch/utils.h>
-
-#include "agents/off_policy/off_policy_networks.h"
 #include "nn/compute_threads.h"
 
 namespace mnrl::agents {
@@ -24,32 +21,20 @@ void for_each_critic(std::size_t count, std::int64_t multiply_adds, const Piece&
 
 }  // namespace
 
-Critics::Critics(const std::vector<nn::ContinuousQNetwork>& critics, at::Tensor values,
+Critics::Critics(const std::vector<nn::ContinuousQNetwork>& critics, const TargetCritics& targets,
                  std::int64_t batch_size)
     : online_(critics),
-      target_module_(std::make_shared<torch::nn::Module>()),
-      values_(std::move(values)),
       batch_size_(batch_size),
       action_size_(critics.front()->options.action_size()),
       min_q_(static_cast<std::size_t>(batch_size)),
       q_gradients_(static_cast<std::size_t>(batch_size) * critics.size()),
-      chosen_gradients_(static_cast<std::size_t>(batch_size * action_size_)),
       second_action_gradients_(static_cast<std::size_t>(batch_size * action_size_)) {
   if (online_.empty() || online_.size() > 2) {
     throw std::invalid_argument("Critics: one or two critics, not " + std::to_string(online_.size()));
   }
   for (std::size_t i = 0; i < online_.size(); ++i) {
-    target_.push_back(target_module_->register_module("critic" + std::to_string(i),
-                                                      same_critic(online_[i])));
-  }
-  target_parameters_ = std::make_unique<nn::FlatParameters>(*target_module_);
-  {
-    torch::NoGradGuard no_grad;
-    target_parameters_->values().copy_(values_);
-  }
-  for (std::size_t i = 0; i < online_.size(); ++i) {
     online_passes_.emplace_back(online_[i], batch_size);
-    target_passes_.emplace_back(target_[i], batch_size);
+    target_passes_.emplace_back(targets.networks()[i], batch_size);
   }
 }
 
@@ -116,16 +101,6 @@ double Critics::action_gradient(const float* observations, const float* actions,
     }
   }
   return sum / static_cast<double>(batch_size_);
-}
-
-void Critics::update_targets(double tau) {
-  torch::NoGradGuard no_grad;
-  at::Tensor target = target_parameters_->values();
-  if (tau >= 1.0) {
-    target.copy_(values_);
-  } else {
-    target.mul_(1.0 - tau).add_(values_, tau);
-  }
 }
 
 }  // namespace mnrl::agents

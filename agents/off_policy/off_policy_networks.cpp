@@ -1,9 +1,10 @@
 #include "agents/off_policy/off_policy_networks.h"
 
-#include <string>
-
 #include <ATen/ops/full.h>
 
+#include <string>
+
+#include "nn/capturable_adam.h"
 #include "nn/fused_adam.h"
 
 namespace mnrl::agents {
@@ -49,9 +50,10 @@ OffPolicyNetworks::Range OffPolicyNetworks::log_alpha_range() const {
 std::unique_ptr<torch::optim::Optimizer> adam_over(const nn::FlatParameters& parameters,
                                                    OffPolicyNetworks::Range range,
                                                    double learning_rate) {
-  return std::make_unique<nn::FusedAdam>(
-      std::vector<at::Tensor>{parameters.segment(range.offset, range.count)},
-      torch::optim::AdamOptions(learning_rate));
+  const std::vector<at::Tensor> segment{parameters.segment(range.offset, range.count)};
+  const auto options = torch::optim::AdamOptions(learning_rate);
+  if (segment[0].is_cpu()) return std::make_unique<nn::FusedAdam>(segment, options);
+  return std::make_unique<nn::CapturableAdam>(segment, options);
 }
 
 nn::ContinuousQNetwork same_critic(const nn::ContinuousQNetwork& critic) {

@@ -33,6 +33,8 @@ class OffPolicyNetworks : public torch::nn::Module {
   const std::vector<nn::ContinuousQNetwork>& critics() const { return critics_; }
   const nn::ContinuousActor& actor() const { return actor_; }
   bool has_log_alpha() const { return log_alpha_.defined(); }
+  // The learned entropy coefficient's log [1], a parameter (undefined without one).
+  const at::Tensor& log_alpha() const { return log_alpha_; }
 
   Range critics_range() const;
   Range actor_range() const;
@@ -45,7 +47,8 @@ class OffPolicyNetworks : public torch::nn::Module {
   std::int64_t critic_parameters_ = 0, actor_parameters_ = 0;
 };
 
-// Adam (nn::FusedAdam) over `range` of `parameters`.
+// Adam over `range` of `parameters`: nn::FusedAdam on the CPU, nn::CapturableAdam on a GPU
+// (which CUDA graphs need).
 std::unique_ptr<torch::optim::Optimizer> adam_over(const nn::FlatParameters& parameters,
                                                    OffPolicyNetworks::Range range,
                                                    double learning_rate);

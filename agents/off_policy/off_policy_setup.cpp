@@ -59,15 +59,23 @@ std::shared_ptr<OffPolicyNetworks> make_off_policy_networks(
                                 .state_dependent_noise(kind.state_dependent_noise)
                                 .full_std(setup.network.full_std)
                                 .use_expln(setup.network.use_expln)
-                                .log_std_init(setup.network.log_std_init));
+                                .log_std_init(setup.network.log_std_init)
+                                .bf16_autocast(setup.bf16_autocast));
   std::vector<nn::ContinuousQNetwork> q_networks;
   for (int i = 0; i < critics; ++i) {
     q_networks.emplace_back(nn::ContinuousQNetworkOptions(observation_size, action_size)
                                 .hidden_sizes(setup.network.hidden_sizes)
-                                .activation(activation));
+                                .activation(activation)
+                                .bf16_autocast(setup.bf16_autocast));
   }
-  return std::make_shared<OffPolicyNetworks>(std::move(q_networks), std::move(actor),
-                                             initial_log_alpha);
+  auto networks = std::make_shared<OffPolicyNetworks>(std::move(q_networks), std::move(actor),
+                                                      initial_log_alpha);
+  networks->to(at::Device(setup.device));
+  return networks;
+}
+
+GradientPath gradient_path_for(const std::string& device) {
+  return device == "cpu" ? GradientPath::by_hand : GradientPath::autograd;
 }
 
 StoredTransitions off_policy_stored(const std::string& algo, const OffPolicyOptions& options) {

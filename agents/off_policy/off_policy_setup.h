@@ -4,6 +4,7 @@
 #include <string>
 
 #include "agents/agent_setup.h"
+#include "agents/off_policy/continuous_off_policy_agent.h"
 #include "agents/off_policy/off_policy_networks.h"
 #include "agents/off_policy/off_policy_options.h"
 #include "agents/registry.h"
@@ -29,9 +30,13 @@ struct ActorKind {
 
 // `critics` critics and an actor of `kind` as setup.network describes them (gSDE's log-std
 // from network.log_std_init, full_std and use_expln), and with `initial_log_alpha` a learned
-// entropy coefficient; initialized from LibTorch's generator.
+// entropy coefficient; initialized from LibTorch's generator on the CPU (the same weights on
+// every device), then moved to setup.device.
 std::shared_ptr<OffPolicyNetworks> make_off_policy_networks(
     const AgentSetup& setup, int critics, ActorKind kind, std::optional<double> initial_log_alpha);
+
+// How an agent whose networks are on `device` ("cpu" or "cuda:N") takes its gradient steps.
+GradientPath gradient_path_for(const std::string& device);
 
 // What the replay holds, for the memory check.
 StoredTransitions off_policy_stored(const std::string& algo, const OffPolicyOptions& options);

@@ -1,9 +1,10 @@
 #include "agents/sac/sac.h"
 
+#include <torch/utils.h>
+
 #include <cmath>
 #include <cstdlib>
-
-#include <torch/utils.h>
+#include <stdexcept>
 
 #include "nn/learning_rate.h"
 #include "nn/tensor_state.h"
@@ -35,19 +36,29 @@ std::optional<double> parse_target_entropy(const std::string& text, std::int64_t
   return value;
 }
 
-Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPolicyNetworks> networks,
+Sac::Sac(const SacOptions& options, ActionBounds bounds,
+         std::shared_ptr<OffPolicyNetworks> networks,
          std::shared_ptr<nn::FlatParameters> parameters, std::unique_ptr<replay::Replay> replay,
-         std::uint64_t seed)
+         std::uint64_t seed, GradientPath path)
     : ContinuousOffPolicyAgent("sac", options.off_policy, std::move(bounds), networks->actor(),
-                               std::move(replay), seed, options.use_sde && options.use_sde_at_warmup),
+                               std::move(replay), seed,
+                               options.use_sde && options.use_sde_at_warmup),
       sac_(options),
       networks_(std::move(networks)),
       parameters_(std::move(parameters)),
-      critics_(networks_->critics(), networks_->critics_range().of(parameters_->values()),
-               options.off_policy.batch_size),
-      train_pass_(networks_->actor(), options.off_policy.batch_size),
-      next_pass_(networks_->actor(), options.off_policy.batch_size),
+      target_critics_(networks_->critics(), networks_->critics_range().of(parameters_->values())),
       noise_rng_(core::derive_seed(seed, 2)) {
+  const std::int64_t batch_size = options.off_policy.batch_size;
+  if (path == GradientPath::by_hand) {
+    if (!parameters_->values().is_cpu()) {
+      throw std::logic_error("Sac: the hand-written passes run on the CPU only");
+    }
+    by_hand_.reset(new ByHand{Critics(networks_->critics(), target_critics_, batch_size),
+                              nn::ContinuousActorPass(networks_->actor(), batch_size),
+                              nn::ContinuousActorPass(networks_->actor(), batch_size)});
+  } else if (options.use_sde) {
+    throw std::logic_error("Sac: gSDE's steps are hand-written only");
+  }
   const double learning_rate = sac_.off_policy.learning_rate;
   critic_optimizer_ = adam_over(*parameters_, networks_->critics_range(), learning_rate);
   actor_optimizer_ = adam_over(*parameters_, networks_->actor_range(), learning_rate);
@@ -66,7 +77,8 @@ Sac::Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPoli
   targets_.resize(rows);
   log_prob_gradients_.resize(rows);
   if (sac_.use_sde) {
-    const auto matrix = static_cast<std::size_t>(train_pass_.latent_size() * action_size());
+    const auto matrix =
+        static_cast<std::size_t>(by_hand_->train_pass.latent_size() * action_size());
     train_weights_.resize(matrix);
     exploration_weights_.resize(matrix * static_cast<std::size_t>(num_envs()));
   }
@@ -135,20 +147,48 @@ const float* Sac::sample(nn::ContinuousActorPass& pass, const float* observation
 
 void Sac::compute_targets(const replay::TransitionBatch& batch, double alpha) {
   if (!sac_.use_sde) draw(noise_rng_, next_noise_);
-  const float* next_actions = sample(next_pass_, batch.next_observations.data(), next_noise_);
-  const float* next_log_probs = next_pass_.log_probs();
-  const float* next_q = critics_.min_target_q(batch.next_observations.data(), next_actions);
+  nn::ContinuousActorPass& next_pass = by_hand_->next_pass;
+  const float* next_actions = sample(next_pass, batch.next_observations.data(), next_noise_);
+  const float* next_log_probs = next_pass.log_probs();
+  const float* next_q =
+      by_hand_->critics.min_target_q(batch.next_observations.data(), next_actions);
   for (std::size_t b = 0; b < targets_.size(); ++b) {
     const float soft_value = next_q[b] - static_cast<float>(alpha) * next_log_probs[b];
     targets_[b] = batch.rewards[b] + (batch.terminated[b] ? 0.0f : batch.discounts[b] * soft_value);
   }
 }
 
+SacGradientSteps& Sac::autograd_steps() {
+  if (autograd_steps_) return *autograd_steps_;
+  autograd_steps_ = std::make_unique<SacGradientSteps>(
+      *networks_, *parameters_, target_critics_,
+      SacGradientSteps::Optimizers{*critic_optimizer_, *actor_optimizer_, alpha_optimizer_.get()},
+      fixed_alpha_, target_entropy_, sac_.off_policy.tau, sac_.off_policy.batch_size,
+      gradient_hook(), cuda_graphs_chosen(), cuda_graphs() == CudaGraphs::required);
+  return *autograd_steps_;
+}
+
 Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
+  if (by_hand_) return step_by_hand(batch);
+  // The hand-written step's draws, in its order.
+  draw(noise_rng_, noise_);
+  draw(noise_rng_, next_noise_);
+  const bool update_targets = ++gradient_steps_done_ % sac_.target_update_interval == 0;
+  autograd_steps().step(batch, noise_.data(), next_noise_.data(), update_targets);
+  return {};
+}
+
+Statistics Sac::device_means() {
+  return autograd_steps_ ? autograd_steps_->take_means() : Statistics{};
+}
+
+Statistics Sac::step_by_hand(const replay::TransitionBatch& batch) {
   const auto rows = static_cast<double>(targets_.size());
+  Critics& critics = by_hand_->critics;
+  nn::ContinuousActorPass& train_pass = by_hand_->train_pass;
   draw(noise_rng_, sac_.use_sde ? train_weights_ : noise_);
-  const float* actions_pi = sample(train_pass_, batch.observations.data(), noise_);
-  const float* log_probs = train_pass_.log_probs();
+  const float* actions_pi = sample(train_pass, batch.observations.data(), noise_);
+  const float* log_probs = train_pass.log_probs();
   double mean_log_prob = 0.0;
   for (std::size_t b = 0; b < targets_.size(); ++b) mean_log_prob += log_probs[b];
   mean_log_prob /= rows;
@@ -166,26 +206,26 @@ Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
 
   compute_targets(batch, alpha);
   std::vector<double> losses, mean_q;
-  critics_.backward_td_loss(batch.observations.data(), batch.actions.data(), targets_.data(),
-                            0.5f, losses, mean_q);
+  critics.backward_td_loss(batch.observations.data(), batch.actions.data(), targets_.data(), 0.5f,
+                           losses, mean_q);
   const auto critics_range = networks_->critics_range();
   average_gradients(critics_range.offset, critics_range.count);
   critic_optimizer_->step();
 
   // loss = mean(alpha log pi(a_pi|s) - min_i Q_i(s, a_pi)) under the updated critics.
-  const double mean_q_pi = critics_.action_gradient(batch.observations.data(), actions_pi, true,
-                                                    static_cast<float>(-1.0 / rows),
-                                                    action_gradients_.data());
+  const double mean_q_pi =
+      critics.action_gradient(batch.observations.data(), actions_pi, true,
+                              static_cast<float>(-1.0 / rows), action_gradients_.data());
   std::fill(log_prob_gradients_.begin(), log_prob_gradients_.end(),
             static_cast<float>(alpha / rows));
-  train_pass_.backward(action_gradients_.data(), log_prob_gradients_.data());
+  train_pass.backward(action_gradients_.data(), log_prob_gradients_.data());
   const auto actor_range = networks_->actor_range();
   average_gradients(actor_range.offset, actor_range.count + networks_->log_alpha_range().count);
   actor_optimizer_->step();
   if (alpha_optimizer_) alpha_optimizer_->step();
 
   if (++gradient_steps_done_ % sac_.target_update_interval == 0) {
-    critics_.update_targets(sac_.off_policy.tau);
+    target_critics_.update(sac_.off_policy.tau);
   }
   statistics.insert(statistics.begin(),
                     {{"losses/qf1_values", mean_q[0]},
@@ -200,7 +240,7 @@ Statistics Sac::gradient_step(const replay::TransitionBatch& batch) {
 
 template <class Fields>
 void Sac::state_fields(Fields& fields) {
-  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(critics_.target_values()),
+  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(target_critics_.values()),
          nn::optimizer_state(*critic_optimizer_), nn::optimizer_state(*actor_optimizer_));
   if (alpha_optimizer_) fields(nn::optimizer_state(*alpha_optimizer_));
   fields(noise_rng_, gradient_steps_done_, exploration_weights_);
@@ -208,6 +248,9 @@ void Sac::state_fields(Fields& fields) {
 
 void Sac::save_learner(core::StateWriter& out) const { core::save_fields(out, *this); }
 
-void Sac::load_learner(core::StateReader& in) { core::load_fields(in, *this); }
+void Sac::load_learner(core::StateReader& in) {
+  core::load_fields(in, *this);
+  if (autograd_steps_) autograd_steps_->forget_captures();
+}
 
 }  // namespace mnrl::agents

@@ -1,14 +1,16 @@
 #pragma once
 
+#include <torch/optim/optimizer.h>
+
 #include <cstdint>
 #include <memory>
 #include <vector>
 
-#include <torch/optim/optimizer.h>
-
 #include "agents/off_policy/continuous_off_policy_agent.h"
 #include "agents/off_policy/critics.h"
 #include "agents/off_policy/off_policy_networks.h"
+#include "agents/off_policy/target_critics.h"
+#include "agents/sac/sac_gradient_steps.h"
 #include "agents/sac/sac_options.h"
 #include "nn/flat_parameters.h"
 
@@ -23,15 +25,18 @@ namespace mnrl::agents {
 // tanh(mean). With use_sde, the policy's noise is gSDE's (nn::ContinuousActorPass): each env
 // acts with its own exploration matrix, drawn at each update's start (every train_freq vector
 // steps) and every sde_sample_freq steps; each gradient step draws one matrix for its batch's
-// s and s', as SB3's reset_noise().
+// s and s', as SB3's reset_noise(). Off the CPU the gradient steps run through autograd
+// (SacGradientSteps), with the same draws from the same generator: a seed trains alike on
+// every device, to float rounding.
 class Sac final : public ContinuousOffPolicyAgent {
  public:
   // `networks`: two critics, a stochastic actor (with state-dependent noise for use_sde) and,
   // when ent_coef is learned, log alpha, all trained through `parameters` (their flat
-  // parameters).
+  // parameters, on any device for `path` autograd; on the CPU, and without gSDE for
+  // autograd, else std::logic_error).
   Sac(const SacOptions& options, ActionBounds bounds, std::shared_ptr<OffPolicyNetworks> networks,
       std::shared_ptr<nn::FlatParameters> parameters, std::unique_ptr<replay::Replay> replay,
-      std::uint64_t seed);
+      std::uint64_t seed, GradientPath path);
 
   double alpha() const;
   std::vector<double> learning_rates() const override;
@@ -40,6 +45,7 @@ class Sac final : public ContinuousOffPolicyAgent {
   void explore(const float* observations, float* actions) override;
   void sample_actions(const float* observations, std::int64_t batch, float* actions) override;
   Statistics gradient_step(const replay::TransitionBatch& batch) override;
+  Statistics device_means() override;
   void set_learning_rate(double learning_rate) override;
   void save_learner(core::StateWriter& out) const override;
   void load_learner(core::StateReader& in) override;
@@ -47,6 +53,10 @@ class Sac final : public ContinuousOffPolicyAgent {
  private:
   // Fills `noise` with standard normals from `rng`.
   static void draw(core::Rng& rng, std::vector<float>& noise);
+  // The hand-written step.
+  Statistics step_by_hand(const replay::TransitionBatch& batch);
+  // The autograd steps, made at the first (after set_gradient_hook() and set_cuda_graphs()).
+  SacGradientSteps& autograd_steps();
   // Writes targets_ for `batch`, drawing a' from the actor at s'.
   void compute_targets(const replay::TransitionBatch& batch, double alpha);
   // A sample of `pass` at `observations`: with `noise` (a standard normal per action) or, with
@@ -61,11 +71,16 @@ class Sac final : public ContinuousOffPolicyAgent {
   void state_fields(Fields& fields);  // in the .cpp: save_state() and load_state() use it
 
   std::shared_ptr<nn::FlatParameters> parameters_;
-  Critics critics_;
+  TargetCritics target_critics_;
   std::unique_ptr<torch::optim::Optimizer> critic_optimizer_, actor_optimizer_, alpha_optimizer_;
   at::Tensor log_alpha_;  // [1] in parameters_, when learned
   double fixed_alpha_ = 1.0, target_entropy_ = 0.0;
-  nn::ContinuousActorPass train_pass_, next_pass_;  // batches' s and s'
+  struct ByHand {
+    Critics critics;
+    nn::ContinuousActorPass train_pass, next_pass;  // batches' s and s'
+  };
+  std::unique_ptr<ByHand> by_hand_;                   // GradientPath::by_hand
+  std::unique_ptr<SacGradientSteps> autograd_steps_;  // GradientPath::autograd, once made
   core::Rng noise_rng_;  // the gradient steps' reparameterization draws
   std::vector<float> noise_, next_noise_, act_noise_, targets_, action_gradients_,
       log_prob_gradients_;

@@ -37,15 +37,18 @@ class SacAlgorithm final : public AlgorithmOf<SacOptions> {
         coefficient.learned ? std::optional<double>(std::log(coefficient.initial)) : std::nullopt);
     auto parameters = std::make_shared<nn::FlatParameters>(*networks);
     GradientRangeHook hook = setup.range_hook_for(*parameters);
-    auto agent = std::make_unique<Sac>(sac, action_bounds(setup.spec), std::move(networks),
-                                       std::move(parameters),
-                                       make_off_policy_replay(sac.off_policy, setup),
-                                       core::derive_seed(setup.seed, core::kExplorationStream));
+    auto agent = std::make_unique<Sac>(
+        sac, action_bounds(setup.spec), std::move(networks), std::move(parameters),
+        make_off_policy_replay(sac.off_policy, setup),
+        core::derive_seed(setup.seed, core::kExplorationStream), gradient_path_for(setup.device));
     agent->set_gradient_hook(std::move(hook));
+    agent->set_cuda_graphs(setup.cuda_graphs);
     return agent;
   }
 
   bool sde(const SacOptions& sac) const override { return sac.use_sde; }
+  bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
 
   void scale(SacOptions& sac, double factor) const override {
     sac.off_policy.learning_rate *= factor;

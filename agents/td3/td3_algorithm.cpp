@@ -12,11 +12,12 @@ std::unique_ptr<Agent> make_td3(const std::string& algo, const Td3Options& td3, 
   auto networks = make_off_policy_networks(setup, critics, ActorKind{}, std::nullopt);
   auto parameters = std::make_shared<nn::FlatParameters>(*networks);
   GradientRangeHook hook = setup.range_hook_for(*parameters);
-  auto agent = std::make_unique<Td3>(algo, td3, action_bounds(setup.spec), std::move(networks),
-                                     std::move(parameters),
-                                     make_off_policy_replay(td3.off_policy, setup),
-                                     core::derive_seed(setup.seed, core::kExplorationStream));
+  auto agent = std::make_unique<Td3>(
+      algo, td3, action_bounds(setup.spec), std::move(networks), std::move(parameters),
+      make_off_policy_replay(td3.off_policy, setup),
+      core::derive_seed(setup.seed, core::kExplorationStream), gradient_path_for(setup.device));
   agent->set_gradient_hook(std::move(hook));
+  agent->set_cuda_graphs(setup.cuda_graphs);
   return agent;
 }
 
@@ -31,6 +32,8 @@ class Td3Algorithm final : public AlgorithmOf<Td3Options> {
   std::unique_ptr<Agent> make(const Td3Options& td3, const AgentSetup& setup) const override {
     return make_td3("td3", td3, 2, setup);
   }
+  bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
   void scale(Td3Options& td3, double factor) const override {
     td3.off_policy.learning_rate *= factor;
   }
@@ -50,6 +53,8 @@ class DdpgAlgorithm final : public AlgorithmOf<DdpgOptions> {
   std::unique_ptr<Agent> make(const DdpgOptions& ddpg, const AgentSetup& setup) const override {
     return make_td3("ddpg", ddpg.as_td3(), 1, setup);
   }
+  bool takes_device() const override { return true; }
+  bool captures_gradient_steps() const override { return true; }
   void scale(DdpgOptions& ddpg, double factor) const override {
     ddpg.off_policy.learning_rate *= factor;
   }

@@ -11,9 +11,11 @@
 #           two averaging over MPI), and IMPALA with 14 CPU actors, its learner on cuda vs cpu:
 #           env steps/s and the learner's wait share (needs checks' build);
 #   bf16:   MinAtar Breakout PPO learning in train.precision: bf16 to an evaluation of 5 within
-#           its 500k steps, as the CPU learning test does in fp32 (needs checks' build).
+#           its 500k steps, as the CPU learning test does in fp32 (needs checks' build);
+#   offpolicy: SAC's and TD3's cuda-vs-cpu training speeds on Pendulum (cuda: their steps as
+#           CUDA graphs, and SAC's eagerly) (needs checks' build).
 #
-#   bench/gpu/run.sh [checks|speed|learners|bf16|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
+#   bench/gpu/run.sh [checks|speed|learners|bf16|offpolicy|all] [OUT_DIR]   (TORCH_DIR defaults to the pip wheel's LibTorch)
 #   REPEATS=N repeats the speed table (default 1: one repeat fits a 10-minute device call).
 #
 # Each step is bounded by `timeout` and logs to OUT_DIR (default gpu-results), so a step that
@@ -110,6 +112,29 @@ speed() {
   rm -rf "$out/runs"
 }
 
+offpolicy() {
+  # As speed(): the cpu runs together, then the cuda runs alone. Pendulum's one env: one
+  # gradient step of batch 256 per env step, the shape where launch overhead dominates.
+  for device in cpu cuda; do
+    for algo in sac td3; do
+      for width in 64 256 1024; do
+        train_speed "${algo}_${width}_$device" "configs/pendulum_$algo.yaml" $device 20000 \
+          --set "network.hidden_sizes=[$width,$width]" --set $algo.learning_starts=1000 &
+        [ $device = cuda ] && wait
+      done
+    done
+  done
+  for width in 64 256 1024; do
+    train_speed "sac_${width}_cuda_eager" configs/pendulum_sac.yaml cuda 20000 \
+      --set "network.hidden_sizes=[$width,$width]" --set train.cuda_graphs=off
+  done
+  wait
+  for f in "$out"/sps_{sac,td3}_*.log; do
+    echo "$(basename "$f" .log): $(grep -o '[0-9,]* SPS' "$f" | tail -1)"
+  done | tee "$out/sps_offpolicy.txt"
+  rm -rf "$out/runs"
+}
+
 # The last value of metric `name` in a run's metrics.csv (step,wall_time,name,value rows).
 last_metric() {  # last_metric RUN_DIR NAME
   grep ",$2," "$1/metrics.csv" 2> /dev/null | tail -1 | cut -d, -f4
@@ -154,6 +179,7 @@ case $phase in
   speed) speed ;;
   learners) learners ;;
   bf16) bf16 ;;
-  all) checks; speed; learners; bf16 ;;
-  *) echo "usage: bench/gpu/run.sh [checks|speed|learners|bf16|all] [OUT_DIR]" >&2; exit 2 ;;
+  offpolicy) offpolicy ;;
+  all) checks; speed; learners; bf16; offpolicy ;;
+  *) echo "usage: bench/gpu/run.sh [checks|speed|learners|bf16|offpolicy|all] [OUT_DIR]" >&2; exit 2 ;;
 esac

@@ -46,11 +46,12 @@ struct TrainOptions {
             core::between(1, 1024));
     v.field("device", device,
             "where the networks train: cpu, cuda (each rank the GPU of its local rank), cuda:N, "
-            "or auto (cuda where a GPU and a CUDA LibTorch are there, for ppo, a2c, dqn and the "
-            "learners of impala and apex_dqn, whose actors act on the CPU)");
+            "or auto (cuda where a GPU and a CUDA LibTorch are there, for every algorithm but "
+            "a3c and gSDE, for impala and apex_dqn their learners, whose actors act on the "
+            "CPU)");
     v.field("cuda_graphs", cuda_graphs,
             "on a GPU, each gradient step replayed as one CUDA graph instead of hundreds of "
-            "launches (ppo, a2c, dqn, impala and apex_dqn, without data-parallel ranks or "
+            "launches (every algorithm that trains on a GPU, without data-parallel ranks or "
             "several learners): auto (where they can; else "
             "eagerly, saying why once), on (an error where they cannot), off",
             core::one_of({"auto", "on", "off"}));

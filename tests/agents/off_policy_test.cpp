@@ -58,22 +58,25 @@ TEST(OffPolicyNetworksTest, RangesAreWhereTheFlatBufferPutsEachNetwork) {
   }
 }
 
-TEST(CriticsTest, TargetsStartAsCopiesAndFollowByPolyakAveraging) {
+TEST(TargetCriticsTest, TargetsStartAsCopiesAndFollowByPolyakAveraging) {
   torch::manual_seed(1);
   auto nets = networks(2, std::nullopt);
   nn::FlatParameters flat(*nets);
   const auto range = nets->critics_range();
   const at::Tensor values = flat.values().narrow(0, range.offset, range.count);
-  Critics critics(nets->critics(), values, kBatch);
-  EXPECT_TRUE(critics.target_values().equal(values));
+  TargetCritics targets(nets->critics(), values);
+  EXPECT_TRUE(targets.values().equal(values));
+  EXPECT_FALSE(targets.values().is_same(values));
 
-  const at::Tensor before = critics.target_values().clone();
+  const at::Tensor before = targets.values().clone();
   {
     torch::NoGradGuard no_grad;
     values.add_(1.0);
   }
-  critics.update_targets(0.25);
-  EXPECT_TRUE(at::allclose(critics.target_values(), before + 0.25, 1e-6, 1e-6));
+  targets.update(0.25);
+  EXPECT_TRUE(at::allclose(targets.values(), before + 0.25, 1e-6, 1e-6));
+  targets.update(1.0);
+  EXPECT_TRUE(targets.values().equal(values));
 }
 
 TEST(CriticsTest, TargetIsTheSmallerCriticAndTheActorFollowsTheSmallerOne) {
@@ -81,7 +84,8 @@ TEST(CriticsTest, TargetIsTheSmallerCriticAndTheActorFollowsTheSmallerOne) {
   auto nets = networks(2, std::nullopt);
   nn::FlatParameters flat(*nets);
   const auto range = nets->critics_range();
-  Critics critics(nets->critics(), flat.values().narrow(0, range.offset, range.count), kBatch);
+  const TargetCritics targets(nets->critics(), range.of(flat.values()));
+  Critics critics(nets->critics(), targets, kBatch);
   const at::Tensor observations = at::randn({kBatch, kObservation});
   const at::Tensor actions = at::randn({kBatch, kAction}).set_requires_grad(true);
 
@@ -119,7 +123,8 @@ TEST(CriticsTest, TdLossGradientsAreTheScaledSumOfMeanSquaredErrors) {
   auto nets = networks(2, std::nullopt);
   nn::FlatParameters flat(*nets);
   const auto range = nets->critics_range();
-  Critics critics(nets->critics(), flat.values().narrow(0, range.offset, range.count), kBatch);
+  const TargetCritics target_critics(nets->critics(), range.of(flat.values()));
+  Critics critics(nets->critics(), target_critics, kBatch);
   const at::Tensor observations = at::randn({kBatch, kObservation});
   const at::Tensor actions = at::randn({kBatch, kAction});
   const at::Tensor targets = at::randn({kBatch});

@@ -89,7 +89,7 @@ std::string rows_named(const std::string& metrics, const std::string& part) {
 
 // The parser above reads what the agents write: checked on the CPU, where CI runs it (the cuda
 // tests below compare checkpoints through it).
-TEST(AgentStateArrays, ReadPpoAndDqnCheckpointsOfCartPole) {
+TEST(AgentStateArrays, ReadPpoDqnAndSacCheckpoints) {
   const fs::path dir =
       fs::temp_directory_path() / ("mnrl_agent_arrays_test_" + std::to_string(::getpid()));
   fs::remove_all(dir);
@@ -116,6 +116,17 @@ TEST(AgentStateArrays, ReadPpoAndDqnCheckpointsOfCartPole) {
       "dqn", 2);
   ASSERT_EQ(dqn.size(), 4u);
   for (const auto& array : dqn) EXPECT_EQ(array.size(), kDqnParameters);
+  // Pendulum's 3 observations and 1 action: two [64, 64] critics of (s, a), an actor with a mean
+  // and a log-std head, log alpha; the targets and the critics' Adam cover the critics.
+  constexpr std::size_t kCritic = 4 * 64 + 64 + 64 * 64 + 64 + 65;
+  constexpr std::size_t kActor = 3 * 64 + 64 + 64 * 64 + 64 + 2 * 65;
+  const auto sac = last_agent_arrays(
+      train("pendulum_sac.yaml",
+            {"train.total_steps=300", "train.eval_interval=0", "checkpoint.replay_buffer=false"}),
+      "sac", 2);
+  ASSERT_EQ(sac.size(), 4u);
+  EXPECT_EQ(sac[0].size(), 2 * kCritic + kActor + 1);
+  for (std::size_t k = 1; k < sac.size(); ++k) EXPECT_EQ(sac[k].size(), 2 * kCritic);
   std::fclose(quiet);
   fs::remove_all(dir);
 }
@@ -334,6 +345,47 @@ TEST_F(CudaTrainingTest, DqnStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
        "dqn.learning_starts=500", "dqn.double_q=true", "dqn.prioritized=true"});
 }
 
+// SAC's, TD3's and DDPG's (SacGradientSteps, Td3GradientSteps: TD3's critic-only and
+// actor-and-targets steps are two graphs).
+TEST_F(CudaTrainingTest, OffPolicyStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
+  for (const std::string algo : {"sac", "td3", "ddpg"}) {
+    SCOPED_TRACE(algo);
+    expect_graphs_end_where_eager_steps_end(
+        "pendulum_" + algo + ".yaml", {"seed=2", "train.device=cuda", "train.total_steps=1500",
+                                       "train.eval_interval=0", algo + ".learning_starts=500"});
+    fs::remove_all(dir_ / "eager");
+    fs::remove_all(dir_ / "graphed");
+  }
+}
+
+// The same SAC and TD3 runs on cpu (hand-written passes) and cuda (autograd, the noise drawn on
+// the host as on the CPU): the same random warm-up episodes, and after one gradient step
+// parameters within one Adam step (2.5 x lr, as for DQN) and the critics' Adam moments within
+// rounding of the gradients.
+TEST_F(CudaTrainingTest, OneOffPolicyUpdateOnCudaAgreesWithTheCpu) {
+  constexpr double kLearningRate = 1e-3;  // both configs
+  for (const std::string algo : {"sac", "td3"}) {
+    const std::vector<std::string> common = {
+        "seed=3", "train.total_steps=1001", algo + ".learning_starts=1000", "train.eval_interval=0",
+        "checkpoint.replay_buffer=false"};
+    auto cpu = common, cuda = common;
+    cpu.push_back("train.device=cpu");
+    cuda.push_back("train.device=cuda");
+    const std::string config = "pendulum_" + algo + ".yaml";
+    run(config, cpu, algo + "_cpu");
+    run(config, cuda, algo + "_cuda");
+    EXPECT_EQ(rows_named(metrics_without_times(dir_ / (algo + "_cpu")), "episodic_return"),
+              rows_named(metrics_without_times(dir_ / (algo + "_cuda")), "episodic_return"))
+        << algo;
+    expect_arrays_near(
+        last_agent_arrays(dir_ / (algo + "_cpu"), algo, 2),
+        last_agent_arrays(dir_ / (algo + "_cuda"), algo, 2),
+        {"parameters", "target critics", "critics' Adam first moment",
+         "critics' Adam second moment"},
+        [&](std::size_t k, double scale) { return k < 2 ? 2.5 * kLearningRate : 1e-3 * scale; });
+  }
+}
+
 class CudaResumeTest : public CudaTrainingTest,
                        public ::testing::WithParamInterface<std::string> {};
 
@@ -344,6 +396,7 @@ TEST_P(CudaResumeTest, ResumingOnCudaIsBitwise) {
                                         "checkpoint.interval=1000", "checkpoint.keep=100",
                                         "train.eval_interval=1000"};
   if (GetParam() == "cartpole_dqn.yaml") overrides.push_back("dqn.learning_starts=500");
+  if (GetParam() == "pendulum_sac.yaml") overrides.push_back("train.eval_episodes=5");
   const auto whole = run(GetParam(), overrides, "whole");
   ASSERT_FALSE(whole.training.interrupted);
   const auto resumed = resume_from_first_checkpoint(dir_ / "whole", dir_ / "resumed", settings_);
@@ -381,9 +434,11 @@ TEST_P(CudaResumeTest, ResumesOnTheOtherDevice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Agents, CudaResumeTest,
-                         ::testing::Values("cartpole_ppo.yaml", "cartpole_dqn.yaml"),
+                         ::testing::Values("cartpole_ppo.yaml", "cartpole_dqn.yaml",
+                                           "pendulum_sac.yaml"),
                          [](const auto& info) {
-                           return info.param.substr(9, info.param.size() - 14);
+                           const std::size_t at = info.param.find('_') + 1;
+                           return info.param.substr(at, info.param.size() - at - 5);
                          });
 
 }  // namespace

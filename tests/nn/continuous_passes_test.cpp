@@ -130,17 +130,7 @@ TEST_P(ContinuousActorPassTest, SquashedGaussianSampleMatchesAutograd) {
   const at::Tensor log_prob_gradients = at::randn({kBatch});
 
   // SB3's SquashedDiagGaussianDistribution.log_prob_from_params, with tensor ops.
-  const at::Tensor mean = actor->forward(observations);
-  const at::Tensor log_std = at::clamp(actor->raw_log_std(observations), -20.0, 2.0);
-  const at::Tensor std = at::exp(log_std);
-  const at::Tensor u = mean + std * noise;
-  const at::Tensor actions = at::tanh(u);
-  // log N(u; mean, std) with (u - mean) / std written as the noise: the same function of the
-  // parameters (its gradient through u - mean cancels), without the float cancellation of
-  // u - mean at std = exp(-20).
-  const at::Tensor gaussian = -0.5 * noise * noise - log_std - 0.5 * std::log(2.0 * M_PI);
-  const at::Tensor log_probs =
-      gaussian.sum(1) - at::log(1.0 - actions * actions + 1e-6).sum(1);
+  const auto [actions, log_probs] = actor->sample(observations, noise);
   ((actions * action_gradients).sum() + (log_probs * log_prob_gradients).sum()).backward();
   const at::Tensor autograd_gradients = parameters.gradients().clone();
   parameters.gradients().fill_(123.0f);
