@@ -39,7 +39,7 @@ ExperimentOptions read_experiment(core::ConfigDocument document,
   ExperimentOptions options;
   document.read_into(options);
   resolve_config_paths(options.env, document, config_dir);
-  validate_experiment(options, document);
+  options.network_bytes = validate_experiment(options, document);
   // The resolved config names the env's plugin by its absolute path (wherever the env came
   // from: env.plugin or --plugin), so that the run resumes and evaluates from any directory.
   const std::string& plugin = envs::Registry::global().origin(options.env.id);
@@ -99,9 +99,9 @@ std::string gigabytes(double bytes) {
 // Refuses networks, rollouts, replay buffers and envs that would not fit in the memory available
 // (MemAvailable, or the cgroup's limit): with a message naming the key of the largest part,
 // before a gigabyte is allocated (or a LibTorch allocation trace is printed). `env_bytes`: what
-// one env held when made.
-void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, double env_bytes,
-                 const core::ConfigDocument& document) {
+// one env held when made. Returns the networks' part (what a GPU must hold of it).
+double check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, double env_bytes,
+                   const core::ConfigDocument& document) {
   const auto& hidden = options.network.hidden_sizes;
   if (hidden.size() > kMaxHiddenLayers) {
     throw document.error_at("network.hidden_sizes",
@@ -146,7 +146,7 @@ void check_sizes(const ExperimentOptions& options, const envs::EnvSpec& spec, do
   const double envs_bytes = env_count * (env_bytes + 4 * observation_bytes);
   const double bytes = network_bytes + stored_bytes + envs_bytes;
   const std::optional<core::AvailableMemory> available = core::available_memory();
-  if (!available || bytes <= available->bytes) return;
+  if (!available || bytes <= available->bytes) return network_bytes;
   std::string key = "network.hidden_sizes";
   if (stored_bytes > std::max(network_bytes, envs_bytes)) key = stored.key;
   if (envs_bytes > std::max(network_bytes, stored_bytes)) key = "env.num_envs";
@@ -446,7 +446,7 @@ void check_action_space(const ExperimentOptions& options, const envs::Space& act
 
 }  // namespace
 
-void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
+double validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document) {
   // What the config decides alone, with no side effects...
   check_run_name(options.name, document);
   check_device(options, document);
@@ -463,8 +463,9 @@ void validate_experiment(const ExperimentOptions& options, const core::ConfigDoc
   options.algorithm().validate(options.algorithm_section(),
                                {document, options.env, spec, options.network});
   check_encoder(options, spec, document);
-  check_sizes(options, spec, env_bytes, document);
+  const double network_bytes = check_sizes(options, spec, env_bytes, document);
   check_action_space(options, spec.action_space, document);
+  return network_bytes;
 }
 
 }  // namespace mnrl::experiments

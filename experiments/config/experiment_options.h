@@ -143,6 +143,10 @@ struct ExperimentOptions {
   CheckpointOptions checkpoint;
   LoggingOptions logging;
   DistributedOptions distributed;
+  // Not a key: about how many bytes the networks with their gradients and Adam's moments take,
+  // as validation estimated them from the env's spec (0 where not validated). A GPU must hold
+  // at least this much (check_device_options).
+  double network_bytes = 0.0;
 
   RunSubject subject() const { return {algo, env.id}; }
   // The chosen algorithm, and its section.
@@ -187,7 +191,8 @@ ExperimentOptions parse_experiment(const std::string& yaml, const std::string& s
 // Whether the chosen algorithm's section asks for gSDE exploration (its use_sde).
 bool uses_sde(const ExperimentOptions& options);
 
-// The checks of load_experiment on options read from `document`.
-void validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);
+// The checks of load_experiment on options read from `document`; returns the estimate of
+// ExperimentOptions::network_bytes.
+double validate_experiment(const ExperimentOptions& options, const core::ConfigDocument& document);
 
 }  // namespace mnrl::experiments

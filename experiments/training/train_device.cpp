@@ -3,14 +3,17 @@
 #include <torch/cuda.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 
 #include "core/config.h"
 #include "distributed/communicator.h"
 #include "experiments/training/topology_registry.h"
+#include "nn/gpu_memory.h"
 #include "nn/precision.h"
 
 namespace mnrl::experiments {
@@ -86,8 +89,28 @@ std::string resolve_train_device(const ExperimentOptions& options, int local_ran
   return answers.emplace(question, resolve_once(options, local_rank)).first->second;
 }
 
+std::string why_gpu_memory_short(double network_bytes, double free_bytes,
+                                 const std::string& device) {
+  if (network_bytes <= free_bytes) return "";
+  const auto gib = [](double bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return std::string(text);
+  };
+  return "network.hidden_sizes (with network.encoder): the networks, their gradients and Adam's "
+         "moments take about " +
+         gib(network_bytes) + ", and " + device + " has " + gib(free_bytes) +
+         " free: use smaller networks, a GPU with more memory free, or train.device: cpu";
+}
+
 void check_device_options(const ExperimentOptions& options, int local_rank) {
   const std::string device = resolve_train_device(options, local_rank);
+  if (device != "cpu") {
+    if (const std::optional<double> free = nn::gpu_free_bytes(at::Device(device))) {
+      const std::string why = why_gpu_memory_short(options.network_bytes, *free, device);
+      if (!why.empty()) throw core::ConfigError(why);
+    }
+  }
   const auto chose_the_cpu = [&](const std::string& setting) {
     return core::ConfigError(setting + ", but train.device: " + options.train.device +
                              " chose the CPU (no GPU usable here)");

@@ -20,8 +20,14 @@ std::string resolve_train_device(const ExperimentOptions& options, int local_ran
 
 // Throws core::ConfigError naming the key where train.cuda_graphs: on or train.precision (other
 // than fp32) cannot be had on the device train.device resolves to for `local_rank`: the CPU
-// (auto found no GPU), or for bf16 a GPU without bfloat16. Throws as resolve_train_device().
+// (auto found no GPU), or for bf16 a GPU without bfloat16; and where that GPU has less memory
+// free than the networks take (options.network_bytes). Throws as resolve_train_device().
 void check_device_options(const ExperimentOptions& options, int local_rank = 0);
+
+// Why a GPU with `free_bytes` free cannot hold networks of `network_bytes` (naming
+// network.hidden_sizes), or empty where it can.
+std::string why_gpu_memory_short(double network_bytes, double free_bytes,
+                                 const std::string& device);
 
 // `options` training on the CPU, in float32, capturing nothing: what a checkpoint's evaluation
 // and an actor of an actors-and-learners job (whose learners may train on a GPU) run with.

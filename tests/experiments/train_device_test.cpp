@@ -25,10 +25,28 @@ TEST(TrainDeviceTest, CpuAndAutoWithoutAGpuResolveToTheCpu) {
             torch::cuda::is_available()
                 ? "cuda:" + std::to_string(3 % torch::cuda::device_count())
                 : "cpu");
-  // Algorithms without an autograd path, and gSDE, stay on the CPU under auto.
-  EXPECT_EQ(resolve_train_device(options_of("pendulum_sac.yaml", "auto")), "cpu");
+  // A3C (Hogwild threads on the CPU), and gSDE, stay on the CPU under auto.
+  EXPECT_EQ(resolve_train_device(options_of("cartpole_a3c.yaml", "auto")), "cpu");
   EXPECT_EQ(resolve_train_device(options_of("pendulum_a2c.yaml", "auto")), "cpu");
-  EXPECT_FALSE(trains_on_cuda(options_of("pendulum_sac.yaml", "auto")));
+  EXPECT_FALSE(trains_on_cuda(options_of("cartpole_a3c.yaml", "auto")));
+  EXPECT_EQ(trains_on_cuda(options_of("pendulum_sac.yaml", "auto")), torch::cuda::is_available());
+}
+
+// Validation estimates what the networks take with their gradients and Adam's moments; a GPU
+// with less free is refused before training, naming the key.
+TEST(TrainDeviceTest, AGpuWithLessMemoryFreeThanTheNetworksTakeIsRefusedByName) {
+  const ExperimentOptions small = options_of("cartpole_ppo.yaml", "cpu");
+  const ExperimentOptions large = load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml",
+                                                  {"network.hidden_sizes=[4096,4096]"});
+  // Two networks of 4 x 64 + 64 x 64 weights (and biases and heads), 16 bytes per parameter.
+  EXPECT_GT(small.network_bytes, 2 * (4 * 64 + 64 * 64) * 16.0);
+  EXPECT_LT(small.network_bytes, 2 * (4 * 64 + 64 * 64) * 16.0 * 1.5);
+  EXPECT_GT(large.network_bytes, 2 * 4096.0 * 4096.0 * 16.0);
+  EXPECT_EQ(why_gpu_memory_short(small.network_bytes, 1e9, "cuda:0"), "");
+  const std::string why =
+      why_gpu_memory_short(large.network_bytes, 0.3 * 1024 * 1024 * 1024, "cuda:1");
+  EXPECT_NE(why.find("network.hidden_sizes"), std::string::npos) << why;
+  EXPECT_NE(why.find("take about 0.5 GiB, and cuda:1 has 0.3 GiB free"), std::string::npos) << why;
 }
 
 TEST(TrainDeviceTest, CudaWhereNoGpuIsUsableIsAConfigErrorNamingTheKey) {
