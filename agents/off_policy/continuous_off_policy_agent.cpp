@@ -1,16 +1,38 @@
 #include "agents/off_policy/continuous_off_policy_agent.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/ops/cat.h>
 #include <torch/utils.h>
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "agents/schedule.h"
 #include "core/rng.h"
 #include "nn/policy_export.h"
 
 namespace mnrl::agents {
+namespace {
+
+// What `make` returns, with LibTorch's CPU generator left as it was: a module made only to be
+// overwritten draws initial weights, which would make a GPU run's saved generator differ from a
+// CPU run's.
+template <class Make>
+auto without_drawing(const Make& make) {
+  auto generator = at::detail::getDefaultCPUGenerator();
+  at::Tensor state;
+  {
+    const std::lock_guard<std::mutex> lock(generator.mutex());
+    state = generator.get_state();
+  }
+  auto made = make();  // draws, taking the generator's lock itself
+  const std::lock_guard<std::mutex> lock(generator.mutex());
+  generator.set_state(state);
+  return made;
+}
+
+}  // namespace
 
 ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPolicyOptions& options,
                                                    ActionBounds bounds, nn::ContinuousActor actor,
@@ -33,7 +55,7 @@ ContinuousOffPolicyAgent::ContinuousOffPolicyAgent(std::string tag, const OffPol
       min_replay_size_(options_.batch_size),
       explore_at_warmup_(explore_at_warmup) {
   if (!trained_actor_->parameters().front().is_cpu()) {
-    actor_ = nn::ContinuousActor(trained_actor_->options);
+    actor_ = without_drawing([&] { return nn::ContinuousActor(trained_actor_->options); });
     acting_parameters_ = std::make_unique<nn::FlatParameters>(*actor_);
     refresh_acting_actor();
   }

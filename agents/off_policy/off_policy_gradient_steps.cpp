@@ -1,12 +1,12 @@
 #include "agents/off_policy/off_policy_gradient_steps.h"
 
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/stack.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros.h>
+
 #include <algorithm>
 #include <stdexcept>
-
-#include <ATen/TensorOperators.h>
-#include <ATen/ops/minimum.h>
-#include <ATen/ops/stack.h>
-#include <ATen/ops/zeros.h>
 
 #include "nn/capturable_adam.h"
 
@@ -69,7 +69,10 @@ at::Tensor OffPolicyGradientSteps::min_q(const std::vector<nn::ContinuousQNetwor
                                          const at::Tensor& actions) {
   at::Tensor smallest = critics.at(0).ptr()->forward(observations, actions).squeeze(1);
   for (std::size_t i = 1; i < count; ++i) {
-    smallest = at::minimum(smallest, critics[i].ptr()->forward(observations, actions).squeeze(1));
+    const at::Tensor q = critics[i].ptr()->forward(observations, actions).squeeze(1);
+    // The first on ties takes the whole gradient, as the hand-written step and SB3's
+    // torch.min give it (at::minimum would split it: ties are frequent in bf16).
+    smallest = at::where(q < smallest, q, smallest);
   }
   return smallest;
 }

@@ -67,7 +67,7 @@ class OffPolicyGradientSteps {
   };
   // Of the critics at the staged (s, a) against `targets` [batch].
   CriticLosses critic_losses(const at::Tensor& targets);
-  // min over the first `count` of `critics` of Q(s, a) [batch].
+  // min over the first `count` of `critics` of Q(s, a) [batch] (the first on ties).
   static at::Tensor min_q(const std::vector<nn::ContinuousQNetwork>& critics, std::size_t count,
                           const at::Tensor& observations, const at::Tensor& actions);
 

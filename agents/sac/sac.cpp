@@ -98,7 +98,8 @@ std::vector<double> Sac::learning_rates() const {
 }
 
 double Sac::alpha() const {
-  return log_alpha_.defined() ? std::exp(static_cast<double>(log_alpha_.data_ptr<float>()[0]))
+  // item(): log alpha may be on a GPU.
+  return log_alpha_.defined() ? std::exp(static_cast<double>(log_alpha_.item<float>()))
                               : fixed_alpha_;
 }
 

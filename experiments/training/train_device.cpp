@@ -103,10 +103,26 @@ std::string why_gpu_memory_short(double network_bytes, double free_bytes,
          " free: use smaller networks, a GPU with more memory free, or train.device: cpu";
 }
 
+namespace {
+
+// A GPU's free memory as this process first asked, before its own networks, allocator cache
+// and graphs took some: later checks (a second agent, a resume in the same process) compare with
+// that, not with what this process holds itself.
+std::optional<double> free_bytes_at_first_ask(const std::string& device) {
+  static std::mutex mutex;
+  static std::map<std::string, std::optional<double>> answers;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto found = answers.find(device);
+  if (found != answers.end()) return found->second;
+  return answers[device] = nn::gpu_free_bytes(at::Device(device));
+}
+
+}  // namespace
+
 void check_device_options(const ExperimentOptions& options, int local_rank) {
   const std::string device = resolve_train_device(options, local_rank);
   if (device != "cpu") {
-    if (const std::optional<double> free = nn::gpu_free_bytes(at::Device(device))) {
+    if (const std::optional<double> free = free_bytes_at_first_ask(device)) {
       const std::string why = why_gpu_memory_short(options.network_bytes, *free, device);
       if (!why.empty()) throw core::ConfigError(why);
     }
