@@ -1,6 +1,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -10,8 +11,11 @@
 #include "apps/commands.h"
 #include "apps/config_path.h"
 #include "apps/env_arguments.h"
+#include "core/run_directory.h"
 #include "core/stop_signal.h"
+#include "experiments/config/experiment_options.h"
 #include "experiments/runs/train_job.h"
+#include "experiments/studies/seed_study.h"
 
 namespace mnrl::apps {
 namespace {
@@ -41,7 +45,54 @@ struct TrainArguments {
   std::string run_dir;
   std::string command_line;
   std::vector<std::string> plugins;  // --plugin PATH, loaded first
+  std::string seeds;                 // --seeds 1-5: a study of one run per seed
+  int jobs = 0;  // --jobs N: a study's runs at a time (0: one per train.threads cores)
 };
+
+// This program, for a study's child runs.
+std::string this_program() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// `mnrl train CONFIG --seeds ...`: checks the config once (a config error stops the study
+// before anything is written), makes the study directory and runs the seeds.
+int train_seeds(const TrainArguments& args) {
+  const std::optional<std::vector<std::int64_t>> seeds = experiments::parse_seeds(args.seeds);
+  if (!seeds) {
+    std::fprintf(stderr,
+                 "mnrl train: --seeds '%s' is not a list of seeds: use 1-5, 1,3,7 or 1-3,8 "
+                 "(each at least 0, none twice)\n",
+                 args.seeds.c_str());
+    return kExitUsage;
+  }
+  experiments::SeedStudy study;
+  std::string name;
+  try {
+    const experiments::ExperimentOptions options =
+        experiments::load_experiment(args.config, args.overrides);
+    name = options.name;
+    study.jobs = args.jobs > 0 ? args.jobs : experiments::default_jobs(options.train.threads);
+  } catch (const core::ConfigError& e) {
+    std::fprintf(stderr, "mnrl train: config error: %s\n", e.what());
+    return kExitUsage;
+  }
+  study.program = this_program();
+  study.config = std::filesystem::absolute(args.config).string();
+  study.overrides = args.overrides;
+  for (const std::string& plugin : args.plugins) {
+    study.plugins.push_back(std::filesystem::absolute(plugin).string());
+  }
+  study.seeds = *seeds;
+  std::filesystem::path dir;
+  try {
+    dir = core::create_run_directory(args.run_dir, name + "-seeds");
+  } catch (const core::RunDirectoryError& e) {
+    std::fprintf(stderr, "mnrl train: %s\n", e.what());
+    return kExitUsage;
+  }
+  std::printf("study of %zu seeds, %d at a time: %s (each run's output in seed_N.log)\n",
+              study.seeds.size(), study.jobs, dir.c_str());
+  std::fflush(stdout);
+  return experiments::run_seed_study(study, dir, stdout);
+}
 
 experiments::TrainJobRequest request_of(const TrainArguments& args) {
   experiments::TrainJobRequest request;
@@ -132,8 +183,22 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
       ->allow_extra_args(false);
   resume_option->excludes(
       train->add_option("--seed", args->seed, "Experiment seed (same as --set seed=N)"));
-  resume_option->excludes(train->add_option(
-      "--run-dir", args->run_dir, "Directory for this run (default: runs/<name>-<timestamp>)"));
+  auto* run_dir_option = train->add_option(
+      "--run-dir", args->run_dir,
+      "Directory for this run, or with --seeds the study (default: runs/<name>-<timestamp>, "
+      "runs/<name>-seeds-<timestamp>)");
+  resume_option->excludes(run_dir_option);
+  auto* seeds_option = train->add_option(
+      "--seeds", args->seeds,
+      "Train one run per seed, e.g. 1-5 or 1,3,7, as parallel processes in one study directory "
+      "(resume it with --resume STUDY)");
+  seeds_option->type_name("SEEDS")->excludes(resume_option);
+  train->get_option("--seed")->excludes(seeds_option);
+  train
+      ->add_option("--jobs", args->jobs,
+                   "With --seeds, or --resume of a study: runs at a time (default: one per "
+                   "train.threads cores)")
+      ->check(CLI::Range(1, 1024));
   train
       ->add_option("--progress", args->progress,
                    "Progress display: live (one line redrawn), lines (one every log_interval "
@@ -149,12 +214,22 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
                                    "run to resume (mnrl train --resume RUN_DIR)\n");
               return kExitUsage;
             }
+            if (!args->resume.empty() && experiments::is_seed_study(args->resume)) {
+              try {
+                return experiments::resume_seed_study(args->resume, this_program(), args->jobs,
+                                                      stdout);
+              } catch (const std::runtime_error& e) {
+                std::fprintf(stderr, "mnrl train: %s\n", e.what());
+                return kExitUsage;
+              }
+            }
             args->config = find_config(args->config);
             if (const std::string unknown = unknown_config_message(args->config);
                 !unknown.empty()) {
               std::fprintf(stderr, "mnrl train: config error: %s\n", unknown.c_str());
               return kExitUsage;
             }
+            if (!args->seeds.empty()) return train_seeds(*args);
             return report(experiments::run_train_job(request_of(*args)));
           }};
 }
