@@ -15,6 +15,7 @@
 #include "core/stop_signal.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/runs/train_job.h"
+#include "experiments/studies/child_runs.h"
 #include "experiments/studies/seed_study.h"
 
 namespace mnrl::apps {
@@ -70,6 +71,7 @@ int train_seeds(const TrainArguments& args) {
         experiments::load_experiment(args.config, args.overrides);
     name = options.name;
     study.jobs = args.jobs > 0 ? args.jobs : experiments::default_jobs(options.train.threads);
+    study.resolved_config = experiments::resolved_config_yaml(options);
   } catch (const core::ConfigError& e) {
     std::fprintf(stderr, "mnrl train: config error: %s\n", e.what());
     return kExitUsage;
@@ -91,7 +93,37 @@ int train_seeds(const TrainArguments& args) {
   std::printf("study of %zu seeds, %d at a time: %s (each run's output in seed_N.log)\n",
               study.seeds.size(), study.jobs, dir.c_str());
   std::fflush(stdout);
-  return experiments::run_seed_study(study, dir, stdout);
+  try {
+    return experiments::run_seed_study(study, dir, stdout);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "mnrl train: %s\n", e.what());
+    return kExitFailure;
+  }
+}
+
+// `mnrl train --resume STUDY`: the study's own options only (its seeds keep their config).
+int resume_seeds(const TrainArguments& args) {
+  if (!args.overrides.empty() || args.allow_changes || args.progress != "auto" ||
+      !args.plugins.empty()) {
+    std::fprintf(stderr,
+                 "mnrl train: --resume %s resumes a study of seeds, which takes --jobs only: its "
+                 "seeds keep the config, plugins and progress display they started with (resume "
+                 "one seed with mnrl train --resume %s/seed_N for more)\n",
+                 args.resume.c_str(), args.resume.c_str());
+    return kExitUsage;
+  }
+  try {
+    return experiments::resume_seed_study(args.resume, this_program(), args.jobs, stdout);
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "mnrl train: %s\n", e.what());
+    return kExitUsage;
+  }
+}
+
+bool refuse_study_under_mpi() {
+  const std::optional<std::string> refused = experiments::why_no_study_here();
+  if (refused) std::fprintf(stderr, "mnrl train: %s\n", refused->c_str());
+  return refused.has_value();
 }
 
 experiments::TrainJobRequest request_of(const TrainArguments& args) {
@@ -208,21 +240,23 @@ Command add_train_command(CLI::App& mnrl, const std::string& command_line) {
       ->check(CLI::IsMember({"auto", "live", "lines", "none"}));
   add_plugin_option(*train, args->plugins);
   return {train, [args] {
+            experiments::follow_study_parent();
             if (!load_plugins(args->plugins, "train")) return kExitUsage;
             if (args->config.empty() && args->resume.empty()) {
               std::fprintf(stderr, "mnrl train: give an experiment file (mnrl train CONFIG) or a "
                                    "run to resume (mnrl train --resume RUN_DIR)\n");
               return kExitUsage;
             }
-            if (!args->resume.empty() && experiments::is_seed_study(args->resume)) {
-              try {
-                return experiments::resume_seed_study(args->resume, this_program(), args->jobs,
-                                                      stdout);
-              } catch (const std::runtime_error& e) {
-                std::fprintf(stderr, "mnrl train: %s\n", e.what());
-                return kExitUsage;
-              }
+            const bool study = !args->seeds.empty() ||
+                               (!args->resume.empty() && experiments::is_seed_study(args->resume));
+            if (study && refuse_study_under_mpi()) return kExitUsage;
+            if (!study && args->jobs > 0) {
+              std::fprintf(stderr,
+                           "mnrl train: --jobs goes with --seeds (or --resume of a "
+                           "study): a lone run is one process\n");
+              return kExitUsage;
             }
+            if (!args->resume.empty() && study) return resume_seeds(*args);
             args->config = find_config(args->config);
             if (const std::string unknown = unknown_config_message(args->config);
                 !unknown.empty()) {

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include <ATen/core/Tensor.h>
+#include "distributed/launcher.h"
 
 namespace mnrl::distributed {
 
@@ -98,17 +100,5 @@ std::unique_ptr<Communicator> make_communicator(const std::string& backend,
 std::unique_ptr<Communicator> make_group_communicator(const std::string& backend,
                                                       bool gpu_gradients,
                                                       std::unique_ptr<Communicator> group);
-
-// The ranks of the job as its launcher says (Open MPI's, MPICH's or PMIx's size, srun's
-// tasks); 1 outside a launcher or where it does not say.
-int ranks_in_this_job();
-
-// Whether this process was started by mpirun/mpiexec/srun (from their environment variables).
-bool launched_by_mpi();
-
-// How many ranks of the job run on this host, as the launcher says (Open MPI's local size,
-// MPICH's MPI_LOCALNRANKS, Slurm's tasks on this node); 1 outside a launcher or where it does
-// not say.
-int ranks_on_this_host();
 
 }  // namespace mnrl::distributed

@@ -341,6 +341,11 @@ void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
 
 }  // namespace
 
+std::string resolved_config_yaml(const ExperimentOptions& options) {
+  ExperimentOptions resolved = options;  // visit() is not const: it also reads
+  return core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
+}
+
 ExperimentOptions load_experiment(const std::string& path,
                                   const std::vector<std::string>& overrides) {
   return read_experiment(core::ConfigDocument::parse_file(path), overrides,

@@ -188,6 +188,10 @@ ExperimentOptions load_experiment(const std::string& path,
 ExperimentOptions parse_experiment(const std::string& yaml, const std::string& source_name,
                                    const std::vector<std::string>& overrides = {});
 
+// The resolved config as YAML (every key, as the run trains with it): a run directory's
+// config.yaml, from which the run resumes.
+std::string resolved_config_yaml(const ExperimentOptions& options);
+
 // Whether the chosen algorithm's section asks for gSDE exploration (its use_sde).
 bool uses_sde(const ExperimentOptions& options);
 

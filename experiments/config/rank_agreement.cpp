@@ -29,8 +29,7 @@ std::optional<std::uint32_t> file_crc(const std::string& path) {
 }  // namespace
 
 std::string agreement_text(const ExperimentOptions& options, std::int64_t resume_step) {
-  ExperimentOptions resolved = options;
-  std::string text = core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); });
+  std::string text = resolved_config_yaml(options);
   text += "\nmnrl_program: " +
           core::yaml_quoted(std::string(core::version()) + " (" + core::source_revision() + ")") +
           "\n";

@@ -54,6 +54,9 @@ std::string summary_yaml(const TrainingResult& r) {
   out.key("seconds").number(r.seconds);
   out.key("sps").number(r.seconds > 0 ? static_cast<double>(r.steps) / r.seconds : 0.0);
   out.key("interrupted").boolean(r.interrupted);
+  // Trained to the end (or stopped early by its rule), even when a stop cut the final
+  // evaluation short: nothing to resume.
+  out.key("training_complete").boolean(!r.interrupted || r.stopped_in_final_evaluation);
   if (r.stopped_early) {
     out.key("stopped_early").begin_map();
     out.key("at_step").integer(r.stopped_early->step);
@@ -123,10 +126,8 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
                                                      const fs::path& run_dir, bool allowed,
                                                      bool with_set) {
   if (!checkpoint.has("config.yaml")) return {};
-  ExperimentOptions resolved = options;
   const std::vector<core::ConfigChange> changes =
-      core::config_changes(checkpoint.read("config.yaml"),
-                           core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+      core::config_changes(checkpoint.read("config.yaml"), resolved_config_yaml(options));
   // The sections of the other algorithms do not take part in this run.
   const auto unused = [&](const core::ConfigChange& change) {
     for (const auto& algo : agents::AgentRegistry::global().names()) {
@@ -156,9 +157,7 @@ std::vector<core::ConfigChange> config_changes_since(const Checkpoint& checkpoin
 
 // The resolved config, as the run trains with it.
 void write_config_yaml(const fs::path& run_dir, const ExperimentOptions& options) {
-  ExperimentOptions resolved = options;
-  core::write_file_atomically(run_dir / "config.yaml",
-                              core::to_yaml([&](core::ConfigVisitor& v) { resolved.visit(v); }));
+  core::write_file_atomically(run_dir / "config.yaml", resolved_config_yaml(options));
 }
 
 // Moves checkpoints newer than `kept` (unusable ones the resume skipped) out of the way, so

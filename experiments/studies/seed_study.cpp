@@ -1,15 +1,13 @@
 #include "experiments/studies/seed_study.h"
 
-#include <fcntl.h>
-#include <spawn.h>
+#include <sched.h>
 #include <sys/wait.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -18,19 +16,23 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/exit_codes.h"
 #include "core/files.h"
 #include "core/run_directory.h"
-#include "core/stop_signal.h"
 #include "core/yaml_writer.h"
-
-extern char** environ;
+#include "distributed/launcher.h"
+#include "experiments/checkpoints/checkpoint.h"
+#include "experiments/studies/child_runs.h"
 
 namespace mnrl::experiments {
 namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kStudyFile = "study.yaml";
+constexpr const char* kConfigFile = "config.yaml";
 constexpr double kProgressSeconds = 10.0;  // between progress lines
+constexpr std::uintmax_t kMaxStudyFileBytes = 1 << 20;  // far above 10,000 seeds' lines
+constexpr int kMaxJobs = 1024;                          // as --jobs allows
 
 // A seed's run within the study.
 struct SeedRun {
@@ -40,8 +42,14 @@ struct SeedRun {
   pid_t pid = 0;                   // while running
 };
 
+const std::set<std::string> kStatuses{"pending", "running", "done", "stopped", "failed"};
+
 fs::path run_dir_of(const fs::path& study_dir, std::int64_t seed) {
   return study_dir / ("seed_" + std::to_string(seed));
+}
+
+fs::path log_of(const fs::path& study_dir, std::int64_t seed) {
+  return study_dir / ("seed_" + std::to_string(seed) + ".log");
 }
 
 void write_study(const fs::path& dir, const SeedStudy& study, const std::vector<SeedRun>& runs) {
@@ -60,24 +68,44 @@ void write_study(const fs::path& dir, const SeedStudy& study, const std::vector<
   core::write_file_atomically(dir / kStudyFile, out.str());
 }
 
+void require(bool holds, const std::string& what) {
+  if (!holds) throw std::runtime_error(what);
+}
+
+// study.yaml as write_study() writes it, each value checked (the file may have been edited).
 std::vector<SeedRun> read_study(const fs::path& dir, SeedStudy& study) {
   const fs::path path = dir / kStudyFile;
   try {
+    std::error_code error;
+    const std::uintmax_t bytes = fs::file_size(path, error);
+    require(!error, "it cannot be read");
+    require(bytes <= kMaxStudyFileBytes,
+            "it holds " + std::to_string(bytes) + " bytes, more than a study ever writes");
+    require(fs::is_regular_file(dir / kConfigFile, error),
+            "its config.yaml is missing from " + dir.string());
     const YAML::Node root = YAML::LoadFile(path.string());
     study.config = root["config"].as<std::string>();
     study.jobs = root["jobs"].as<int>();
+    require(study.jobs >= 1 && study.jobs <= kMaxJobs,
+            "jobs: " + std::to_string(study.jobs) + " is outside [1, 1024]");
     for (const auto& o : root["overrides"]) study.overrides.push_back(o.as<std::string>());
     for (const auto& p : root["plugins"]) study.plugins.push_back(p.as<std::string>());
     std::vector<SeedRun> runs;
+    std::set<std::int64_t> seen;
     for (const auto& s : root["seeds"]) {
       SeedRun run;
       run.seed = s["seed"].as<std::int64_t>();
       run.status = s["status"].as<std::string>();
       run.exit_status = s["exit_status"].as<int>();
+      const std::string which = "seeds: seed " + std::to_string(run.seed);
+      require(run.seed >= 0, which + " is negative");
+      require(seen.insert(run.seed).second, which + " is listed twice");
+      require(kStatuses.count(run.status) > 0,
+              which + " has the unknown status '" + run.status + "'");
       study.seeds.push_back(run.seed);
       runs.push_back(run);
     }
-    if (runs.empty()) throw std::runtime_error("it lists no seeds");
+    require(!runs.empty(), "it lists no seeds");
     return runs;
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read the study '" + path.string() + "': " + e.what());
@@ -91,44 +119,40 @@ std::vector<std::string> child_arguments(const SeedStudy& study, const fs::path&
   if (resume) {
     args.insert(args.end(), {"--resume", run_dir_of(study_dir, seed).string()});
   } else {
-    args.push_back(study.config);
-    for (const std::string& o : study.overrides) args.insert(args.end(), {"--set", o});
-    args.insert(args.end(), {"--seed", std::to_string(seed), "--run-dir",
-                             run_dir_of(study_dir, seed).string()});
+    args.insert(args.end(), {(study_dir / kConfigFile).string(), "--seed", std::to_string(seed),
+                             "--run-dir", run_dir_of(study_dir, seed).string()});
   }
   for (const std::string& p : study.plugins) args.insert(args.end(), {"--plugin", p});
   args.insert(args.end(), {"--progress", "lines"});
   return args;
 }
 
-// Starts `args` in a process group of its own (so a terminal's Ctrl-C reaches the study
-// alone), its output appended to `log`. Throws std::runtime_error where it cannot.
-pid_t spawn_child(const std::vector<std::string>& args, const fs::path& log) {
-  posix_spawn_file_actions_t files;
-  posix_spawnattr_t attributes;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setpgroup(&attributes, 0);
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  for (const int signal : core::kStopSignals) sigaddset(&defaults, signal);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(&attributes, &defaults);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  const int error = posix_spawn(&pid, argv[0], &files, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&files);
-  posix_spawnattr_destroy(&attributes);
-  if (error != 0) {
-    throw std::runtime_error("cannot start '" + args[0] + "': " + std::strerror(error));
+// Whether the run trained to its end, as its summary.yaml says (its final evaluation may have
+// been stopped).
+bool training_complete(const fs::path& run_dir) {
+  try {
+    const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
+    return summary["training_complete"].as<bool>();
+  } catch (const std::exception&) {
+    return false;
   }
-  return pid;
+}
+
+// How a seed that is not done goes on, from what its run directory holds.
+enum class SeedStart { kDone, kResume, kFresh };
+
+SeedStart start_of(const fs::path& run_dir) {
+  std::error_code error;
+  if (!fs::exists(run_dir, error) || fs::is_empty(run_dir, error)) return SeedStart::kFresh;
+  if (training_complete(run_dir)) return SeedStart::kDone;
+  if (!list_checkpoints(run_dir).empty()) return SeedStart::kResume;
+  // Begun but stopped before its first checkpoint: kept for inspection, started anew.
+  fs::path aside = run_dir.string() + ".incomplete";
+  for (int n = 2; fs::exists(aside, error); ++n) {
+    aside = run_dir.string() + ".incomplete-" + std::to_string(n);
+  }
+  fs::rename(run_dir, aside);
+  return SeedStart::kFresh;
 }
 
 // The step of the last row of a run's metrics.csv (0 before any).
@@ -149,7 +173,8 @@ std::int64_t last_step(const fs::path& run_dir) {
   }
 }
 
-// The final evaluation's mean return of a finished run (its summary.yaml).
+// The final evaluation's mean return of a finished run (its summary.yaml); nullopt where the
+// final evaluation did not end.
 std::optional<double> final_return(const fs::path& run_dir) {
   try {
     const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
@@ -170,9 +195,11 @@ void say_progress(std::FILE* console, const fs::path& dir, const std::vector<See
                  " at step " + std::to_string(last_step(run_dir_of(dir, run.seed)));
     }
   }
-  std::fprintf(console, "seeds: %d done, %d running%s%s%s, %d waiting\n", counts["done"],
+  const std::string failed =
+      counts["failed"] > 0 ? ", " + std::to_string(counts["failed"]) + " failed" : "";
+  std::fprintf(console, "seeds: %d done, %d running%s%s%s, %d waiting%s\n", counts["done"],
                counts["running"], running.empty() ? "" : " (", running.c_str(),
-               running.empty() ? "" : ")", counts["pending"] + counts["stopped"]);
+               running.empty() ? "" : ")", counts["pending"] + counts["stopped"], failed.c_str());
   std::fflush(console);
 }
 
@@ -182,17 +209,22 @@ void say_summary(std::FILE* console, const fs::path& dir, const std::vector<Seed
   csv << "seed,status,final_mean_return\n";
   std::vector<double> returns;
   for (const SeedRun& run : runs) {
+    const long long seed = run.seed;
     const std::optional<double> r =
         run.status == "done" ? final_return(run_dir_of(dir, run.seed)) : std::nullopt;
     csv << run.seed << ',' << run.status << ',';
     if (r) {
       csv << *r;
       returns.push_back(*r);
-      std::fprintf(console, "seed %lld: final mean return %.2f\n",
-                   static_cast<long long>(run.seed), *r);
+      std::fprintf(console, "seed %lld: final mean return %.2f\n", seed, *r);
+    } else if (run.status == "done") {
+      std::fprintf(console, "seed %lld: trained, its final evaluation stopped (mnrl eval %s)\n",
+                   seed, run_dir_of(dir, run.seed).c_str());
+    } else if (run.status == "failed") {
+      std::fprintf(console, "seed %lld: failed with exit status %d (see %s)\n", seed,
+                   run.exit_status, log_of(dir, run.seed).c_str());
     } else {
-      std::fprintf(console, "seed %lld: %s (see %s)\n", static_cast<long long>(run.seed),
-                   run.status.c_str(), (dir / ("seed_" + std::to_string(run.seed) + ".log")).c_str());
+      std::fprintf(console, "seed %lld: %s\n", seed, run.status.c_str());
     }
     csv << '\n';
   }
@@ -208,75 +240,124 @@ void say_summary(std::FILE* console, const fs::path& dir, const std::vector<Seed
   core::write_file_atomically(dir / "summary.csv", csv.str());
 }
 
+// Records how `run`'s child ended.
+void record_end(SeedRun& run, int wait_status, bool stopping) {
+  run.exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
+  run.status = run.exit_status == 0                ? "done"
+               : run.exit_status > 128 && stopping ? "stopped"
+                                                   : "failed";
+  run.pid = 0;
+}
+
+// Asks every running child to stop and waits for them: where the study cannot go on.
+void stop_and_wait(std::vector<SeedRun>& runs) {
+  for (SeedRun& run : runs) {
+    if (run.status != "running") continue;
+    stop_child(run.pid, /*insist=*/false);
+    int status = 0;
+    while (::waitpid(run.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    record_end(run, status, /*stopping=*/true);
+  }
+}
+
 // Runs the seeds of `runs` that are not done, `study.jobs` at a time, until all ended or a stop
 // was asked for and the running ones ended.
 int drive(const SeedStudy& study, const fs::path& dir, std::vector<SeedRun>& runs,
           std::FILE* console) {
-  core::install_stop_handlers();
-  std::set<std::int64_t> resumable;  // stopped or failed seeds with a run directory
+  const core::RunDirectoryLock lock(dir);
+  StudyStopSignals signals;
+  std::set<std::int64_t> resumable;
   for (SeedRun& run : runs) {
     if (run.status == "done") continue;
-    const fs::path run_dir = run_dir_of(dir, run.seed);
-    std::error_code error;
-    if (fs::exists(run_dir, error) && !fs::is_empty(run_dir, error)) resumable.insert(run.seed);
-    run.status = "pending";
+    const SeedStart start = start_of(run_dir_of(dir, run.seed));
+    run.status = start == SeedStart::kDone ? "done" : "pending";
+    if (start == SeedStart::kResume) resumable.insert(run.seed);
   }
   write_study(dir, study, runs);
   bool forwarded = false;
   auto last_progress = std::chrono::steady_clock::now();
-  for (;;) {
-    const bool stopping = core::stop_requested();
-    int running = 0;
-    for (const SeedRun& run : runs) running += run.status == "running" ? 1 : 0;
-    if (stopping && !forwarded) {
+  try {
+    for (;;) {
+      const bool stopping = signals.first() != 0;
+      if (stopping && !forwarded) {
+        std::fprintf(console,
+                     "stopping: each running seed writes a checkpoint and ends (Ctrl-C "
+                     "again ends them at once)\n");
+        std::fflush(console);
+      }
+      const bool insisted = signals.insisted();
+      int running = 0;
       for (const SeedRun& run : runs) {
-        if (run.status == "running") ::kill(run.pid, core::stop_signal());
+        if (run.status != "running") continue;
+        ++running;
+        if (stopping && !forwarded) stop_child(run.pid, /*insist=*/false);
+        if (insisted) stop_child(run.pid, /*insist=*/true);
       }
-      forwarded = true;
-    }
-    for (SeedRun& run : runs) {
-      if (stopping || running >= study.jobs || run.status != "pending") continue;
-      const fs::path log = dir / ("seed_" + std::to_string(run.seed) + ".log");
-      run.pid = spawn_child(child_arguments(study, dir, run.seed, resumable.count(run.seed) > 0),
-                            log);
-      run.status = "running";
-      ++running;
-      write_study(dir, study, runs);
-    }
-    if (running == 0) break;
-    int status = 0;
-    const pid_t ended = ::waitpid(-1, &status, WNOHANG);
-    if (ended > 0) {
+      forwarded = stopping;
+      bool changed = false;
       for (SeedRun& run : runs) {
-        if (run.pid != ended || run.status != "running") continue;
-        run.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        run.status = run.exit_status == 0                           ? "done"
-                     : run.exit_status > 128 && core::stop_requested() ? "stopped"
-                                                                       : "failed";
-        run.pid = 0;
-        write_study(dir, study, runs);
+        if (stopping || running >= study.jobs || run.status != "pending") continue;
+        try {
+          run.pid =
+              spawn_child(child_arguments(study, dir, run.seed, resumable.count(run.seed) > 0),
+                          log_of(dir, run.seed));
+          run.status = "running";
+          ++running;
+        } catch (const std::runtime_error& e) {
+          std::fprintf(console, "seed %lld: %s\n", static_cast<long long>(run.seed), e.what());
+          run.status = "failed";
+          run.exit_status = 127;  // as a shell says of a program it cannot run
+        }
+        changed = true;
       }
-      continue;
+      if (running == 0) break;
+      for (SeedRun& run : runs) {
+        if (run.status != "running") continue;
+        int status = 0;
+        const pid_t pid = ::waitpid(run.pid, &status, WNOHANG);
+        if (pid == run.pid) {
+          record_end(run, status, signals.first() != 0);
+          changed = true;
+        } else if (pid < 0 && errno != EINTR) {
+          std::fprintf(console, "seed %lld: lost its process %d: %s\n",
+                       static_cast<long long>(run.seed), static_cast<int>(run.pid),
+                       std::strerror(errno));
+          run.status = "failed";
+          run.exit_status = 1;
+          run.pid = 0;
+          changed = true;
+        }
+      }
+      if (changed) {
+        write_study(dir, study, runs);
+        continue;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const auto now = std::chrono::steady_clock::now();
+      if (std::chrono::duration<double>(now - last_progress).count() >= kProgressSeconds) {
+        say_progress(console, dir, runs);
+        last_progress = now;
+      }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    const auto now = std::chrono::steady_clock::now();
-    if (std::chrono::duration<double>(now - last_progress).count() >= kProgressSeconds) {
-      say_progress(console, dir, runs);
-      last_progress = now;
-    }
+    say_progress(console, dir, runs);
+    say_summary(console, dir, runs);
+  } catch (const std::exception& e) {
+    // Writing study.yaml or summary.csv failed (a full disk): the runs keep their checkpoints.
+    std::fprintf(console, "mnrl train: the study cannot go on: %s; stopping its seeds\n", e.what());
+    stop_and_wait(runs);
+    return core::kExitFailure;
   }
-  say_progress(console, dir, runs);
-  say_summary(console, dir, runs);
-  if (core::stop_requested()) {
+  if (signals.first() != 0) {
     std::fprintf(console, "stopped; resume the study with: mnrl train --resume %s\n",
                  dir.c_str());
-    return 128 + core::stop_signal();
+    return 128 + signals.first();
   }
   for (const SeedRun& run : runs) {
-    if (run.status == "failed") return run.exit_status != 0 ? run.exit_status : 1;
+    if (run.status == "failed") return core::kExitFailure;
   }
   std::fprintf(console, "study directory: %s\n", dir.c_str());
-  return 0;
+  return core::kExitOk;
 }
 
 }  // namespace
@@ -312,8 +393,17 @@ std::optional<std::vector<std::int64_t>> parse_seeds(const std::string& text) {
 }
 
 int default_jobs(int threads_per_run) {
-  const int cores = static_cast<int>(std::thread::hardware_concurrency());
+  cpu_set_t allowed;
+  const int cores = ::sched_getaffinity(0, sizeof allowed, &allowed) == 0
+                        ? CPU_COUNT(&allowed)
+                        : static_cast<int>(std::thread::hardware_concurrency());
   return std::max(1, cores / std::max(1, threads_per_run));
+}
+
+std::optional<std::string> why_no_study_here() {
+  if (!distributed::launched_by_mpi()) return std::nullopt;
+  return "a study of seeds (--seeds, or --resume of a study) starts its own processes, one per "
+         "seed: run it without mpirun or srun";
 }
 
 bool is_seed_study(const fs::path& dir) {
@@ -322,6 +412,7 @@ bool is_seed_study(const fs::path& dir) {
 }
 
 int run_seed_study(const SeedStudy& study, const fs::path& study_dir, std::FILE* console) {
+  core::write_file_atomically(study_dir / kConfigFile, study.resolved_config);
   std::vector<SeedRun> runs;
   for (const std::int64_t seed : study.seeds) runs.push_back(SeedRun{seed});
   return drive(study, study_dir, runs, console);
