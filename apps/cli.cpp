@@ -34,9 +34,12 @@ std::vector<Command> add_commands(CLI::App& mnrl, int argc, char** argv) {
       "Ctrl-C / SIGTERM / SIGHUP / SIGUSR1 (checkpoint written); 128+N ended by signal N.\n"
       "Docs: README.md, docs/ (reliability.md: what mnrl promises when things go wrong).");
   std::vector<Command> commands{add_train_command(mnrl, command_line(argc, argv)),
-                                add_eval_command(mnrl), add_export_command(mnrl),
+                                add_eval_command(mnrl),
+                                add_export_command(mnrl),
                                 add_plot_command(mnrl),
-                                add_envs_command(mnrl), add_check_env_command(mnrl),
+                                add_report_command(mnrl),
+                                add_envs_command(mnrl),
+                                add_check_env_command(mnrl),
                                 add_config_command(mnrl)};
   for (Command& bench : add_bench_commands(mnrl)) commands.push_back(std::move(bench));
   return commands;

@@ -1,17 +1,9 @@
 #include "apps/learning_curve.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
+#include <algorithm>
 #include <cmath>
-#include <csignal>
-#include <cstdio>
-#include <optional>
 #include <set>
 
-#include "core/stop_signal.h"
 #include "core/text.h"
 #include "experiments/metrics/metrics.h"
 
@@ -64,42 +56,6 @@ Curve smoothed(const Curve& curve, int window) {
     out.emplace_back(curve[i].first, sum / static_cast<double>(count));
   }
   return out;
-}
-
-void run_gnuplot(const std::string& script) {
-  int output[2];
-  if (pipe2(output, O_CLOEXEC) != 0) throw std::runtime_error("cannot run gnuplot: no pipe");
-  const pid_t child = fork();
-  if (child < 0) throw std::runtime_error("cannot run gnuplot: fork failed");
-  if (child == 0) {
-    dup2(output[1], STDOUT_FILENO);
-    dup2(output[1], STDERR_FILENO);
-    execlp("gnuplot", "gnuplot", script.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  close(output[1]);
-  std::string text;
-  char buffer[512];
-  for (;;) {
-    const ssize_t count = read(output[0], buffer, sizeof buffer);
-    if (count > 0) text.append(buffer, static_cast<std::size_t>(count));
-    if (count == 0 || (count < 0 && errno != EINTR)) break;
-    // A stop request (core::install_stop_handlers) interrupts the read: gnuplot goes with us.
-    if (core::stop_requested()) {
-      kill(child, SIGKILL);
-      break;
-    }
-  }
-  close(output[0]);
-  int status = 0;
-  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (core::stop_requested()) throw std::runtime_error("stopped");
-  if (!WIFEXITED(status) || WEXITSTATUS(status) == 127) {
-    throw std::runtime_error("gnuplot is not installed (Debian: apt-get install gnuplot-nox; "
-                             "scripts/setup.sh installs it)");
-  }
-  if (WEXITSTATUS(status) != 0) throw std::runtime_error("gnuplot failed: " + text);
 }
 
 }  // namespace mnrl::apps

@@ -25,8 +25,4 @@ Curve read_curve(const std::filesystem::path& run_dir, const std::string& metric
 // Trailing moving average over `window` points (fewer at the start).
 Curve smoothed(const Curve& curve, int window);
 
-// Runs gnuplot on `script`; throws std::runtime_error with gnuplot's own words if it fails or
-// is not installed. A stop request (core::install_stop_handlers) kills gnuplot and throws.
-void run_gnuplot(const std::string& script);
-
 }  // namespace mnrl::apps

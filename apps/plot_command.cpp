@@ -1,16 +1,12 @@
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <cmath>
-#include <cstdint>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 
 #include "apps/cli.h"
 #include "apps/commands.h"
+#include "apps/gnuplot.h"
 #include "apps/learning_curve.h"
 #include "core/files.h"
 #include "core/stop_signal.h"
@@ -19,71 +15,12 @@ namespace mnrl::apps {
 namespace {
 namespace fs = std::filesystem;
 
-// A gnuplot single-quoted string ('' stands for '). Control characters become '?': a line
-// break would end the string and let the rest of the text run as gnuplot commands.
-std::string gnuplot_quoted(const std::string& text) {
-  std::string out = "'";
-  for (const char c : text) {
-    if (c == '\'') {
-      out += "''";
-    } else {
-      out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
-    }
-  }
-  return out + "'";
-}
-
-// "750", "2.5k", "1.5M": a step count as a tick label.
-std::string step_label(double value) {
-  char text[32];
-  if (value >= 1e6) {
-    std::snprintf(text, sizeof text, "%gM", value / 1e6);
-  } else if (value >= 1e3) {
-    std::snprintf(text, sizeof text, "%gk", value / 1e3);
-  } else {
-    std::snprintf(text, sizeof text, "%g", value);
-  }
-  return text;
-}
-
-// Ticks of the step axis at round values (1, 2 or 5 times a power of ten apart, 4 to 10 of
-// them), each with its own label: gnuplot's "%.0s%c" labels 1.5M as 2M, repeating labels.
-std::string step_ticks(std::int64_t last_step) {
-  const double range = std::max<double>(static_cast<double>(last_step), 1.0);
-  double spacing = std::pow(10.0, std::floor(std::log10(range)));
-  for (const double factor : {0.5, 0.4, 0.5}) {  // 10^k, then 5, 2 and 1 times 10^(k-1)
-    if (range / spacing >= 4) break;
-    spacing *= factor;
-  }
-  spacing = std::max(spacing, 1.0);
-  std::string ticks = "set xtics (";
-  for (int i = 0; i * spacing <= range; ++i) {
-    ticks += (i ? ", " : "") + gnuplot_quoted(step_label(i * spacing)) + " " +
-             std::to_string(static_cast<std::int64_t>(i * spacing));
-  }
-  return ticks + ")\n";
-}
-
 // The run directory's own name, for the legend.
 std::string run_label(const std::string& run_dir) {
   fs::path path = fs::path(run_dir).lexically_normal();
   if (path.filename().empty()) path = path.parent_path();
   return path.filename().empty() ? run_dir : path.filename().string();
 }
-
-// A temporary directory removed when this goes out of scope.
-struct ScratchDirectory {
-  fs::path path;
-  ScratchDirectory() {
-    std::string pattern = (fs::temp_directory_path() / "mnrl-plot-XXXXXX").string();
-    if (!mkdtemp(pattern.data())) throw std::runtime_error("cannot create a temporary directory");
-    path = pattern;
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
-};
 
 }  // namespace
 

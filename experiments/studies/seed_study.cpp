@@ -173,18 +173,6 @@ std::int64_t last_step(const fs::path& run_dir) {
   }
 }
 
-// The final evaluation's mean return of a finished run (its summary.yaml); nullopt where the
-// final evaluation did not end.
-std::optional<double> final_return(const fs::path& run_dir) {
-  try {
-    const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
-    if (summary["interrupted"].as<bool>()) return std::nullopt;
-    return summary["final_evaluation"]["mean_return"].as<double>();
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
 void say_progress(std::FILE* console, const fs::path& dir, const std::vector<SeedRun>& runs) {
   std::map<std::string, int> counts;
   std::string running;
@@ -211,7 +199,7 @@ void say_summary(std::FILE* console, const fs::path& dir, const std::vector<Seed
   for (const SeedRun& run : runs) {
     const long long seed = run.seed;
     const std::optional<double> r =
-        run.status == "done" ? final_return(run_dir_of(dir, run.seed)) : std::nullopt;
+        run.status == "done" ? final_mean_return(run_dir_of(dir, run.seed)) : std::nullopt;
     csv << run.seed << ',' << run.status << ',';
     if (r) {
       csv << *r;
@@ -404,6 +392,27 @@ std::optional<std::string> why_no_study_here() {
   if (!distributed::launched_by_mpi()) return std::nullopt;
   return "a study of seeds (--seeds, or --resume of a study) starts its own processes, one per "
          "seed: run it without mpirun or srun";
+}
+
+std::optional<double> final_mean_return(const fs::path& run_dir) {
+  try {
+    const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
+    if (summary["interrupted"].as<bool>()) return std::nullopt;
+    return summary["final_evaluation"]["mean_return"].as<double>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<std::pair<std::int64_t, fs::path>> study_runs(const fs::path& study_dir) {
+  SeedStudy study;
+  std::vector<std::pair<std::int64_t, fs::path>> started;
+  for (const SeedRun& run : read_study(study_dir, study)) {
+    const fs::path run_dir = run_dir_of(study_dir, run.seed);
+    std::error_code error;
+    if (fs::exists(run_dir / "metrics.csv", error)) started.emplace_back(run.seed, run_dir);
+  }
+  return started;
 }
 
 bool is_seed_study(const fs::path& dir) {

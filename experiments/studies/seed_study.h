@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mnrl::experiments {
@@ -44,6 +45,15 @@ int default_jobs(int threads_per_run);
 // Why a study cannot be driven from this process (one rank of a job mpirun or srun started:
 // a study's seeds are processes it starts itself), or nullopt.
 std::optional<std::string> why_no_study_here();
+
+// The run directories of a study's seeds that started (STUDY/seed_K), in study.yaml's order,
+// each with its seed. Throws std::runtime_error where study.yaml cannot be read.
+std::vector<std::pair<std::int64_t, std::filesystem::path>> study_runs(
+    const std::filesystem::path& study_dir);
+
+// The mean return of a run's final evaluation (its summary.yaml); nullopt for a run that did not
+// finish it (stopped, still training).
+std::optional<double> final_mean_return(const std::filesystem::path& run_dir);
 
 // Whether `dir` holds a study (its study.yaml).
 bool is_seed_study(const std::filesystem::path& dir);
