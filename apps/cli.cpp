@@ -38,6 +38,7 @@ std::vector<Command> add_commands(CLI::App& mnrl, int argc, char** argv) {
                                 add_export_command(mnrl),
                                 add_plot_command(mnrl),
                                 add_report_command(mnrl),
+                                add_tune_command(mnrl),
                                 add_envs_command(mnrl),
                                 add_check_env_command(mnrl),
                                 add_config_command(mnrl)};

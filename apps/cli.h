@@ -25,6 +25,7 @@ Command add_eval_command(CLI::App& mnrl);
 Command add_export_command(CLI::App& mnrl);
 Command add_plot_command(CLI::App& mnrl);
 Command add_report_command(CLI::App& mnrl);
+Command add_tune_command(CLI::App& mnrl);
 Command add_envs_command(CLI::App& mnrl);
 Command add_check_env_command(CLI::App& mnrl);
 // `config keys`.

@@ -1,0 +1,155 @@
+// `mnrl tune`: a config's hyperparameters searched over a space, trials as child processes,
+// bad ones pruned early, the study shared by every process given the same --study.
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/cli.h"
+#include "apps/commands.h"
+#include "apps/config_path.h"
+#include "core/files.h"
+#include "core/run_directory.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/studies/search_space.h"
+#include "experiments/studies/seed_study.h"
+#include "experiments/studies/tune_study.h"
+
+namespace mnrl::apps {
+namespace {
+
+struct TuneArguments {
+  std::string config;
+  std::string space;
+  std::string study_dir;
+  std::vector<std::string> overrides;
+  std::vector<std::string> plugins;
+  experiments::TuneStudy study;
+};
+
+// Every bound and choice of the space applied to the config, one at a time: a key the config
+// does not have or a value it refuses is named before any trial runs.
+void check_space(const TuneArguments& args, const std::vector<experiments::Parameter>& space) {
+  for (const auto& [parameter, override_text] : experiments::extreme_overrides(space)) {
+    std::vector<std::string> overrides = args.overrides;
+    overrides.push_back(override_text);
+    try {
+      experiments::load_experiment(args.config, overrides);
+    } catch (const core::ConfigError& e) {
+      throw experiments::SearchSpaceError("search space " + args.space + " line " +
+                                          std::to_string(parameter->line) + ", " +
+                                          parameter->key + ": " + e.what());
+    }
+  }
+}
+
+int tune_command(TuneArguments& args) {
+  if (const auto refused = experiments::why_no_study_here()) {
+    std::fprintf(stderr, "mnrl tune: %s\n", refused->c_str());
+    return kExitUsage;
+  }
+  args.config = find_config(args.config);
+  if (const std::string unknown = unknown_config_message(args.config); !unknown.empty()) {
+    std::fprintf(stderr, "mnrl tune: config error: %s\n", unknown.c_str());
+    return kExitUsage;
+  }
+  experiments::TuneStudy& study = args.study;
+  std::string name;
+  try {
+    const experiments::ExperimentOptions options =
+        experiments::load_experiment(args.config, args.overrides);
+    name = options.name;
+    if (study.pruner.kind != "none" && options.train.eval_interval <= 0) {
+      throw core::ConfigError("train.eval_interval is 0: the " + study.pruner.kind +
+                              " pruner needs evaluations along the way (set it, e.g. --set "
+                              "train.eval_interval=" +
+                              std::to_string(std::max<std::int64_t>(1, options.train.total_steps / 10)) +
+                              ", or --pruner none)");
+    }
+    const std::vector<experiments::Parameter> space = experiments::read_search_space(args.space);
+    check_space(args, space);
+    study.resolved_config = experiments::resolved_config_yaml(options);
+    study.space = core::read_regular_file(args.space, 1 << 20, "search space");
+  } catch (const core::ConfigError& e) {
+    std::fprintf(stderr, "mnrl tune: config error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "mnrl tune: %s\n", e.what());
+    return kExitUsage;
+  }
+  study.program = std::filesystem::read_symlink("/proc/self/exe").string();
+  study.config = std::filesystem::absolute(args.config).string();
+  for (const std::string& plugin : args.plugins) {
+    study.plugins.push_back(std::filesystem::absolute(plugin).string());
+  }
+  std::filesystem::path dir = args.study_dir;
+  try {
+    if (dir.empty()) dir = core::create_run_directory("", name + "-tune");
+    std::printf("tuning %s: %d trials, %d at a time here; study %s (each trial's output in "
+                "trials/trial_N.log)\n",
+                args.config.c_str(), study.trials, study.jobs, dir.c_str());
+    std::fflush(stdout);
+    return experiments::run_tune_study(study, dir, stdout);
+  } catch (const experiments::StudyMismatch& e) {
+    std::fprintf(stderr, "mnrl tune: %s\n", e.what());
+    return kExitUsage;
+  } catch (const core::RunDirectoryError& e) {
+    std::fprintf(stderr, "mnrl tune: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::runtime_error& e) {
+    std::fprintf(stderr, "mnrl tune: %s\n", e.what());
+    return kExitFailure;
+  }
+}
+
+}  // namespace
+
+Command add_tune_command(CLI::App& mnrl) {
+  auto args = std::make_shared<TuneArguments>();
+  CLI::App* tune = mnrl.add_subcommand(
+      "tune", "Search a config's hyperparameters: trials as parallel runs, bad ones pruned "
+              "early, one study shared by every process given the same --study");
+  tune->add_option("config", args->config, "Experiment YAML file, or a bundled config's name")
+      ->required();
+  tune->add_option("--space", args->space,
+                   "Search space YAML: config keys to ranges, e.g. ppo.learning_rate: "
+                   "{type: log_uniform, low: 1.0e-5, high: 1.0e-2} (uniform, log_uniform, int, "
+                   "categorical)")
+      ->required();
+  tune->add_option("--trials", args->study.trials, "Trials in the study (over every process)")
+      ->capture_default_str()
+      ->check(in_range(1, 100000));
+  tune->add_option("--jobs", args->study.jobs, "Trials at a time in this process")
+      ->capture_default_str()
+      ->check(in_range(1, 1024));
+  tune->add_option("--study", args->study_dir,
+                   "Study directory: created where missing or empty, joined where it holds this "
+                   "study (default: runs/<name>-tune-<timestamp>)");
+  tune->add_option("--set", args->overrides, "Override a key of the base config (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  tune->add_option("--seed", args->study.seed,
+                   "Study seed: trial N trains with seed + N and draws its parameters from it")
+      ->capture_default_str();
+  tune->add_option("--pruner", args->study.pruner.kind,
+                   "median (stop a trial whose best evaluation is below the median of the "
+                   "complete trials' at that step) or none")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"median", "none"}));
+  tune->add_option("--startup-trials", args->study.pruner.startup_trials,
+                   "Complete trials before the pruner stops any")
+      ->capture_default_str()
+      ->check(in_range(0, 100000));
+  tune->add_option("--warmup-steps", args->study.pruner.warmup_steps,
+                   "Steps a trial trains before the pruner may stop it")
+      ->capture_default_str()
+      ->check(in_range(0));
+  add_plugin_option(*tune, args->plugins);
+  return {tune, [args] {
+            if (!load_plugins(args->plugins, "tune")) return kExitUsage;
+            return tune_command(*args);
+          }};
+}
+
+}  // namespace mnrl::apps

@@ -1,0 +1,349 @@
+#include "experiments/studies/tune_study.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "core/exit_codes.h"
+#include "core/files.h"
+#include "core/host_name.h"
+#include "core/yaml_writer.h"
+#include "experiments/config/experiment_options.h"
+#include "experiments/metrics/metrics.h"
+#include "experiments/studies/child_runs.h"
+#include "experiments/studies/search_space.h"
+#include "experiments/studies/seed_study.h"
+#include "experiments/studies/trial_journal.h"
+
+namespace mnrl::experiments {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr const char* kTuneFile = "tune.yaml";
+constexpr const char* kTuneConfig = "config.yaml";
+constexpr const char* kSpaceFile = "space.yaml";
+constexpr const char* kEvaluationMetric = "eval/mean_return";
+constexpr double kTuneProgressSeconds = 30.0;
+
+std::string tune_settings(const TuneStudy& study) {
+  core::YamlWriter out;
+  out.key("config").text(study.config).key("trials").integer(study.trials);
+  out.key("seed").integer(static_cast<std::int64_t>(study.seed));
+  out.key("pruner").begin_map().key("kind").text(study.pruner.kind);
+  out.key("startup_trials").integer(study.pruner.startup_trials);
+  out.key("warmup_steps").integer(study.pruner.warmup_steps).end_map();
+  return out.str();
+}
+
+// What must agree for a process to join a study: the config, the space and what decides the
+// trials (the config file's own path may differ between hosts).
+std::string without_config_path(const std::string& settings) {
+  return settings.substr(settings.find('\n') + 1);
+}
+
+std::string file_text(const fs::path& path) {
+  return core::read_regular_file(path, 1 << 24, path.filename().string());
+}
+
+// Creates the study in `dir`, or checks that the one there is this one. Called under the
+// journal's lock, so one process creates and the others join.
+void create_or_join(const TuneStudy& study, const fs::path& dir) {
+  std::error_code error;
+  if (!fs::exists(dir / kTuneFile, error)) {
+    core::write_file_atomically(dir / kTuneConfig, study.resolved_config);
+    core::write_file_atomically(dir / kSpaceFile, study.space);
+    core::write_file_atomically(dir / kTuneFile, tune_settings(study));  // last: the study is ready
+    return;
+  }
+  const auto differs = [&](const char* file, const std::string& ours) {
+    return file == std::string(kTuneFile)
+               ? without_config_path(file_text(dir / file)) != without_config_path(ours)
+               : file_text(dir / file) != ours;
+  };
+  for (const auto& [file, ours, what] :
+       {std::tuple<const char*, std::string, const char*>{kTuneConfig, study.resolved_config,
+                                                          "config (with its --set)"},
+        {kSpaceFile, study.space, "search space"},
+        {kTuneFile, tune_settings(study), "settings (--trials, --seed, the pruner)"}}) {
+    if (differs(file, ours)) {
+      throw StudyMismatch("the study in " + dir.string() + " was made with another " + what +
+                          " (its " + file + "): give the same, or another --study directory");
+    }
+  }
+}
+
+// Trial N's parameters: drawn from a generator of its own (study seed, N), so a trial's draw does
+// not depend on which process took it.
+TrialRecord new_trial(const TuneStudy& study, const std::vector<Parameter>& space, int number,
+                      const std::string& worker) {
+  std::seed_seq seeds{static_cast<std::uint64_t>(study.seed), static_cast<std::uint64_t>(number)};
+  std::mt19937_64 random(seeds);
+  TrialRecord trial;
+  trial.number = number;
+  trial.worker = worker;
+  trial.seed = static_cast<std::int64_t>(study.seed) + number;
+  for (const Parameter& p : space) {
+    const ParameterValue value = draw(p, random);
+    trial.parameters[p.key] = value.text;
+    trial.numbers[p.key] = value.number;
+  }
+  return trial;
+}
+
+fs::path trial_dir(const fs::path& study_dir, int number) {
+  return study_dir / "trials" / ("trial_" + std::to_string(number));
+}
+
+std::vector<std::string> trial_arguments(const TuneStudy& study, const fs::path& dir,
+                                         const TrialRecord& trial, bool resume) {
+  std::vector<std::string> args{study.program, "train"};
+  if (resume) {
+    args.insert(args.end(), {"--resume", trial_dir(dir, trial.number).string()});
+  } else {
+    args.push_back((dir / kTuneConfig).string());
+    for (const auto& [key, text] : trial.parameters) args.insert(args.end(), {"--set", key + "=" + text});
+    args.insert(args.end(), {"--seed", std::to_string(trial.seed), "--run-dir",
+                             trial_dir(dir, trial.number).string()});
+  }
+  for (const std::string& p : study.plugins) args.insert(args.end(), {"--plugin", p});
+  args.insert(args.end(), {"--progress", "lines"});
+  return args;
+}
+
+// A trial this process runs.
+struct RunningTrial {
+  int number = 0;
+  pid_t pid = 0;
+  std::streamoff read_to = 0;  // how far its metrics.csv was read
+  bool pruning = false;        // the pruner stopped it
+  std::int64_t last_step = 0;  // of its latest report
+};
+
+// The evaluations `trial` logged since the last call.
+std::vector<std::pair<std::int64_t, double>> new_evaluations(RunningTrial& trial,
+                                                             const fs::path& run_dir) {
+  std::vector<std::pair<std::int64_t, double>> found;
+  const fs::path path = run_dir / "metrics.csv";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return found;
+  in.seekg(trial.read_to);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // a row still being written
+    trial.read_to = in.tellg();
+    if (line.rfind("step,", 0) == 0) continue;  // the header
+    try {
+      const std::optional<MetricsRow> row = parse_metrics_row(line, path.string());
+      if (row && row->name == kEvaluationMetric) found.emplace_back(row->step, row->value);
+    } catch (const std::runtime_error&) {
+      // A damaged row tells the pruner nothing; the run itself reports its own errors.
+    }
+  }
+  return found;
+}
+
+// The steps a trial that ended trained: its summary's (written however it stopped), else those
+// of its latest evaluation.
+std::int64_t trained_steps(const fs::path& run_dir, std::int64_t last_reported) {
+  try {
+    return YAML::LoadFile((run_dir / "summary.yaml").string())["steps"].as<std::int64_t>();
+  } catch (const std::exception&) {
+    return last_reported;
+  }
+}
+
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void write_results(const TuneStudy& study, const fs::path& dir,
+                   const std::vector<TrialRecord>& trials, std::FILE* console) {
+  std::ostringstream csv;
+  csv << "trial,state,value,steps,seed,worker";
+  std::vector<std::string> keys;
+  if (!trials.empty()) {
+    for (const auto& entry : trials.front().parameters) keys.push_back(entry.first);
+  }
+  for (const std::string& key : keys) csv << ',' << csv_text(key);
+  csv << '\n';
+  const TrialRecord* best = nullptr;
+  int counts[5] = {};
+  for (const TrialRecord& t : trials) {
+    csv << t.number << ',' << t.state << ',';
+    if (t.value) csv << *t.value;
+    csv << ',' << t.steps << ',' << t.seed << ',' << csv_text(t.worker);
+    for (const std::string& key : keys) csv << ',' << csv_text(t.parameters.at(key));
+    csv << '\n';
+    if (t.value && (!best || *t.value > *best->value)) best = &t;
+    const char* states[] = {"complete", "pruned", "stopped", "failed", "running"};
+    for (int i = 0; i < 5; ++i) counts[i] += t.state == states[i];
+  }
+  core::write_file_atomically(dir / "trials.csv", csv.str());
+  std::fprintf(console, "trials: %d complete, %d pruned, %d stopped, %d failed, %d running\n",
+               counts[0], counts[1], counts[2], counts[3], counts[4]);
+  if (!best) return;
+  std::vector<std::string> overrides;
+  for (const auto& [key, text] : best->parameters) overrides.push_back(key + "=" + text);
+  overrides.push_back("seed=" + std::to_string(study.seed));
+  const ExperimentOptions options = load_experiment((dir / kTuneConfig).string(), overrides);
+  std::string header = "# mnrl tune: the best trial of " + dir.string() + ", trial " +
+                       std::to_string(best->number) + " (final mean return " +
+                       std::to_string(*best->value) + "):";
+  for (const std::string& o : overrides) header += " " + o;
+  core::write_file_atomically(dir / "best.yaml", header + "\n" + resolved_config_yaml(options));
+  std::fprintf(console, "best: trial %d, final mean return %.2f, with", best->number,
+               *best->value);
+  for (const auto& [key, text] : best->parameters) std::fprintf(console, " %s=%s", key.c_str(), text.c_str());
+  std::fprintf(console, "\nits config: %s (train it on several seeds: mnrl train %s --seeds 1-5)\n",
+               (dir / "best.yaml").c_str(), (dir / "best.yaml").c_str());
+}
+
+}  // namespace
+
+int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* console) {
+  std::error_code error;
+  if (fs::exists(dir, error) && !fs::is_empty(dir, error) && !fs::exists(dir / kTuneFile, error) &&
+      !fs::exists(dir / "journal.lock", error)) {
+    throw StudyMismatch("'" + dir.string() + "' is neither empty nor a tuning study");
+  }
+  fs::create_directories(dir / "trials");
+  const TrialJournal journal(dir);
+  {
+    const TrialJournal::Lock lock(journal);
+    create_or_join(study, dir);
+  }
+  const std::vector<Parameter> space = read_search_space((dir / kSpaceFile).string());
+  const std::string worker = core::host_name() + ":" + std::to_string(::getpid());
+  StudyStopSignals signals;
+  std::vector<RunningTrial> running;
+  bool forwarded = false, failed = false, more = true;
+  auto last_progress = std::chrono::steady_clock::now();
+  for (;;) {
+    const bool stopping = signals.first() != 0;
+    if (stopping && !forwarded) {
+      std::fprintf(console, "stopping: each running trial writes a checkpoint and ends (the next "
+                            "mnrl tune on the study resumes them)\n");
+      for (const RunningTrial& t : running) stop_child(t.pid, /*insist=*/false);
+      forwarded = true;
+    }
+    if (signals.insisted()) {
+      for (const RunningTrial& t : running) stop_child(t.pid, /*insist=*/true);
+    }
+    while (!stopping && more && static_cast<int>(running.size()) < study.jobs) {
+      const TrialJournal::Lock lock(journal);
+      std::vector<TrialRecord> trials = journal.read();
+      const auto stopped = std::find_if(trials.begin(), trials.end(),
+                                        [](const TrialRecord& t) { return t.state == "stopped"; });
+      TrialRecord trial;
+      bool resume = false;
+      if (stopped != trials.end()) {
+        trial = *stopped;
+        resume = true;
+        journal.resumed(trial.number, worker);
+      } else if (static_cast<int>(trials.size()) < study.trials) {
+        trial = new_trial(study, space, static_cast<int>(trials.size()), worker);
+        journal.created(trial);
+      } else {
+        more = false;
+        break;
+      }
+      const fs::path log = dir / "trials" / ("trial_" + std::to_string(trial.number) + ".log");
+      RunningTrial started{trial.number, 0, 0, false, 0};
+      try {
+        started.pid = spawn_child(trial_arguments(study, dir, trial, resume), log);
+      } catch (const std::runtime_error& e) {
+        std::fprintf(console, "trial %d: %s\n", trial.number, e.what());
+        journal.ended(trial.number, "failed", std::nullopt, 0);
+        failed = true;
+        continue;
+      }
+      std::fprintf(console, "trial %d %s:", trial.number, resume ? "resumed" : "started");
+      for (const auto& [key, text] : trial.parameters) std::fprintf(console, " %s=%s", key.c_str(), text.c_str());
+      std::fprintf(console, "\n");
+      std::fflush(console);
+      running.push_back(started);
+    }
+    if (running.empty()) break;
+    bool changed = false;
+    for (auto it = running.begin(); it != running.end();) {
+      RunningTrial& t = *it;
+      const auto evaluations = new_evaluations(t, trial_dir(dir, t.number));
+      if (!evaluations.empty() && !t.pruning && !stopping) {
+        const TrialJournal::Lock lock(journal);
+        for (const auto& [step, value] : evaluations) journal.report(t.number, step, value);
+        t.last_step = evaluations.back().first;
+        const std::vector<TrialRecord> trials = journal.read();
+        if (should_prune(study.pruner, trials[static_cast<std::size_t>(t.number)], trials)) {
+          std::fprintf(console, "trial %d pruned at step %lld (%.2f)\n", t.number,
+                       static_cast<long long>(t.last_step), evaluations.back().second);
+          stop_child(t.pid, /*insist=*/false);
+          t.pruning = true;
+        }
+      }
+      int status = 0;
+      const pid_t ended = ::waitpid(t.pid, &status, WNOHANG);
+      if (ended == 0 || (ended < 0 && errno == EINTR)) {
+        ++it;
+        continue;
+      }
+      const int exit_status =
+          ended < 0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      const fs::path run_dir = trial_dir(dir, t.number);
+      const std::optional<double> value = exit_status == 0 ? final_mean_return(run_dir) : std::nullopt;
+      const char* state = value                             ? "complete"
+                          : t.pruning && exit_status > 128 ? "pruned"
+                          : stopping && exit_status > 128  ? "stopped"
+                                                           : "failed";
+      if (std::string(state) == "failed") {
+        std::fprintf(console, "trial %d failed with exit status %d (see %s.log)\n", t.number,
+                     exit_status, run_dir.c_str());
+        failed = true;
+      } else if (value) {
+        std::fprintf(console, "trial %d complete: final mean return %.2f\n", t.number, *value);
+      }
+      {
+        const TrialJournal::Lock lock(journal);
+        journal.ended(t.number, state, value, trained_steps(run_dir, t.last_step));
+      }
+      it = running.erase(it);
+      changed = true;
+    }
+    if (changed) continue;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const auto now = std::chrono::steady_clock::now();
+    if (std::chrono::duration<double>(now - last_progress).count() >= kTuneProgressSeconds) {
+      std::fprintf(console, "trials running here:");
+      for (const RunningTrial& t : running) {
+        std::fprintf(console, " %d (step %lld)", t.number, static_cast<long long>(t.last_step));
+      }
+      std::fprintf(console, "\n");
+      std::fflush(console);
+      last_progress = now;
+    }
+  }
+  std::vector<TrialRecord> trials;
+  {
+    const TrialJournal::Lock lock(journal);
+    trials = journal.read();
+  }
+  write_results(study, dir, trials, console);
+  if (signals.first() != 0) {
+    std::fprintf(console, "stopped; go on with: mnrl tune ... --study %s\n", dir.c_str());
+    return 128 + signals.first();
+  }
+  return failed ? core::kExitFailure : core::kExitOk;
+}
+
+}  // namespace mnrl::experiments

@@ -1,0 +1,108 @@
+// mnrl tune: a search space checked before any trial, trials as runs of one study that several
+// processes share, the best trial's config ready to train.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "cli_test_fixture.h"
+
+namespace {
+using namespace mnrl_cli_test;
+
+const std::string kTuneConfig = std::string(MNRL_SOURCE_DIR) + "/configs/cartpole_ppo.yaml";
+// Short trials with evaluations along the way.
+const std::string kShortTrials =
+    " --set train.total_steps=2000 --set train.eval_interval=1000 --set train.eval_episodes=2";
+
+void write_space(const fs::path& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+int count_of(const std::string& text, const std::string& part) {
+  int count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
+using TuneCliTest = CliTest;
+
+// A space naming an unknown key, an empty range, a categorical of one value, a value the config
+// refuses, ...: exit 2 naming the file, line and key; nothing written.
+TEST_F(TuneCliTest, BadSearchSpacesWriteNothing) {
+  struct Case {
+    std::string space, said;
+  };
+  const std::vector<Case> cases{
+      {"ppo.learnin_rate: {type: uniform, low: 0.1, high: 0.2}\n",
+       "line 1, ppo.learnin_rate: --set ppo.learnin_rate=0.1: unknown key"},
+      {"ppo.gamma: {type: uniform, low: 0.99, high: 0.9}\n",
+       "line 1, ppo.gamma: the range [0.99, 0.9] is empty"},
+      {"ppo.n_steps: {type: categorical, choices: [512]}\n",
+       "a categorical needs at least two choices"},
+      {"ppo.n_steps: {type: categorical, choices: [512, 512]}\n", "given twice"},
+      {"ppo.gamma: {type: normal, low: 0.9, high: 0.99}\n", "unknown type 'normal'"},
+      {"ppo.n_epochs: {type: int, low: 1.5, high: 4}\n", "needs whole numbers"},
+      {"ppo.learning_rate: {type: log_uniform, low: 0, high: 0.1}\n", "must lie above 0"},
+      {"ppo.gamma: {type: uniform, low: 0.9, high: 0.99, step: 0.01}\n", "unknown field 'step'"},
+      {"ppo.gamma: 0.9\n", "give a map with a type"},
+      {"{}\n", "give a map of config keys"},
+      {"ppo.learning_rate: {type: log_uniform, low: 1.0e-4, high: 1.0e-2}\nppo.gae_lambda: "
+       "{type: uniform, low: 0.9, high: 1.5}\n",
+       "line 2, ppo.gae_lambda: --set ppo.gae_lambda=1.5"}};
+  for (const Case& c : cases) {
+    write_space(dir_ / "space.yaml", c.space);
+    const auto r = run("tune " + kTuneConfig + " --space space.yaml --study study" + kShortTrials);
+    expect_outcome(r, 2, c.said);
+    EXPECT_FALSE(fs::exists(dir_ / "study")) << c.space;
+  }
+  write_space(dir_ / "space.yaml", "ppo.gamma: {type: uniform, low: 0.9, high: 0.99}\n");
+  expect_outcome(run("tune " + kTuneConfig +
+                     " --space space.yaml --study study --set train.eval_interval=0"),
+                 2,
+                 "train.eval_interval is 0: the median pruner needs evaluations");
+  EXPECT_FALSE(fs::exists(dir_ / "study"));
+}
+
+// Two processes on one study take each trial number once; the study ends with every trial
+// complete, trials.csv, and best.yaml, which trains as it is. A third process with another
+// config is refused, the study untouched.
+TEST_F(TuneCliTest, TwoProcessesShareOneStudyAndTheBestConfigTrains) {
+  write_space(dir_ / "space.yaml",
+              "ppo.learning_rate: {type: log_uniform, low: 1.0e-4, high: 3.0e-3}\n"
+              "ppo.n_epochs: {type: int, low: 2, high: 6}\n"
+              "ppo.n_steps: {type: categorical, choices: [64, 128]}\n");
+  const std::string tune = "tune " + kTuneConfig + " --space space.yaml --study study --trials 5 "
+                           "--pruner none" + kShortTrials;
+  const auto both = run_shell("cd '" + dir_.string() + "' && { '" MNRL_BINARY "' " + tune +
+                              " > first.out 2>&1 & first=$!; '" MNRL_BINARY "' " + tune +
+                              " > second.out 2>&1; second=$?; wait $first; echo exits $? $second; }");
+  ASSERT_NE(both.output.find("exits 0 0"), std::string::npos) << both.output;
+  const std::string first = read_file(dir_ / "first.out"), second = read_file(dir_ / "second.out");
+  EXPECT_EQ(count_of(first, " started:") + count_of(second, " started:"), 5) << first << second;
+  const std::string journal = read_file(dir_ / "study" / "journal.yaml");
+  for (int trial = 0; trial < 5; ++trial) {
+    EXPECT_EQ(count_of(journal, "event: \"created\", trial: " + std::to_string(trial) + ","), 1)
+        << journal;
+  }
+  EXPECT_EQ(count_of(journal, "event: \"created\""), 5);
+  EXPECT_EQ(count_of(journal, "state: \"complete\""), 5) << journal;
+  const std::string trials = read_file(dir_ / "study" / "trials.csv");
+  EXPECT_EQ(count_of(trials, ",complete,"), 5) << trials;
+  const auto best = run("train study/best.yaml --set train.total_steps=500 --run-dir best");
+  expect_outcome(best, 0, "final evaluation");
+
+  const auto other = run("tune " + kTuneConfig + " --space space.yaml --study study --trials 5 "
+                         "--pruner none --set ppo.gamma=0.9" + kShortTrials);
+  expect_outcome(other, 2, "was made with another config");
+  EXPECT_EQ(read_file(dir_ / "study" / "journal.yaml"), journal);
+}
+
+}  // namespace
