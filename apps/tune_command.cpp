@@ -132,17 +132,31 @@ Command add_tune_command(CLI::App& mnrl) {
   tune->add_option("--seed", args->study.seed,
                    "Study seed: trial N trains with seed + N and draws its parameters from it")
       ->capture_default_str();
+  tune->add_option("--sampler", args->study.sampler,
+                   "tpe (a tree-structured Parzen estimator after 10 random trials, as Optuna's "
+                   "default) or random")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tpe", "random"}));
   tune->add_option("--pruner", args->study.pruner.kind,
                    "median (stop a trial whose best evaluation is below the median of the "
-                   "complete trials' at that step) or none")
+                   "complete trials' at that step), asha (successive halving: go on past each "
+                   "rung only among the best 1/--reduction-factor there) or none")
       ->capture_default_str()
-      ->check(CLI::IsMember({"median", "none"}));
+      ->check(CLI::IsMember({"median", "asha", "none"}));
+  tune->add_option("--reduction-factor", args->study.pruner.reduction_factor,
+                   "asha: rungs this factor apart in steps, 1/factor of the trials going on")
+      ->capture_default_str()
+      ->check(in_range(2, 100));
+  tune->add_option("--min-steps", args->study.pruner.min_steps,
+                   "asha: steps of the first rung (0: a trial's first evaluation)")
+      ->capture_default_str()
+      ->check(in_range(0));
   tune->add_option("--startup-trials", args->study.pruner.startup_trials,
-                   "Complete trials before the pruner stops any")
+                   "median: complete trials before the pruner stops any")
       ->capture_default_str()
       ->check(in_range(0, 100000));
   tune->add_option("--warmup-steps", args->study.pruner.warmup_steps,
-                   "Steps a trial trains before the pruner may stop it")
+                   "median: steps a trial trains before the pruner may stop it")
       ->capture_default_str()
       ->check(in_range(0));
   add_plugin_option(*tune, args->plugins);

@@ -22,6 +22,7 @@
 #include "experiments/studies/child_runs.h"
 #include "experiments/studies/search_space.h"
 #include "experiments/studies/seed_study.h"
+#include "experiments/studies/tpe_sampler.h"
 #include "experiments/studies/trial_journal.h"
 
 namespace mnrl::experiments {
@@ -37,10 +38,12 @@ constexpr double kTuneProgressSeconds = 30.0;
 std::string tune_settings(const TuneStudy& study) {
   core::YamlWriter out;
   out.key("config").text(study.config).key("trials").integer(study.trials);
-  out.key("seed").integer(static_cast<std::int64_t>(study.seed));
+  out.key("seed").integer(static_cast<std::int64_t>(study.seed)).key("sampler").text(study.sampler);
   out.key("pruner").begin_map().key("kind").text(study.pruner.kind);
   out.key("startup_trials").integer(study.pruner.startup_trials);
-  out.key("warmup_steps").integer(study.pruner.warmup_steps).end_map();
+  out.key("warmup_steps").integer(study.pruner.warmup_steps);
+  out.key("reduction_factor").integer(study.pruner.reduction_factor);
+  out.key("min_steps").integer(study.pruner.min_steps).end_map();
   return out.str();
 }
 
@@ -73,7 +76,7 @@ void create_or_join(const TuneStudy& study, const fs::path& dir) {
        {std::tuple<const char*, std::string, const char*>{kTuneConfig, study.resolved_config,
                                                           "config (with its --set)"},
         {kSpaceFile, study.space, "search space"},
-        {kTuneFile, tune_settings(study), "settings (--trials, --seed, the pruner)"}}) {
+        {kTuneFile, tune_settings(study), "settings (--trials, --seed, --sampler, the pruner)"}}) {
     if (differs(file, ours)) {
       throw StudyMismatch("the study in " + dir.string() + " was made with another " + what +
                           " (its " + file + "): give the same, or another --study directory");
@@ -81,20 +84,26 @@ void create_or_join(const TuneStudy& study, const fs::path& dir) {
   }
 }
 
-// Trial N's parameters: drawn from a generator of its own (study seed, N), so a trial's draw does
-// not depend on which process took it.
-TrialRecord new_trial(const TuneStudy& study, const std::vector<Parameter>& space, int number,
-                      const std::string& worker) {
+// Trial N's parameters, given the trials before it: drawn from a generator of its own (study
+// seed, N), so a trial's draw does not depend on which process took it.
+TrialRecord new_trial(const TuneStudy& study, const std::vector<Parameter>& space,
+                      const std::vector<TrialRecord>& before, const std::string& worker) {
+  const int number = static_cast<int>(before.size());
   std::seed_seq seeds{static_cast<std::uint64_t>(study.seed), static_cast<std::uint64_t>(number)};
   std::mt19937_64 random(seeds);
+  std::vector<ParameterValue> values;
+  if (study.sampler == "tpe") {
+    values = tpe_draw(space, before, TpeOptions{}, random);
+  } else {
+    for (const Parameter& p : space) values.push_back(draw(p, random));
+  }
   TrialRecord trial;
   trial.number = number;
   trial.worker = worker;
   trial.seed = static_cast<std::int64_t>(study.seed) + number;
-  for (const Parameter& p : space) {
-    const ParameterValue value = draw(p, random);
-    trial.parameters[p.key] = value.text;
-    trial.numbers[p.key] = value.number;
+  for (std::size_t i = 0; i < space.size(); ++i) {
+    trial.parameters[space[i].key] = values[i].text;
+    trial.numbers[space[i].key] = values[i].number;
   }
   return trial;
 }
@@ -253,7 +262,7 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
         resume = true;
         journal.resumed(trial.number, worker);
       } else if (static_cast<int>(trials.size()) < study.trials) {
-        trial = new_trial(study, space, static_cast<int>(trials.size()), worker);
+        trial = new_trial(study, space, trials, worker);
         journal.created(trial);
       } else {
         more = false;
@@ -321,7 +330,8 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       changed = true;
     }
     if (changed) continue;
-    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    // Often: a fast trial trains thousands of steps between a pruned evaluation and its stop.
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
     const auto now = std::chrono::steady_clock::now();
     if (std::chrono::duration<double>(now - last_progress).count() >= kTuneProgressSeconds) {
       std::fprintf(console, "trials running here:");

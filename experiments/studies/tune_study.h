@@ -13,7 +13,8 @@ namespace mnrl::experiments {
 // `mnrl tune CONFIG --space SPACE.yaml --trials T --jobs N --study STUDY`: trials of CONFIG
 // with parameters drawn from the search space, each a child process (`mnrl train
 // STUDY/config.yaml --set KEY=VALUE... --seed S --run-dir STUDY/trials/trial_N`), N at a time.
-// The objective is a trial's final evaluation (its mean return, higher is better); its
+// Parameters come from the TPE sampler (tpe_sampler.h) or uniformly at random. The objective is
+// a trial's final evaluation (its mean return, higher is better); its
 // evaluations along the way (train.eval_interval) feed the pruner, which stops a bad trial
 // early (it checkpoints and ends, as on Ctrl-C).
 //
@@ -32,6 +33,7 @@ struct TuneStudy {
   int trials = 20;  // in the study, over every process
   int jobs = 1;     // this process's trials at a time
   std::uint64_t seed = 0;  // trial N trains with seed + N and draws its parameters from it
+  std::string sampler = "tpe";  // tpe | random
   PrunerOptions pruner;
 };
 

@@ -54,4 +54,31 @@ TEST(TrialPrunerTest, WaitsForStartupTrialsAndWarmupSteps) {
   EXPECT_FALSE(should_prune(options, trials.back(), trials));
 }
 
+// Successive halving with rungs at 1000, 3000, 9000 steps: a trial goes on past a rung only among
+// the best third of the values there so far (the best one while fewer than three).
+TEST(TrialPrunerTest, AshaKeepsTheBestThirdAtEachRung) {
+  PrunerOptions options;
+  options.kind = "asha";
+  options.min_steps = 1000;
+  std::vector<TrialRecord> trials{trial_with(0, "complete", {{1000, 10}, {3000, 40}}),
+                                  trial_with(1, "pruned", {{1000, 5}}),
+                                  trial_with(2, "running", {{1000, 8}})};
+  // Three at the first rung: one goes on, the best (10).
+  EXPECT_TRUE(should_prune(options, trials[2], trials));
+  trials[2].reports = {{1000, 12}};
+  EXPECT_FALSE(should_prune(options, trials[2], trials));
+  // Decided at the rung once: a later evaluation before the next rung is not judged again.
+  trials[2].reports = {{1000, 12}, {2000, 1}};
+  EXPECT_FALSE(should_prune(options, trials[2], trials));
+  // At 3000 (its first evaluation past it, 3500): two trials there, the best goes on.
+  trials[2].reports = {{1000, 12}, {2000, 1}, {3500, 39}};
+  EXPECT_TRUE(should_prune(options, trials[2], trials));
+  trials[2].reports = {{1000, 12}, {2000, 1}, {3500, 41}};
+  EXPECT_FALSE(should_prune(options, trials[2], trials));
+  // The first rung at a trial's first evaluation where min_steps is 0.
+  options.min_steps = 0;
+  trials.push_back(trial_with(3, "running", {{1000, 9}}));
+  EXPECT_TRUE(should_prune(options, trials[3], trials));
+}
+
 }  // namespace
