@@ -127,34 +127,6 @@ std::vector<std::string> child_arguments(const SeedStudy& study, const fs::path&
   return args;
 }
 
-// Whether the run trained to its end, as its summary.yaml says (its final evaluation may have
-// been stopped).
-bool training_complete(const fs::path& run_dir) {
-  try {
-    const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
-    return summary["training_complete"].as<bool>();
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-// How a seed that is not done goes on, from what its run directory holds.
-enum class SeedStart { kDone, kResume, kFresh };
-
-SeedStart start_of(const fs::path& run_dir) {
-  std::error_code error;
-  if (!fs::exists(run_dir, error) || fs::is_empty(run_dir, error)) return SeedStart::kFresh;
-  if (training_complete(run_dir)) return SeedStart::kDone;
-  if (!list_checkpoints(run_dir).empty()) return SeedStart::kResume;
-  // Begun but stopped before its first checkpoint: kept for inspection, started anew.
-  fs::path aside = run_dir.string() + ".incomplete";
-  for (int n = 2; fs::exists(aside, error); ++n) {
-    aside = run_dir.string() + ".incomplete-" + std::to_string(n);
-  }
-  fs::rename(run_dir, aside);
-  return SeedStart::kFresh;
-}
-
 // The step of the last row of a run's metrics.csv (0 before any).
 std::int64_t last_step(const fs::path& run_dir) {
   std::ifstream in(run_dir / "metrics.csv", std::ios::binary);
@@ -228,6 +200,17 @@ void say_summary(std::FILE* console, const fs::path& dir, const std::vector<Seed
   core::write_file_atomically(dir / "summary.csv", csv.str());
 }
 
+// Whether the run trained to its end, as its summary.yaml says (its final evaluation may have
+// been stopped).
+bool training_complete(const fs::path& run_dir) {
+  try {
+    const YAML::Node summary = YAML::LoadFile((run_dir / "summary.yaml").string());
+    return summary["training_complete"].as<bool>();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 // Records how `run`'s child ended.
 void record_end(SeedRun& run, int wait_status, bool stopping) {
   run.exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
@@ -258,9 +241,9 @@ int drive(const SeedStudy& study, const fs::path& dir, std::vector<SeedRun>& run
   std::set<std::int64_t> resumable;
   for (SeedRun& run : runs) {
     if (run.status == "done") continue;
-    const SeedStart start = start_of(run_dir_of(dir, run.seed));
-    run.status = start == SeedStart::kDone ? "done" : "pending";
-    if (start == SeedStart::kResume) resumable.insert(run.seed);
+    const RunStart start = how_run_goes_on(run_dir_of(dir, run.seed));
+    run.status = start == RunStart::kDone ? "done" : "pending";
+    if (start == RunStart::kResume) resumable.insert(run.seed);
   }
   write_study(dir, study, runs);
   bool forwarded = false;
@@ -392,6 +375,20 @@ std::optional<std::string> why_no_study_here() {
   if (!distributed::launched_by_mpi()) return std::nullopt;
   return "a study of seeds (--seeds, or --resume of a study) starts its own processes, one per "
          "seed: run it without mpirun or srun";
+}
+
+RunStart how_run_goes_on(const fs::path& run_dir) {
+  std::error_code error;
+  if (!fs::exists(run_dir, error) || fs::is_empty(run_dir, error)) return RunStart::kFresh;
+  if (training_complete(run_dir)) return RunStart::kDone;
+  if (!list_checkpoints(run_dir).empty()) return RunStart::kResume;
+  // Begun but stopped before its first checkpoint: kept for inspection, started anew.
+  fs::path aside = run_dir.string() + ".incomplete";
+  for (int n = 2; fs::exists(aside, error); ++n) {
+    aside = run_dir.string() + ".incomplete-" + std::to_string(n);
+  }
+  fs::rename(run_dir, aside);
+  return RunStart::kFresh;
 }
 
 std::optional<double> final_mean_return(const fs::path& run_dir) {

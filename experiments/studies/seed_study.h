@@ -51,6 +51,13 @@ std::optional<std::string> why_no_study_here();
 std::vector<std::pair<std::int64_t, std::filesystem::path>> study_runs(
     const std::filesystem::path& study_dir);
 
+// How an interrupted run goes on, from what its directory holds: trained to the end
+// (summary.yaml) is done, one with a checkpoint resumes from it, one that never wrote a
+// checkpoint is moved aside (RUN.incomplete, kept for inspection) and starts anew, as does one
+// never started.
+enum class RunStart { kDone, kResume, kFresh };
+RunStart how_run_goes_on(const std::filesystem::path& run_dir);
+
 // The mean return of a run's final evaluation (its summary.yaml); nullopt for a run that did not
 // finish it (stopped, still training).
 std::optional<double> final_mean_return(const std::filesystem::path& run_dir);

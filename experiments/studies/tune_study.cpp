@@ -1,5 +1,7 @@
 #include "experiments/studies/tune_study.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -7,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <random>
@@ -170,6 +174,104 @@ std::int64_t trained_steps(const fs::path& run_dir, std::int64_t last_reported) 
   }
 }
 
+// Each worker's heartbeat: STUDY/workers/HOST:PID, rewritten every kBeatSeconds while it
+// runs. A worker on another host whose file is older than kWorkerTimeoutSeconds (by the file
+// system's clock: compared with this worker's own file) is gone.
+constexpr double kBeatSeconds = 10.0;
+constexpr double kWorkerTimeoutSeconds = 120.0;
+
+class Heartbeat {
+ public:
+  Heartbeat(const fs::path& dir, const std::string& worker) : path_(dir / "workers" / worker) {
+    fs::create_directories(path_.parent_path());
+    write();
+  }
+  ~Heartbeat() {
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+  }
+  void beat() {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >=
+        kBeatSeconds) {
+      write();
+    }
+  }
+
+ private:
+  void write() {
+    core::write_file_atomically(path_, std::to_string(::getpid()) + "\n");
+    last_ = std::chrono::steady_clock::now();
+  }
+  fs::path path_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+// Whether the process that runs a trial ended without saying how the trial ended (kill -9, a
+// lost node): on this host, its PID is gone; elsewhere, its heartbeat stopped.
+bool worker_gone(const std::string& worker, const std::string& me, const fs::path& dir) {
+  const std::size_t colon = worker.rfind(':');
+  const std::size_t my_colon = me.rfind(':');
+  if (colon == std::string::npos) return false;
+  if (worker.substr(0, colon) == me.substr(0, my_colon)) {
+    const long pid = std::strtol(worker.c_str() + colon + 1, nullptr, 10);
+    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  }
+  std::error_code error;
+  const auto theirs = fs::last_write_time(dir / "workers" / worker, error);
+  if (error) return true;
+  const auto mine = fs::last_write_time(dir / "workers" / me, error);
+  return !error && std::chrono::duration<double>(mine - theirs).count() > kWorkerTimeoutSeconds;
+}
+
+// Whether no process trains in the run directory now (its lock is free).
+bool run_directory_free(const fs::path& run_dir) {
+  const int fd = ::open((run_dir / ".lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);
+  return free;
+}
+
+// What this process takes up next: a trial to resume (stopped, or its process gone), else a new
+// one while the study has fewer than its trials.
+struct Work {
+  TrialRecord trial;
+  bool resume = false;
+  const char* how = "started";
+};
+
+std::optional<Work> take_work(const TuneStudy& study, const std::vector<Parameter>& space,
+                              const fs::path& dir, const TrialJournal& journal,
+                              const std::string& worker, std::FILE* console) {
+  std::vector<TrialRecord> trials = journal.read();
+  for (const TrialRecord& trial : trials) {
+    const bool orphaned = trial.state == "running" && trial.worker != worker &&
+                          worker_gone(trial.worker, worker, dir);
+    if (trial.state != "stopped" && !orphaned) continue;
+    const fs::path run_dir = trial_dir(dir, trial.number);
+    if (!run_directory_free(run_dir)) continue;  // its run still ends (it stops with its study)
+    const RunStart start = how_run_goes_on(run_dir);
+    if (start == RunStart::kDone) {
+      // Its run finished, its process did not live to say so.
+      journal.ended(trial.number, "complete", final_mean_return(run_dir),
+                    trained_steps(run_dir, 0));
+      continue;
+    }
+    if (orphaned) {
+      std::fprintf(console, "trial %d: its process %s is gone; taking it over\n", trial.number,
+                   trial.worker.c_str());
+    }
+    journal.resumed(trial.number, worker);
+    Work work{trial, start == RunStart::kResume, "resumed"};
+    if (!work.resume) work.how = "restarted";
+    return work;
+  }
+  if (static_cast<int>(trials.size()) >= study.trials) return std::nullopt;
+  Work work{new_trial(study, space, trials, worker), false, "started"};
+  journal.created(work.trial);
+  return work;
+}
+
 std::string csv_text(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -237,7 +339,9 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
   const std::string worker = core::host_name() + ":" + std::to_string(::getpid());
   StudyStopSignals signals;
   std::vector<RunningTrial> running;
-  bool forwarded = false, failed = false, more = true;
+  Heartbeat heartbeat(dir, worker);
+  bool forwarded = false, failed = false;
+  auto next_look = std::chrono::steady_clock::now();
   auto last_progress = std::chrono::steady_clock::now();
   for (;;) {
     const bool stopping = signals.first() != 0;
@@ -250,41 +354,34 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
     if (signals.insisted()) {
       for (const RunningTrial& t : running) stop_child(t.pid, /*insist=*/true);
     }
-    while (!stopping && more && static_cast<int>(running.size()) < study.jobs) {
+    const auto now = std::chrono::steady_clock::now();
+    while (!stopping && static_cast<int>(running.size()) < study.jobs && now >= next_look) {
+      heartbeat.beat();
       const TrialJournal::Lock lock(journal);
-      std::vector<TrialRecord> trials = journal.read();
-      const auto stopped = std::find_if(trials.begin(), trials.end(),
-                                        [](const TrialRecord& t) { return t.state == "stopped"; });
-      TrialRecord trial;
-      bool resume = false;
-      if (stopped != trials.end()) {
-        trial = *stopped;
-        resume = true;
-        journal.resumed(trial.number, worker);
-      } else if (static_cast<int>(trials.size()) < study.trials) {
-        trial = new_trial(study, space, trials, worker);
-        journal.created(trial);
-      } else {
-        more = false;
+      std::optional<Work> work = take_work(study, space, dir, journal, worker, console);
+      if (!work) {
+        // Nothing to take now; a trial of a process that dies later may still come free.
+        next_look = now + std::chrono::seconds(2);
         break;
       }
+      const TrialRecord& trial = work->trial;
       const fs::path log = dir / "trials" / ("trial_" + std::to_string(trial.number) + ".log");
       RunningTrial started{trial.number, 0, 0, false, 0};
       try {
-        started.pid = spawn_child(trial_arguments(study, dir, trial, resume), log);
+        started.pid = spawn_child(trial_arguments(study, dir, trial, work->resume), log);
       } catch (const std::runtime_error& e) {
         std::fprintf(console, "trial %d: %s\n", trial.number, e.what());
         journal.ended(trial.number, "failed", std::nullopt, 0);
         failed = true;
         continue;
       }
-      std::fprintf(console, "trial %d %s:", trial.number, resume ? "resumed" : "started");
+      std::fprintf(console, "trial %d %s:", trial.number, work->how);
       for (const auto& [key, text] : trial.parameters) std::fprintf(console, " %s=%s", key.c_str(), text.c_str());
       std::fprintf(console, "\n");
       std::fflush(console);
       running.push_back(started);
     }
-    if (running.empty()) break;
+    if (running.empty() && (stopping || next_look > now)) break;
     bool changed = false;
     for (auto it = running.begin(); it != running.end();) {
       RunningTrial& t = *it;
@@ -332,7 +429,7 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
     if (changed) continue;
     // Often: a fast trial trains thousands of steps between a pruned evaluation and its stop.
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    const auto now = std::chrono::steady_clock::now();
+    heartbeat.beat();
     if (std::chrono::duration<double>(now - last_progress).count() >= kTuneProgressSeconds) {
       std::fprintf(console, "trials running here:");
       for (const RunningTrial& t : running) {

@@ -4,8 +4,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <set>
 #include <string>
 #include <vector>
@@ -103,6 +106,41 @@ TEST_F(TuneCliTest, TwoProcessesShareOneStudyAndTheBestConfigTrains) {
                          "--pruner none --set ppo.gamma=0.9" + kShortTrials);
   expect_outcome(other, 2, "was made with another config");
   EXPECT_EQ(read_file(dir_ / "study" / "journal.yaml"), journal);
+}
+
+// A `mnrl tune` killed outright (kill -9) loses no trial: its running trial stops with it
+// (checkpointing, as on Ctrl-C), and the next process on the study sees its process gone, takes
+// the trial over from its checkpoint, and finishes the study; no trial number runs twice.
+TEST_F(TuneCliTest, AKilledProcessLosesNoTrial) {
+  write_space(dir_ / "space.yaml", "ppo.learning_rate: {type: log_uniform, low: 1.0e-4, high: 3.0e-3}\n");
+  const std::string tune = "tune " + kTuneConfig + " --space space.yaml --study study --trials 3 "
+                           "--pruner none --set train.total_steps=60000 --set "
+                           "train.eval_interval=20000 --set train.eval_episodes=2";
+  const pid_t first = fork();
+  if (first == 0) {
+    if (chdir(dir_.c_str()) != 0 || !freopen("first.out", "w", stdout)) _exit(99);
+    execl("/bin/sh", "sh", "-c", ("exec '" MNRL_BINARY "' " + tune).c_str(), nullptr);
+    _exit(98);
+  }
+  const fs::path metrics = dir_ / "study" / "trials" / "trial_0" / "metrics.csv";
+  std::error_code error;
+  for (int i = 0; i < 1200 && !(fs::file_size(metrics, error) > 300 && !error); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_GT(fs::file_size(metrics, error), 300u) << "trial 0 never trained";
+  kill(first, SIGKILL);
+  int status = 0;
+  waitpid(first, &status, 0);
+  const auto second = run(tune);
+  expect_outcome(second, 0, "trial 0: its process");
+  EXPECT_NE(second.output.find("taking it over"), std::string::npos);
+  EXPECT_NE(second.output.find("trial 0 resumed"), std::string::npos) << second.output;
+  const std::string journal = read_file(dir_ / "study" / "journal.yaml");
+  EXPECT_EQ(count_of(journal, "event: \"created\""), 3) << journal;
+  EXPECT_EQ(count_of(journal, "event: \"created\", trial: 0,"), 1) << journal;
+  EXPECT_EQ(count_of(journal, "state: \"complete\""), 3) << journal;
+  EXPECT_NE(read_file(dir_ / "study" / "trials" / "trial_0" / "run_info.yaml").find("resumed:"),
+            std::string::npos);
 }
 
 }  // namespace
