@@ -9,6 +9,7 @@
 #include "apps/cli.h"
 #include "apps/commands.h"
 #include "apps/config_path.h"
+#include "apps/tune_plots.h"
 #include "core/files.h"
 #include "core/run_directory.h"
 #include "experiments/config/experiment_options.h"
@@ -90,7 +91,13 @@ int tune_command(TuneArguments& args) {
                 "trials/trial_N.log)\n",
                 args.config.c_str(), study.trials, study.jobs, dir.c_str());
     std::fflush(stdout);
-    return experiments::run_tune_study(study, dir, stdout);
+    const int status = experiments::run_tune_study(study, dir, stdout);
+    try {
+      std::printf("plots: %s in %s\n", draw_tune_plots(dir).c_str(), dir.c_str());
+    } catch (const std::runtime_error& e) {
+      std::printf("no plots (%s); trials.csv has every trial\n", e.what());
+    }
+    return status;
   } catch (const experiments::StudyMismatch& e) {
     std::fprintf(stderr, "mnrl tune: %s\n", e.what());
     return kExitUsage;

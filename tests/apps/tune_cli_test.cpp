@@ -99,6 +99,13 @@ TEST_F(TuneCliTest, TwoProcessesShareOneStudyAndTheBestConfigTrains) {
   EXPECT_EQ(count_of(journal, "state: \"complete\""), 5) << journal;
   const std::string trials = read_file(dir_ / "study" / "trials.csv");
   EXPECT_EQ(count_of(trials, ",complete,"), 5) << trials;
+  // The pictures: PNGs naming what they show (gnuplot draws them when the last process ends).
+  EXPECT_NE(read_file(dir_ / "study" / "objective.png").find("best so far"), std::string::npos);
+  const std::string slices = read_file(dir_ / "study" / "slices.png");
+  EXPECT_GT(slices.size(), 10000u);
+  for (const char* key : {"ppo.learning_rate\n", "ppo.n_epochs\n", "ppo.n_steps\n"}) {
+    EXPECT_NE(slices.find(key), std::string::npos) << key;
+  }
   const auto best = run("train study/best.yaml --set train.total_steps=500 --run-dir best");
   expect_outcome(best, 0, "final evaluation");
 
