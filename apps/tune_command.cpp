@@ -166,6 +166,11 @@ Command add_tune_command(CLI::App& mnrl) {
                    "median: steps a trial trains before the pruner may stop it")
       ->capture_default_str()
       ->check(in_range(0));
+  tune->add_option("--worker-timeout", args->study.worker_timeout_seconds,
+                   "Seconds another host's mnrl tune on the study may go silent before its "
+                   "trials are taken over (on this host a process that is gone is seen at once)")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
   add_plugin_option(*tune, args->plugins);
   return {tune, [args] {
             if (!load_plugins(args->plugins, "tune")) return kExitUsage;

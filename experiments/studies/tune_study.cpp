@@ -174,15 +174,13 @@ std::int64_t trained_steps(const fs::path& run_dir, std::int64_t last_reported) 
   }
 }
 
-// Each worker's heartbeat: STUDY/workers/HOST:PID, rewritten every kBeatSeconds while it
-// runs. A worker on another host whose file is older than kWorkerTimeoutSeconds (by the file
-// system's clock: compared with this worker's own file) is gone.
-constexpr double kBeatSeconds = 10.0;
-constexpr double kWorkerTimeoutSeconds = 120.0;
-
+// Each worker's heartbeat: STUDY/workers/HOST:PID, rewritten while it runs. A worker on
+// another host whose file is older than the timeout (by the file system's clock: compared with
+// this worker's own file) is gone.
 class Heartbeat {
  public:
-  Heartbeat(const fs::path& dir, const std::string& worker) : path_(dir / "workers" / worker) {
+  Heartbeat(const fs::path& dir, const std::string& worker, double timeout_seconds)
+      : path_(dir / "workers" / worker), every_seconds_(std::min(10.0, timeout_seconds / 4)) {
     fs::create_directories(path_.parent_path());
     write();
   }
@@ -192,7 +190,7 @@ class Heartbeat {
   }
   void beat() {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >=
-        kBeatSeconds) {
+        every_seconds_) {
       write();
     }
   }
@@ -203,12 +201,14 @@ class Heartbeat {
     last_ = std::chrono::steady_clock::now();
   }
   fs::path path_;
+  double every_seconds_;
   std::chrono::steady_clock::time_point last_;
 };
 
 // Whether the process that runs a trial ended without saying how the trial ended (kill -9, a
 // lost node): on this host, its PID is gone; elsewhere, its heartbeat stopped.
-bool worker_gone(const std::string& worker, const std::string& me, const fs::path& dir) {
+bool worker_gone(const std::string& worker, const std::string& me, const fs::path& dir,
+                 double timeout_seconds) {
   const std::size_t colon = worker.rfind(':');
   const std::size_t my_colon = me.rfind(':');
   if (colon == std::string::npos) return false;
@@ -220,7 +220,7 @@ bool worker_gone(const std::string& worker, const std::string& me, const fs::pat
   const auto theirs = fs::last_write_time(dir / "workers" / worker, error);
   if (error) return true;
   const auto mine = fs::last_write_time(dir / "workers" / me, error);
-  return !error && std::chrono::duration<double>(mine - theirs).count() > kWorkerTimeoutSeconds;
+  return !error && std::chrono::duration<double>(mine - theirs).count() > timeout_seconds;
 }
 
 // Whether no process trains in the run directory now (its lock is free).
@@ -246,7 +246,7 @@ std::optional<Work> take_work(const TuneStudy& study, const std::vector<Paramete
   std::vector<TrialRecord> trials = journal.read();
   for (const TrialRecord& trial : trials) {
     const bool orphaned = trial.state == "running" && trial.worker != worker &&
-                          worker_gone(trial.worker, worker, dir);
+                          worker_gone(trial.worker, worker, dir, study.worker_timeout_seconds);
     if (trial.state != "stopped" && !orphaned) continue;
     const fs::path run_dir = trial_dir(dir, trial.number);
     if (!run_directory_free(run_dir)) continue;  // its run still ends (it stops with its study)
@@ -339,7 +339,7 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
   const std::string worker = core::host_name() + ":" + std::to_string(::getpid());
   StudyStopSignals signals;
   std::vector<RunningTrial> running;
-  Heartbeat heartbeat(dir, worker);
+  Heartbeat heartbeat(dir, worker, study.worker_timeout_seconds);
   bool forwarded = false, failed = false;
   auto next_look = std::chrono::steady_clock::now();
   auto last_progress = std::chrono::steady_clock::now();

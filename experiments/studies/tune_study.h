@@ -34,6 +34,9 @@ struct TuneStudy {
   int jobs = 1;     // this process's trials at a time
   std::uint64_t seed = 0;  // trial N trains with seed + N and draws its parameters from it
   std::string sampler = "tpe";  // tpe | random
+  // How long another host's process may go without a heartbeat before its trials are taken
+  // over (this process beats at a quarter of it, at most every 10 s).
+  double worker_timeout_seconds = 120.0;
   PrunerOptions pruner;
 };
 
