@@ -14,6 +14,7 @@
 #include "apps/report_runs.h"
 #include "core/files.h"
 #include "core/stop_signal.h"
+#include "core/text.h"
 #include "experiments/studies/score_statistics.h"
 
 namespace mnrl::apps {
@@ -63,13 +64,6 @@ std::string fixed(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%.2f", value);
   return text;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 // Markdown table cells: a '|' would end the cell.
@@ -156,7 +150,7 @@ class Report {
            "median\n";
     for (std::size_t c = 0; c < configs_.size(); ++c) {
       const FinalScores& f = finals_[c];
-      csv << csv_field(configs_[c].label) << ',' << configs_[c].runs.size() << ','
+      csv << core::csv_field(configs_[c].label) << ',' << configs_[c].runs.size() << ','
           << f.scores.size();
       if (f.scores.empty()) {
         csv << ",,,,,,,\n";
@@ -175,9 +169,10 @@ class Report {
     csv << "config,seed,run_dir,final_mean_return,last_step\n";
     for (const ReportConfig& config : configs_) {
       for (const ReportRun& run : config.runs) {
-        csv << csv_field(config.label) << ',' << run.seed << ',' << csv_field(run.dir.string())
-            << ',' << (run.final_score ? number(*run.final_score) : "") << ','
-            << run.curve.back().first << '\n';
+        csv << core::csv_field(config.label) << ',' << run.seed << ','
+            << core::csv_field(run.dir.string()) << ','
+            << (run.final_score ? number(*run.final_score) : "") << ',' << run.curve.back().first
+            << '\n';
       }
     }
     return csv.str();
@@ -188,9 +183,9 @@ class Report {
     csv << "config,step,runs,iqm,iqm_ci_low,iqm_ci_high,mean\n";
     for (std::size_t c = 0; c < configs_.size(); ++c) {
       for (const CurveRow& row : curves_[c]) {
-        csv << csv_field(configs_[c].label) << ',' << row.step << ',' << configs_[c].runs.size()
-            << ',' << number(row.iqm) << ',' << number(row.interval.low) << ','
-            << number(row.interval.high) << ',' << number(row.mean) << '\n';
+        csv << core::csv_field(configs_[c].label) << ',' << row.step << ','
+            << configs_[c].runs.size() << ',' << number(row.iqm) << ',' << number(row.interval.low)
+            << ',' << number(row.interval.high) << ',' << number(row.mean) << '\n';
       }
     }
     return csv.str();
@@ -200,8 +195,8 @@ class Report {
     std::ostringstream csv;
     csv << "x,y,probability_x_improves_on_y,ci_low,ci_high\n";
     for (const Improvement& i : improvements_) {
-      csv << csv_field(configs_[i.x].label) << ',' << csv_field(configs_[i.y].label) << ','
-          << number(i.probability) << ',' << number(i.interval.low) << ','
+      csv << core::csv_field(configs_[i.x].label) << ',' << core::csv_field(configs_[i.y].label)
+          << ',' << number(i.probability) << ',' << number(i.interval.low) << ','
           << number(i.interval.high) << '\n';
     }
     return csv.str();

@@ -26,6 +26,7 @@ struct TuneArguments {
   std::string study_dir;
   std::vector<std::string> overrides;
   std::vector<std::string> plugins;
+  int jobs = 0;  // 0: one per train.threads cores
   experiments::TuneStudy study;
 };
 
@@ -61,6 +62,7 @@ int tune_command(TuneArguments& args) {
     const experiments::ExperimentOptions options =
         experiments::load_experiment(args.config, args.overrides);
     name = options.name;
+    study.jobs = args.jobs > 0 ? args.jobs : experiments::default_jobs(options.train.threads);
     if (study.pruner.kind != "none" && options.train.eval_interval <= 0) {
       throw core::ConfigError("train.eval_interval is 0: the " + study.pruner.kind +
                               " pruner needs evaluations along the way (set it, e.g. --set "
@@ -127,8 +129,8 @@ Command add_tune_command(CLI::App& mnrl) {
   tune->add_option("--trials", args->study.trials, "Trials in the study (over every process)")
       ->capture_default_str()
       ->check(in_range(1, 100000));
-  tune->add_option("--jobs", args->study.jobs, "Trials at a time in this process")
-      ->capture_default_str()
+  tune->add_option("--jobs", args->jobs,
+                   "Trials at a time in this process (default: one per train.threads cores)")
       ->check(in_range(1, 1024));
   tune->add_option("--study", args->study_dir,
                    "Study directory: created where missing or empty, joined where it holds this "

@@ -84,6 +84,13 @@ std::string demangle(const char* symbol) {
 
 std::string type_name(const std::exception& e) { return demangle(typeid(e).name()); }
 
+std::string csv_field(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string out = "\"";
+  for (const char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
 std::string yaml_quoted(std::string_view text) {
   std::string out = "\"";
   for (const char c : text) {

@@ -24,6 +24,10 @@ std::string elided(std::string_view text, std::size_t max_bytes = 80);
 // `text` as a YAML double-quoted scalar ("..." with " and \ escaped).
 std::string yaml_quoted(std::string_view text);
 
+// `text` as a CSV field (RFC 4180): as it is, or in double quotes (" doubled) where it holds a
+// comma, a quote or a line break.
+std::string csv_field(std::string_view text);
+
 // "a, b, c" for messages that list the allowed values.
 std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
 

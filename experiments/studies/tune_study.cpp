@@ -20,6 +20,7 @@
 #include "core/exit_codes.h"
 #include "core/files.h"
 #include "core/host_name.h"
+#include "core/text.h"
 #include "core/yaml_writer.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/metrics/metrics.h"
@@ -272,13 +273,6 @@ std::optional<Work> take_work(const TuneStudy& study, const std::vector<Paramete
   return work;
 }
 
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
-
 void write_results(const TuneStudy& study, const fs::path& dir,
                    const std::vector<TrialRecord>& trials, std::FILE* console) {
   std::ostringstream csv;
@@ -287,15 +281,15 @@ void write_results(const TuneStudy& study, const fs::path& dir,
   if (!trials.empty()) {
     for (const auto& entry : trials.front().parameters) keys.push_back(entry.first);
   }
-  for (const std::string& key : keys) csv << ',' << csv_text(key);
+  for (const std::string& key : keys) csv << ',' << core::csv_field(key);
   csv << '\n';
   const TrialRecord* best = nullptr;
   int counts[5] = {};
   for (const TrialRecord& t : trials) {
     csv << t.number << ',' << t.state << ',';
     if (t.value) csv << *t.value;
-    csv << ',' << t.steps << ',' << t.seed << ',' << csv_text(t.worker);
-    for (const std::string& key : keys) csv << ',' << csv_text(t.parameters.at(key));
+    csv << ',' << t.steps << ',' << t.seed << ',' << core::csv_field(t.worker);
+    for (const std::string& key : keys) csv << ',' << core::csv_field(t.parameters.at(key));
     csv << '\n';
     if (t.value && (!best || *t.value > *best->value)) best = &t;
     const char* states[] = {"complete", "pruned", "stopped", "failed", "running"};

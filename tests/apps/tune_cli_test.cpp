@@ -150,4 +150,42 @@ TEST_F(TuneCliTest, AKilledProcessLosesNoTrial) {
             std::string::npos);
 }
 
+// Ctrl-C stops the running trials, each with a checkpoint (state stopped in the journal); the
+// next mnrl tune on the study resumes them first and finishes the study.
+TEST_F(TuneCliTest, CtrlCStopsTheTrialsAndTheNextProcessResumesThem) {
+  write_space(dir_ / "space.yaml",
+              "ppo.learning_rate: {type: log_uniform, low: 1.0e-4, high: 3.0e-3}\n");
+  const std::string tune = "tune " + kTuneConfig +
+                           " --space space.yaml --study study --trials 2 "
+                           "--jobs 2 --pruner none --set train.total_steps=60000 --set "
+                           "train.eval_interval=20000 --set train.eval_episodes=2";
+  const pid_t process = fork();
+  if (process == 0) {
+    if (chdir(dir_.c_str()) != 0 || !freopen("first.out", "w", stdout)) _exit(99);
+    execl("/bin/sh", "sh", "-c", ("exec '" MNRL_BINARY "' " + tune).c_str(), nullptr);
+    _exit(98);
+  }
+  std::error_code error;
+  for (int i = 0; i < 1200; ++i) {
+    const auto size = [&](int trial) {
+      return fs::file_size(
+          dir_ / "study" / "trials" / ("trial_" + std::to_string(trial)) / "metrics.csv", error);
+    };
+    if (size(0) > 300 && !error && size(1) > 300 && !error) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(process, SIGINT);
+  int status = 0;
+  waitpid(process, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 130) << read_file(dir_ / "first.out");
+  EXPECT_EQ(count_of(read_file(dir_ / "study" / "journal.yaml"), "state: \"stopped\""), 2);
+  const auto resumed = run(tune);
+  expect_outcome(resumed, 0, "trial 0 resumed");
+  EXPECT_NE(resumed.output.find("trial 1 resumed"), std::string::npos) << resumed.output;
+  const std::string journal = read_file(dir_ / "study" / "journal.yaml");
+  EXPECT_EQ(count_of(journal, "event: \"created\""), 2) << journal;
+  EXPECT_EQ(count_of(journal, "state: \"complete\""), 2) << journal;
+}
+
 }  // namespace
