@@ -1,6 +1,7 @@
 // `mnrl report`: configs compared over their seeds, as rliable reports them: learning curves of
 // the interquartile mean with bootstrap confidence bands, a final-score table, and the
 // probability that one config improves on another.
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <fstream>
@@ -405,6 +406,15 @@ int report_command(const ReportArguments& args) {
     ScratchDirectory scratch;
     const std::vector<std::string> files = report.write(scratch.path);
     fs::create_directories(output);
+    // What an earlier report there wrote and this one does not (one config now: no
+    // improvement.csv) would tell of configs no longer compared.
+    for (const char* optional :
+         {"improvement.csv", "learning_curves.png", "final_scores.png", "improvement.png"}) {
+      if (std::find(files.begin(), files.end(), optional) == files.end()) {
+        std::error_code ignored;
+        if (fs::is_regular_file(output / optional, ignored)) fs::remove(output / optional, ignored);
+      }
+    }
     for (const std::string& file : files) {
       core::write_file_atomically(output / file, core::read_regular_file(scratch.path / file,
                                                                          1ull << 30, file));

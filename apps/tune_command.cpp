@@ -63,6 +63,9 @@ int tune_command(TuneArguments& args) {
         experiments::load_experiment(args.config, args.overrides);
     name = options.name;
     study.jobs = args.jobs > 0 ? args.jobs : experiments::default_jobs(options.train.threads);
+    // ASHA's rungs on the evaluations' grid, the same for every trial (a trial's own first
+    // evaluation comes after its first rollout, which differs with the rollout length).
+    if (study.pruner.min_steps == 0) study.pruner.min_steps = options.train.eval_interval;
     if (study.pruner.kind != "none" && options.train.eval_interval <= 0) {
       throw core::ConfigError("train.eval_interval is 0: the " + study.pruner.kind +
                               " pruner needs evaluations along the way (set it, e.g. --set "
@@ -157,7 +160,7 @@ Command add_tune_command(CLI::App& mnrl) {
       ->capture_default_str()
       ->check(in_range(2, 100));
   tune->add_option("--min-steps", args->study.pruner.min_steps,
-                   "asha: steps of the first rung (0: a trial's first evaluation)")
+                   "asha: steps of the first rung (0: train.eval_interval)")
       ->capture_default_str()
       ->check(in_range(0));
   tune->add_option("--startup-trials", args->study.pruner.startup_trials,
@@ -172,7 +175,7 @@ Command add_tune_command(CLI::App& mnrl) {
                    "Seconds another host's mnrl tune on the study may go silent before its "
                    "trials are taken over (on this host a process that is gone is seen at once)")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 86400.0));
+      ->check(CLI::Range(10.0, 86400.0));
   add_plugin_option(*tune, args->plugins);
   return {tune, [args] {
             if (!load_plugins(args->plugins, "tune")) return kExitUsage;

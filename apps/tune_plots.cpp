@@ -54,12 +54,10 @@ void draw(const fs::path& scratch, const fs::path& image, int width, int height,
 }  // namespace
 
 std::string draw_tune_plots(const fs::path& study_dir) {
-  std::vector<TrialRecord> trials;
-  {
-    const experiments::TrialJournal journal(study_dir);
-    const experiments::TrialJournal::Lock lock(journal);
-    trials = journal.read();
-  }
+  // Under the journal's lock: processes that end together draw one at a time.
+  const experiments::TrialJournal journal(study_dir);
+  const experiments::TrialJournal::Lock lock(journal);
+  const std::vector<TrialRecord> trials = journal.read();
   const std::vector<Parameter> space =
       experiments::read_search_space((study_dir / "space.yaml").string());
   ScratchDirectory scratch;

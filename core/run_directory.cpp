@@ -100,4 +100,12 @@ RunDirectoryLock::RunDirectoryLock(const fs::path& run_dir) {
 
 RunDirectoryLock::~RunDirectoryLock() { ::close(fd_); }  // releases the lock
 
+bool run_directory_in_use(const fs::path& run_dir) {
+  const int fd = ::open((run_dir / ".lock").c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return errno != ENOENT;
+  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
+  ::close(fd);  // releases it again
+  return !free;
+}
+
 }  // namespace mnrl::core

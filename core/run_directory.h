@@ -34,6 +34,12 @@ class RunDirectoryLock {
   int fd_ = -1;
 };
 
+// Whether a process holds the run directory's lock now (it trains there). Opens RUN_DIR/.lock
+// for writing, as the lock does (an NFS client emulates flock with fcntl locks, which need it);
+// a directory without a .lock is not in use. Any error other than the lock being held counts as
+// in use: the caller must not touch the directory.
+bool run_directory_in_use(const std::filesystem::path& run_dir);
+
 // The current time through strftime(`pattern`), in UTC or local time.
 std::string format_current_time(const char* pattern, bool utc);
 

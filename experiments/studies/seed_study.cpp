@@ -211,6 +211,27 @@ bool training_complete(const fs::path& run_dir) {
   }
 }
 
+// How a seed's run goes on, once no process trains in its directory any more: the seeds of a
+// study killed outright stop by themselves (PR_SET_PDEATHSIG), writing a last checkpoint.
+RunStart start_when_free(const fs::path& run_dir, std::FILE* console) {
+  constexpr int kWaitSeconds = 120;
+  for (int waited = 0;; ++waited) {
+    const RunStart start = how_run_goes_on(run_dir);
+    if (start != RunStart::kBusy) return start;
+    if (waited == 0) {
+      std::fprintf(console, "waiting for the process still training in %s to stop\n",
+                   run_dir.c_str());
+      std::fflush(console);
+    }
+    if (waited == kWaitSeconds * 10) {
+      throw std::runtime_error("run directory '" + run_dir.string() +
+                               "' is still in use by another process after " +
+                               std::to_string(kWaitSeconds) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 // Records how `run`'s child ended.
 void record_end(SeedRun& run, int wait_status, bool stopping) {
   run.exit_status = WIFEXITED(wait_status) ? WEXITSTATUS(wait_status) : 128 + WTERMSIG(wait_status);
@@ -241,7 +262,7 @@ int drive(const SeedStudy& study, const fs::path& dir, std::vector<SeedRun>& run
   std::set<std::int64_t> resumable;
   for (SeedRun& run : runs) {
     if (run.status == "done") continue;
-    const RunStart start = how_run_goes_on(run_dir_of(dir, run.seed));
+    const RunStart start = start_when_free(run_dir_of(dir, run.seed), console);
     run.status = start == RunStart::kDone ? "done" : "pending";
     if (start == RunStart::kResume) resumable.insert(run.seed);
   }
@@ -380,6 +401,7 @@ std::optional<std::string> why_no_study_here() {
 RunStart how_run_goes_on(const fs::path& run_dir) {
   std::error_code error;
   if (!fs::exists(run_dir, error) || fs::is_empty(run_dir, error)) return RunStart::kFresh;
+  if (core::run_directory_in_use(run_dir)) return RunStart::kBusy;
   if (training_complete(run_dir)) return RunStart::kDone;
   if (!list_checkpoints(run_dir).empty()) return RunStart::kResume;
   // Begun but stopped before its first checkpoint: kept for inspection, started anew.

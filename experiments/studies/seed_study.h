@@ -54,8 +54,9 @@ std::vector<std::pair<std::int64_t, std::filesystem::path>> study_runs(
 // How an interrupted run goes on, from what its directory holds: trained to the end
 // (summary.yaml) is done, one with a checkpoint resumes from it, one that never wrote a
 // checkpoint is moved aside (RUN.incomplete, kept for inspection) and starts anew, as does one
-// never started.
-enum class RunStart { kDone, kResume, kFresh };
+// never started. Busy while a process still trains there (a child of a killed study writing its
+// last checkpoint): nothing is touched.
+enum class RunStart { kDone, kResume, kFresh, kBusy };
 RunStart how_run_goes_on(const std::filesystem::path& run_dir);
 
 // The mean return of a run's final evaluation (its summary.yaml); nullopt for a run that did not

@@ -35,6 +35,7 @@ void apply(TrialRecord& trial, const YAML::Node& event, const std::string& kind)
   } else if (kind == "resumed") {
     trial.state = "running";
     trial.worker = event["worker"].as<std::string>();
+    if (event["fresh"].as<bool>()) trial.reports.clear();
   } else if (kind == "ended") {
     trial.state = event["state"].as<std::string>();
     if (event["value"]) trial.value = event["value"].as<double>();
@@ -72,9 +73,17 @@ std::vector<TrialRecord> TrialJournal::read() const {
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     if (line.empty()) continue;
-    if (in.eof()) break;  // no newline: a write cut short, never completed
     try {
-      const YAML::Node event = YAML::Load(line);
+      YAML::Node event;
+      try {
+        event = YAML::Load(line);
+      } catch (const YAML::ParserException&) {
+        // A write cut short (its process died in it; the next append ended its line) is the
+        // start of an event line: skipped, its event never happened for anyone.
+        const std::string start = "{event:";
+        if (line.rfind(start, 0) == 0 || start.rfind(line, 0) == 0) continue;
+        throw;
+      }
       const std::string kind = event["event"].as<std::string>();
       const int trial = event["trial"].as<int>();
       if (kind == "created") {
@@ -117,10 +126,10 @@ void TrialJournal::created(const TrialRecord& trial) const {
   append(out.str());
 }
 
-void TrialJournal::resumed(int number, const std::string& worker) const {
+void TrialJournal::resumed(int number, const std::string& worker, bool fresh) const {
   core::YamlWriter out;
   out.begin_map(/*flow=*/true).key("event").text("resumed").key("trial").integer(number);
-  out.key("worker").text(worker).end_map();
+  out.key("worker").text(worker).key("fresh").boolean(fresh).end_map();
   append(out.str());
 }
 
@@ -147,8 +156,13 @@ void TrialJournal::append(const std::string& line) const {
   std::string text = line;
   while (!text.empty() && text.back() == '\n') text.pop_back();
   text += '\n';
-  const int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd < 0) throw std::runtime_error(failure("cannot open", path_));
+  // A line a process died writing stays unfinished: end it, so that this one is whole (the
+  // reader skips the torn one).
+  const off_t size = ::lseek(fd, 0, SEEK_END);
+  char last = '\n';
+  if (size > 0 && ::pread(fd, &last, 1, size - 1) == 1 && last != '\n') text.insert(0, "\n");
   const ssize_t written = ::write(fd, text.data(), text.size());
   const bool synced = ::fsync(fd) == 0;
   ::close(fd);

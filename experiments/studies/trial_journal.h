@@ -54,7 +54,9 @@ class TrialJournal {
   std::vector<TrialRecord> read() const;
 
   void created(const TrialRecord& trial) const;
-  void resumed(int number, const std::string& worker) const;  // a stopped trial goes on
+  // A stopped or orphaned trial goes on under `worker`; `fresh`: from the start (its earlier
+  // reports are dropped), else from its checkpoint.
+  void resumed(int number, const std::string& worker, bool fresh) const;
   void report(int number, std::int64_t step, double value) const;
   void ended(int number, const std::string& state, std::optional<double> value,
              std::int64_t steps) const;

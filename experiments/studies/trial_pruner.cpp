@@ -27,13 +27,15 @@ const double* value_at_rung(const TrialRecord& trial, std::int64_t rung_step) {
 }
 
 bool asha_prunes(const PrunerOptions& options, const TrialRecord& trial,
-                 const std::vector<TrialRecord>& trials) {
+                 const std::vector<TrialRecord>& trials, std::int64_t judged_through) {
   const std::int64_t step = trial.reports.back().first;
-  const std::int64_t before =
-      trial.reports.size() > 1 ? trial.reports[trial.reports.size() - 2].first : -1;
+  const std::int64_t before = judged_through >= 0 ? judged_through
+                              : trial.reports.size() > 1
+                                  ? trial.reports[trial.reports.size() - 2].first
+                                  : -1;
   const std::int64_t first_rung =
       options.min_steps > 0 ? options.min_steps : trial.reports.front().first;
-  // The rungs this evaluation reached first: the decision is made there, once.
+  // The rungs the new evaluations reached first: each decided there, once.
   for (std::int64_t rung = first_rung; rung <= step; rung *= options.reduction_factor) {
     if (rung <= before) continue;
     const double value = *value_at_rung(trial, rung);
@@ -52,9 +54,9 @@ bool asha_prunes(const PrunerOptions& options, const TrialRecord& trial,
 }  // namespace
 
 bool should_prune(const PrunerOptions& options, const TrialRecord& trial,
-                  const std::vector<TrialRecord>& trials) {
+                  const std::vector<TrialRecord>& trials, std::int64_t judged_through) {
   if (options.kind == "none" || trial.reports.empty()) return false;
-  if (options.kind == "asha") return asha_prunes(options, trial, trials);
+  if (options.kind == "asha") return asha_prunes(options, trial, trials, judged_through);
   const std::int64_t step = trial.reports.back().first;
   if (step <= options.warmup_steps) return false;
   std::vector<double> others;

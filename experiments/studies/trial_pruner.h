@@ -27,8 +27,10 @@ struct PrunerOptions {
       0;  // asha's first rung; 0: at the first evaluation (train.eval_interval)
 };
 
-// Whether `trial`, whose latest report is its last, should stop now, given every trial.
+// Whether `trial` should stop now, given every trial, for its reports past `judged_through`
+// (the step of the latest report already judged; -1: the one before its latest): median judges
+// the latest, asha every rung those reports reached.
 bool should_prune(const PrunerOptions& options, const TrialRecord& trial,
-                  const std::vector<TrialRecord>& trials);
+                  const std::vector<TrialRecord>& trials, std::int64_t judged_through = -1);
 
 }  // namespace mnrl::experiments

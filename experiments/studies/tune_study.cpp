@@ -1,7 +1,7 @@
 #include "experiments/studies/tune_study.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <yaml-cpp/yaml.h>
@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <map>
 #include <random>
@@ -137,16 +139,24 @@ std::vector<std::string> trial_arguments(const TuneStudy& study, const fs::path&
 struct RunningTrial {
   int number = 0;
   pid_t pid = 0;
-  std::streamoff read_to = 0;  // how far its metrics.csv was read
-  bool pruning = false;        // the pruner stopped it
-  std::int64_t last_step = 0;  // of its latest report
+  std::streamoff read_to = 0;   // how far its metrics.csv was read
+  ino_t file = 0;               // which metrics.csv (a resume rewrites it, cut to its checkpoint)
+  bool pruning = false;         // the pruner stopped it
+  std::int64_t last_step = -1;  // of its latest report in the journal
 };
 
-// The evaluations `trial` logged since the last call.
+// The evaluations `trial` logged past its latest report. A metrics.csv replaced or cut shorter
+// (a resumed run rewrites it up to its checkpoint) is read again from the start.
 std::vector<std::pair<std::int64_t, double>> new_evaluations(RunningTrial& trial,
                                                              const fs::path& run_dir) {
   std::vector<std::pair<std::int64_t, double>> found;
   const fs::path path = run_dir / "metrics.csv";
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0) return found;
+  if (status.st_ino != trial.file || status.st_size < trial.read_to) {
+    trial.file = status.st_ino;
+    trial.read_to = 0;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return found;
   in.seekg(trial.read_to);
@@ -157,7 +167,10 @@ std::vector<std::pair<std::int64_t, double>> new_evaluations(RunningTrial& trial
     if (line.rfind("step,", 0) == 0) continue;  // the header
     try {
       const std::optional<MetricsRow> row = parse_metrics_row(line, path.string());
-      if (row && row->name == kEvaluationMetric) found.emplace_back(row->step, row->value);
+      if (row && row->name == kEvaluationMetric && std::isfinite(row->value) &&
+          row->step > trial.last_step && (found.empty() || row->step > found.back().first)) {
+        found.emplace_back(row->step, row->value);
+      }
     } catch (const std::runtime_error&) {
       // A damaged row tells the pruner nothing; the run itself reports its own errors.
     }
@@ -178,10 +191,11 @@ std::int64_t trained_steps(const fs::path& run_dir, std::int64_t last_reported) 
 // Each worker's heartbeat: STUDY/workers/HOST:PID, rewritten while it runs. A worker on
 // another host whose file is older than the timeout (by the file system's clock: compared with
 // this worker's own file) is gone.
+constexpr double kBeatSeconds = 2.0;  // --worker-timeout is at least 10 s: 5 beats
+
 class Heartbeat {
  public:
-  Heartbeat(const fs::path& dir, const std::string& worker, double timeout_seconds)
-      : path_(dir / "workers" / worker), every_seconds_(std::min(10.0, timeout_seconds / 4)) {
+  Heartbeat(const fs::path& dir, const std::string& worker) : path_(dir / "workers" / worker) {
     fs::create_directories(path_.parent_path());
     write();
   }
@@ -191,7 +205,7 @@ class Heartbeat {
   }
   void beat() {
     if (std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >=
-        every_seconds_) {
+        kBeatSeconds) {
       write();
     }
   }
@@ -202,7 +216,6 @@ class Heartbeat {
     last_ = std::chrono::steady_clock::now();
   }
   fs::path path_;
-  double every_seconds_;
   std::chrono::steady_clock::time_point last_;
 };
 
@@ -210,27 +223,19 @@ class Heartbeat {
 // lost node): on this host, its PID is gone; elsewhere, its heartbeat stopped.
 bool worker_gone(const std::string& worker, const std::string& me, const fs::path& dir,
                  double timeout_seconds) {
+  std::error_code theirs_error, mine_error;
+  const auto theirs = fs::last_write_time(dir / "workers" / worker, theirs_error);
+  const auto mine = fs::last_write_time(dir / "workers" / me, mine_error);
+  const bool silent =
+      theirs_error ||
+      (!mine_error && std::chrono::duration<double>(mine - theirs).count() > timeout_seconds);
   const std::size_t colon = worker.rfind(':');
-  const std::size_t my_colon = me.rfind(':');
-  if (colon == std::string::npos) return false;
-  if (worker.substr(0, colon) == me.substr(0, my_colon)) {
-    const long pid = std::strtol(worker.c_str() + colon + 1, nullptr, 10);
-    return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  if (colon == std::string::npos || worker.substr(0, colon) != me.substr(0, me.rfind(':'))) {
+    return silent;  // another host: its heartbeat alone tells
   }
-  std::error_code error;
-  const auto theirs = fs::last_write_time(dir / "workers" / worker, error);
-  if (error) return true;
-  const auto mine = fs::last_write_time(dir / "workers" / me, error);
-  return !error && std::chrono::duration<double>(mine - theirs).count() > timeout_seconds;
-}
-
-// Whether no process trains in the run directory now (its lock is free).
-bool run_directory_free(const fs::path& run_dir) {
-  const int fd = ::open((run_dir / ".lock").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return true;
-  const bool free = ::flock(fd, LOCK_EX | LOCK_NB) == 0;
-  ::close(fd);
-  return free;
+  const long pid = std::strtol(worker.c_str() + colon + 1, nullptr, 10);
+  if (pid == ::getpid()) return true;  // an earlier process with this PID (worker != me)
+  return (pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) || silent;
 }
 
 // What this process takes up next: a trial to resume (stopped, or its process gone), else a new
@@ -241,29 +246,38 @@ struct Work {
   const char* how = "started";
 };
 
+// Sets `elsewhere` to the trials other processes still run (this one waits for them, to take
+// them over should their process die).
 std::optional<Work> take_work(const TuneStudy& study, const std::vector<Parameter>& space,
                               const fs::path& dir, const TrialJournal& journal,
-                              const std::string& worker, std::FILE* console) {
+                              const std::string& worker, std::FILE* console, int& elsewhere) {
   std::vector<TrialRecord> trials = journal.read();
+  elsewhere = 0;
+  for (const TrialRecord& trial : trials) {
+    elsewhere += trial.state == "running" && trial.worker != worker ? 1 : 0;
+  }
   for (const TrialRecord& trial : trials) {
     const bool orphaned = trial.state == "running" && trial.worker != worker &&
                           worker_gone(trial.worker, worker, dir, study.worker_timeout_seconds);
     if (trial.state != "stopped" && !orphaned) continue;
     const fs::path run_dir = trial_dir(dir, trial.number);
-    if (!run_directory_free(run_dir)) continue;  // its run still ends (it stops with its study)
     const RunStart start = how_run_goes_on(run_dir);
+    if (start == RunStart::kBusy) continue;  // its run still ends (it stops with its process)
     if (start == RunStart::kDone) {
       // Its run finished, its process did not live to say so.
-      journal.ended(trial.number, "complete", final_mean_return(run_dir),
-                    trained_steps(run_dir, 0));
+      std::optional<double> value = final_mean_return(run_dir);
+      if (value && !std::isfinite(*value)) value.reset();
+      journal.ended(trial.number, value ? "complete" : "failed", value, trained_steps(run_dir, 0));
       continue;
     }
     if (orphaned) {
       std::fprintf(console, "trial %d: its process %s is gone; taking it over\n", trial.number,
                    trial.worker.c_str());
     }
-    journal.resumed(trial.number, worker);
-    Work work{trial, start == RunStart::kResume, "resumed"};
+    const bool fresh = start != RunStart::kResume;
+    journal.resumed(trial.number, worker, fresh);
+    Work work{trial, !fresh, "resumed"};
+    if (fresh) work.trial.reports.clear();
     if (!work.resume) work.how = "restarted";
     return work;
   }
@@ -323,18 +337,26 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       !fs::exists(dir / "journal.lock", error)) {
     throw StudyMismatch("'" + dir.string() + "' is neither empty nor a tuning study");
   }
-  fs::create_directories(dir / "trials");
+  fs::create_directories(dir);
+  // journal.lock first: a process starting at the same moment sees an empty directory or a
+  // study being made, never one it would take for someone else's.
   const TrialJournal journal(dir);
   {
     const TrialJournal::Lock lock(journal);
     create_or_join(study, dir);
+    fs::create_directories(dir / "trials");
   }
   const std::vector<Parameter> space = read_search_space((dir / kSpaceFile).string());
-  const std::string worker = core::host_name() + ":" + std::to_string(::getpid());
+  // HOST:PID@START: a process restarted with the same host name and PID (a container) is
+  // another worker.
+  const std::string worker = core::host_name() + ":" + std::to_string(::getpid()) + "@" +
+                             std::to_string(static_cast<long long>(std::time(nullptr)));
   StudyStopSignals signals;
   std::vector<RunningTrial> running;
-  Heartbeat heartbeat(dir, worker, study.worker_timeout_seconds);
-  bool forwarded = false, failed = false;
+  Heartbeat heartbeat(dir, worker);
+  bool forwarded = false, failed = false, cannot_start = false;
+  int elsewhere = 0;  // trials other processes run, as last looked
+  bool said_waiting = false;
   auto next_look = std::chrono::steady_clock::now();
   auto last_progress = std::chrono::steady_clock::now();
   for (;;) {
@@ -349,25 +371,39 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       for (const RunningTrial& t : running) stop_child(t.pid, /*insist=*/true);
     }
     const auto now = std::chrono::steady_clock::now();
-    while (!stopping && static_cast<int>(running.size()) < study.jobs && now >= next_look) {
+    while (!stopping && !cannot_start && static_cast<int>(running.size()) < study.jobs &&
+           now >= next_look) {
       heartbeat.beat();
       const TrialJournal::Lock lock(journal);
-      std::optional<Work> work = take_work(study, space, dir, journal, worker, console);
+      std::optional<Work> work = take_work(study, space, dir, journal, worker, console, elsewhere);
       if (!work) {
         // Nothing to take now; a trial of a process that dies later may still come free.
         next_look = now + std::chrono::seconds(2);
+        if (running.empty() && elsewhere > 0 && !said_waiting) {
+          std::fprintf(console,
+                       "waiting for the %d trial(s) other processes run (taken over "
+                       "should a process die)\n",
+                       elsewhere);
+          std::fflush(console);
+          said_waiting = true;
+        }
         break;
       }
       const TrialRecord& trial = work->trial;
       const fs::path log = dir / "trials" / ("trial_" + std::to_string(trial.number) + ".log");
-      RunningTrial started{trial.number, 0, 0, false, 0};
+      RunningTrial started;
+      started.number = trial.number;
+      if (work->resume && !trial.reports.empty()) started.last_step = trial.reports.back().first;
       try {
         started.pid = spawn_child(trial_arguments(study, dir, trial, work->resume), log);
       } catch (const std::runtime_error& e) {
-        std::fprintf(console, "trial %d: %s\n", trial.number, e.what());
-        journal.ended(trial.number, "failed", std::nullopt, 0);
-        failed = true;
-        continue;
+        // This process cannot start trials (its program gone, no processes left): the trial
+        // waits, stopped, for another process, and this one takes no more.
+        std::fprintf(console, "trial %d: %s; leaving it to another mnrl tune on the study\n",
+                     trial.number, e.what());
+        journal.ended(trial.number, "stopped", std::nullopt, 0);
+        failed = cannot_start = true;
+        break;
       }
       std::fprintf(console, "trial %d %s:", trial.number, work->how);
       for (const auto& [key, text] : trial.parameters) std::fprintf(console, " %s=%s", key.c_str(), text.c_str());
@@ -375,7 +411,9 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       std::fflush(console);
       running.push_back(started);
     }
-    if (running.empty() && (stopping || next_look > now)) break;
+    if (running.empty() && (stopping || cannot_start || (next_look > now && elsewhere == 0))) {
+      break;
+    }
     bool changed = false;
     for (auto it = running.begin(); it != running.end();) {
       RunningTrial& t = *it;
@@ -383,9 +421,11 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       if (!evaluations.empty() && !t.pruning && !stopping) {
         const TrialJournal::Lock lock(journal);
         for (const auto& [step, value] : evaluations) journal.report(t.number, step, value);
+        const std::int64_t judged_through = t.last_step;
         t.last_step = evaluations.back().first;
         const std::vector<TrialRecord> trials = journal.read();
-        if (should_prune(study.pruner, trials[static_cast<std::size_t>(t.number)], trials)) {
+        if (should_prune(study.pruner, trials[static_cast<std::size_t>(t.number)], trials,
+                         judged_through)) {
           std::fprintf(console, "trial %d pruned at step %lld (%.2f)\n", t.number,
                        static_cast<long long>(t.last_step), evaluations.back().second);
           stop_child(t.pid, /*insist=*/false);
@@ -401,10 +441,12 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       const int exit_status =
           ended < 0 ? 1 : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       const fs::path run_dir = trial_dir(dir, t.number);
-      const std::optional<double> value = exit_status == 0 ? final_mean_return(run_dir) : std::nullopt;
-      const char* state = value                             ? "complete"
+      std::optional<double> value = exit_status == 0 ? final_mean_return(run_dir) : std::nullopt;
+      if (value && !std::isfinite(*value)) value.reset();  // a diverged trial is a failed one
+      const bool stopped = signals.first() != 0;           // now: the signal may have come since
+      const char* state = value                            ? "complete"
                           : t.pruning && exit_status > 128 ? "pruned"
-                          : stopping && exit_status > 128  ? "stopped"
+                          : stopped && exit_status > 128   ? "stopped"
                                                            : "failed";
       if (std::string(state) == "failed") {
         std::fprintf(console, "trial %d failed with exit status %d (see %s.log)\n", t.number,
@@ -415,7 +457,14 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       }
       {
         const TrialJournal::Lock lock(journal);
-        journal.ended(t.number, state, value, trained_steps(run_dir, t.last_step));
+        const TrialRecord now_recorded = journal.read().at(static_cast<std::size_t>(t.number));
+        if (now_recorded.worker != worker || now_recorded.state != "running") {
+          // Taken over meanwhile (this process was thought gone): the other says how it ends.
+          std::fprintf(console, "trial %d: taken over by %s\n", t.number,
+                       now_recorded.worker.c_str());
+        } else {
+          journal.ended(t.number, state, value, trained_steps(run_dir, t.last_step));
+        }
       }
       it = running.erase(it);
       changed = true;
@@ -434,12 +483,11 @@ int run_tune_study(const TuneStudy& study, const fs::path& dir, std::FILE* conso
       last_progress = now;
     }
   }
-  std::vector<TrialRecord> trials;
   {
+    // Under the lock: processes that end together (scancel) write trials.csv one at a time.
     const TrialJournal::Lock lock(journal);
-    trials = journal.read();
+    write_results(study, dir, journal.read(), console);
   }
-  write_results(study, dir, trials, console);
   if (signals.first() != 0) {
     std::fprintf(console, "stopped; go on with: mnrl tune ... --study %s\n", dir.c_str());
     return 128 + signals.first();

@@ -11,12 +11,12 @@ work=$(mktemp -d)
 trap 'kill -9 $first $second 2>/dev/null; rm -rf "$work"' EXIT
 first="" second=""
 unshare --uts true 2>/dev/null || { echo "SKIPPED: cannot make a UTS namespace (needs root)"; exit 77; }
-fail() { echo "FAIL: $*"; tail -20 "$work"/*.out; exit 1; }
+fail() { echo "FAIL: $*"; for f in "$work"/*.out; do echo "== $f"; tail -n 20 "$f"; done; exit 1; }
 
 cd "$work" || exit 1
 echo 'ppo.learning_rate: {type: log_uniform, low: 1.0e-4, high: 3.0e-3}' >space.yaml
 tune=(tune "$source_dir/configs/cartpole_ppo.yaml" --space space.yaml --study study --trials 4
-      --jobs 1 --pruner none --worker-timeout 4 --set train.total_steps=40000
+      --jobs 1 --pruner none --worker-timeout 10 --set train.total_steps=40000
       --set train.eval_interval=20000 --set train.eval_episodes=2)
 unshare --uts sh -c 'hostname mnrl-tune-b && exec "$@"' sh "$mnrl" "${tune[@]}" >second.out 2>&1 &
 second=$!
@@ -32,7 +32,7 @@ kill -9 "$second"
 wait "$second" 2>/dev/null
 timeout 240 tail --pid="$first" -f /dev/null
 wait "$first" || fail "the first process failed"
-grep -q "its process mnrl-tune-b:[0-9]* is gone; taking it over" first.out ||
+grep -q "its process mnrl-tune-b:[0-9@]* is gone; taking it over" first.out ||
   fail "the first process never took the second's trial over"
 created=$(grep -c 'event: "created"' study/journal.yaml)
 distinct=$(grep -o 'event: "created", trial: [0-9]*' study/journal.yaml | sort -u | wc -l)

@@ -75,6 +75,14 @@ TEST(TrialPrunerTest, AshaKeepsTheBestThirdAtEachRung) {
   EXPECT_TRUE(should_prune(options, trials[2], trials));
   trials[2].reports = {{1000, 12}, {2000, 1}, {3500, 41}};
   EXPECT_FALSE(should_prune(options, trials[2], trials));
+  // Evaluations that arrive together are judged at every rung they reached: 1000 and 3000 here
+  // (12 goes on at 1000, 39 not at 3000).
+  trials[2].reports = {{1000, 12}, {3500, 39}};
+  EXPECT_TRUE(should_prune(options, trials[2], trials, /*judged_through=*/-1));
+  EXPECT_TRUE(should_prune(options, trials[2], trials, /*judged_through=*/0));
+  trials[2].reports = {{1000, 8}, {3500, 45}};
+  EXPECT_FALSE(should_prune(options, trials[2], trials, /*judged_through=*/1000));
+  EXPECT_TRUE(should_prune(options, trials[2], trials, /*judged_through=*/0));  // 8 at 1000
   // The first rung at a trial's first evaluation where min_steps is 0.
   options.min_steps = 0;
   trials.push_back(trial_with(3, "running", {{1000, 9}}));
