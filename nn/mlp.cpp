@@ -10,13 +10,22 @@ MlpImpl::MlpImpl(MlpOptions options_) : options(std::move(options_)) {
   std::int64_t in = options.in_features();
   for (std::size_t i = 0; i < options.hidden_sizes().size(); ++i) {
     const std::int64_t out = options.hidden_sizes()[i];
-    layers_.push_back(register_module("linear" + std::to_string(i), torch::nn::Linear(in, out)));
+    const std::string name = "linear" + std::to_string(i);
+    if (options.noisy_sigma0() > 0) {
+      noisy_layers_.push_back(register_module(name, NoisyLinear(in, out, options.noisy_sigma0())));
+      layers_.push_back(noisy_layers_.back()->mean());
+    } else {
+      layers_.push_back(register_module(name, torch::nn::Linear(in, out)));
+    }
     in = out;
   }
 }
 
 at::Tensor MlpImpl::forward(at::Tensor x) {
-  for (auto& layer : layers_) x = apply_activation(options.activation(), layer->forward(x));
+  for (std::size_t i = 0; i < layers_.size(); ++i) {
+    x = noisy_layers_.empty() ? layers_[i]->forward(x) : noisy_layers_[i]->forward(x);
+    x = apply_activation(options.activation(), x);
+  }
   return x;
 }
 

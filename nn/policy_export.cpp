@@ -44,6 +44,35 @@ std::string encoder_lines(torch::jit::Module& module, const ConvEncoderImpl& enc
   return lines;
 }
 
+// The script lines from the head's output `head` to the greedy action of a Discrete policy.
+std::string discrete_lines(torch::jit::Module& module, const GreedyPolicy& policy) {
+  const bool dueling = policy.output == GreedyPolicy::Output::dueling_argmax;
+  const bool implicit = policy.fraction_features.defined();
+  if (policy.atoms == 1 && !implicit && !dueling) return "    return torch.argmax(head, 1)\n";
+  std::string lines = "    q = head\n", value;
+  const std::string atoms = std::to_string(policy.atoms);
+  if (policy.atoms > 1) {
+    const std::int64_t actions = policy.head->weight.size(0) / policy.atoms;
+    lines +=
+        "    q = head.reshape([head.size(0), " + std::to_string(actions) + ", " + atoms + "])\n";
+  }
+  if (dueling) {
+    lines += "    value = " + linear(module, "value_head", policy.value_head, "x") + "\n";
+    if (policy.atoms > 1) lines += "    value = value.reshape([value.size(0), 1, " + atoms + "])\n";
+    // Actions are dimension 1 of [batch, actions(, atoms)], 2 of IQN's [batch, K, actions].
+    lines +=
+        std::string("    q = value + q - torch.mean(q, ") + (implicit ? "2" : "1") + ", True)\n";
+  }
+  if (!policy.support.empty()) {
+    module.register_buffer("support", floats(policy.support));
+    lines += "    q = torch.sum(torch.softmax(q, 2) * self.support, 2)\n";
+  } else if (policy.atoms > 1) {
+    lines += "    q = torch.mean(q, 2)\n";
+  }
+  if (implicit) lines += "    q = torch.mean(q, 1)\n";
+  return lines + "    return torch.argmax(q, 1)\n";
+}
+
 }  // namespace
 
 std::string torchscript_policy(const GreedyPolicy& policy) {
@@ -68,6 +97,15 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
     source << "    x = " << activation << "("
            << linear(module, "trunk" + std::to_string(i), policy.trunk[i], "x") << ")\n";
   }
+  if (policy.fraction_features.defined()) {
+    module.register_buffer("fraction_features",
+                           policy.fraction_features.detach().to(at::kCPU).contiguous());
+    source << "    x = x.unsqueeze(1) * self.fraction_features\n";
+    for (std::size_t i = 0; i < policy.mixed.size(); ++i) {
+      source << "    x = " << activation << "("
+             << linear(module, "mixed" + std::to_string(i), policy.mixed[i], "x") << ")\n";
+    }
+  }
   source << "    head = " << linear(module, "head", policy.head, "x") << "\n";
   if (policy.head_clip) {
     source << "    head = torch.clamp(head, " << -*policy.head_clip << ", " << *policy.head_clip
@@ -75,11 +113,8 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
   }
   switch (policy.output) {
     case GreedyPolicy::Output::argmax:
-      source << "    return torch.argmax(head, 1)\n";
-      break;
     case GreedyPolicy::Output::dueling_argmax:
-      source << "    value = " << linear(module, "value_head", policy.value_head, "x") << "\n"
-             << "    return torch.argmax(value + head - torch.mean(head, 1, True), 1)\n";
+      source << discrete_lines(module, policy);
       break;
     case GreedyPolicy::Output::clipped:
       module.register_buffer("action_low", floats(policy.low));

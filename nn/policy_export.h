@@ -31,6 +31,16 @@ struct GreedyPolicy {
   torch::nn::Linear head{nullptr};
   torch::nn::Linear value_head{nullptr};  // dueling_argmax only
   Output output = Output::argmax;
+  // Discrete outputs over return distributions (the DQN family's C51, QR-DQN, IQN): the head
+  // gives `atoms` values per action (the value head `atoms`), combined per atom where dueling,
+  // and an action's value is their softmax-weighted sum over `support` (C51) or their mean.
+  std::int64_t atoms = 1;
+  std::vector<float> support;
+  // IQN: the trunk's features multiplied by `fraction_features` [K, features] (the policy's
+  // K fractions embedded), then the `mixed` layers, each followed by `activation`; an action's
+  // value is the mean of the heads' over the K fractions.
+  at::Tensor fraction_features;
+  std::vector<torch::nn::Linear> mixed;
   std::optional<double> head_clip;  // the head's output clamped to +-this first (gSDE's mean)
   std::vector<float> low, high;     // Box outputs
 };

@@ -1,6 +1,12 @@
 #include "nn/q_network.h"
 
 #include <ATen/TensorOperators.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/cos.h>
+#include <ATen/ops/relu.h>
+
+#include <cmath>
+#include <stdexcept>
 
 #include "nn/precision.h"
 
@@ -12,26 +18,86 @@ QNetworkImpl::QNetworkImpl(QNetworkOptions options_) : options(std::move(options
     encoder_ = register_module("encoder", ConvEncoder(*options.encoder()));
     trunk_inputs = encoder_->out_features();
   }
-  trunk_ = register_module(
-      "trunk",
-      Mlp(MlpOptions(trunk_inputs, options.hidden_sizes()).activation(options.activation())));
-  const std::int64_t features = trunk_->out_features();
-  advantage_head_ =
-      register_module("advantage_head", torch::nn::Linear(features, options.num_actions()));
-  if (options.dueling())
-    value_head_ = register_module("value_head", torch::nn::Linear(features, 1));
+  std::vector<std::int64_t> trunk_sizes = options.hidden_sizes(), mixed_sizes;
+  const bool implicit = options.quantile_embedding() > 0;
+  if (implicit && !trunk_sizes.empty()) {
+    mixed_sizes.push_back(trunk_sizes.back());
+    trunk_sizes.pop_back();
+  }
+  const auto mlp = [&](std::int64_t in, std::vector<std::int64_t> sizes) {
+    return Mlp(MlpOptions(in, std::move(sizes))
+                   .activation(options.activation())
+                   .noisy_sigma0(options.noisy_sigma0()));
+  };
+  trunk_ = register_module("trunk", mlp(trunk_inputs, trunk_sizes));
+  std::int64_t features = trunk_->out_features();
+  noisy_layers_ = trunk_->noisy_layers();
+  if (implicit) {
+    cosine_embedding_ = register_module("cosine_embedding",
+                                        torch::nn::Linear(options.quantile_embedding(), features));
+    cosine_frequencies_ = register_buffer(
+        "cosine_frequencies", (at::arange(options.quantile_embedding(), at::kFloat) + 1) * M_PI);
+    mixed_layer_ = register_module("mixed_layer", mlp(features, mixed_sizes));
+    features = mixed_layer_->out_features();
+    for (const NoisyLinear& layer : mixed_layer_->noisy_layers()) noisy_layers_.push_back(layer);
+  }
+  advantage_head_ = add_head("advantage_head", features, options.num_actions() * options.atoms(),
+                             noisy_advantage_head_);
+  if (options.dueling()) {
+    value_head_ = add_head("value_head", features, options.atoms(), noisy_value_head_);
+  }
+}
+
+torch::nn::Linear QNetworkImpl::add_head(const std::string& name, std::int64_t in, std::int64_t out,
+                                         NoisyLinear& noisy) {
+  if (options.noisy_sigma0() <= 0) return register_module(name, torch::nn::Linear(in, out));
+  noisy = register_module(name, NoisyLinear(in, out, options.noisy_sigma0()));
+  noisy_layers_.push_back(noisy);
+  return noisy->mean();
+}
+
+at::Tensor QNetworkImpl::state_features(const at::Tensor& observations) {
+  return trunk_->forward(encoder_.is_empty() ? observations : encoder_->forward(observations));
+}
+
+at::Tensor QNetworkImpl::heads(const at::Tensor& features) {
+  const auto head = [&](torch::nn::Linear linear, NoisyLinear noisy) {
+    // The heads' outputs in float32 (a no-op unless in bf16), and what follows them.
+    return (noisy ? noisy->forward(features) : linear->forward(features)).to(at::kFloat);
+  };
+  std::vector<std::int64_t> shape = features.sizes().vec();
+  shape.back() = options.num_actions();
+  shape.push_back(options.atoms());
+  const at::Tensor advantages = head(advantage_head_, noisy_advantage_head_).view(shape);
+  if (!options.dueling()) return advantages;
+  shape[shape.size() - 2] = 1;
+  // Subtracting the mean advantage makes V and A identifiable (Wang et al., eq. 9).
+  return head(value_head_, noisy_value_head_).view(shape) + advantages -
+         advantages.mean(-2, /*keepdim=*/true);
 }
 
 at::Tensor QNetworkImpl::forward(const at::Tensor& observations) {
+  if (options.quantile_embedding() > 0) {
+    throw std::logic_error("QNetwork: an IQN network takes quantile fractions as well");
+  }
   const Bf16Autocast autocast(options.bf16_autocast());
-  const at::Tensor features =
-      trunk_->forward(encoder_.is_empty() ? observations : encoder_->forward(observations));
-  // The heads' outputs in float32 (a no-op unless in bf16), and what follows them.
-  const at::Tensor advantages = advantage_head_->forward(features).to(at::kFloat);
-  if (!options.dueling()) return advantages;
-  // Subtracting the mean advantage makes V and A identifiable (Wang et al., eq. 9).
-  return value_head_->forward(features).to(at::kFloat) + advantages -
-         advantages.mean(-1, /*keepdim=*/true);
+  const at::Tensor values = heads(state_features(observations));
+  return options.atoms() == 1 ? values.squeeze(-1) : values;
+}
+
+at::Tensor QNetworkImpl::forward(const at::Tensor& observations, const at::Tensor& fractions) {
+  if (options.quantile_embedding() <= 0) {
+    throw std::logic_error("QNetwork: only an IQN network takes quantile fractions");
+  }
+  const Bf16Autocast autocast(options.bf16_autocast());
+  const at::Tensor psi = state_features(observations);  // [B, d]
+  const at::Tensor mixed = mixed_layer_->forward(psi.unsqueeze(1) * fraction_features(fractions));
+  return heads(mixed).squeeze(-1).transpose(1, 2);  // [B, N, h] -> [B, A, N]
+}
+
+at::Tensor QNetworkImpl::fraction_features(const at::Tensor& fractions) {
+  return at::relu(
+      cosine_embedding_->forward(at::cos(fractions.unsqueeze(-1) * cosine_frequencies_)));
 }
 
 }  // namespace mnrl::nn

@@ -20,6 +20,7 @@ class StagingPack {
 
   // Where the host writes part `part` (sizes[part] floats).
   float* host(std::size_t part);
+  std::int64_t size(std::size_t part) const { return sizes_[part]; }
   // Part `part` on the device, 1-D: view() it into shape.
   at::Tensor device(std::size_t part) const;
   // Copies the host's pack to the device. Blocking: it waits for the device's earlier work

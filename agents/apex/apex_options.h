@@ -40,6 +40,9 @@ struct ApexOptions {
   std::int64_t send_size = 50;           // transitions per message to the learner
   std::int64_t broadcast_interval = 50;  // learner updates between sending the parameters
   std::int64_t queue_size = 4;           // messages an actor may have in flight
+  // The return's distribution (C51, QR-DQN, IQN) and noisy nets, as DQN's keys. With noisy
+  // nets the actors still add their epsilons (epsilon: 0 leaves the noise alone).
+  ReturnDistributionOptions distribution;
 
   // Actor `actor` (0-based) of `actors`' epsilon.
   double actor_epsilon(int actor, int actors) const {
@@ -67,6 +70,7 @@ struct ApexOptions {
     dqn.per_alpha = per_alpha;
     dqn.per_beta0 = per_beta0;
     dqn.per_eps = per_eps;
+    dqn.distribution = distribution;
     dqn.tau = 1.0;
     dqn.gradient_steps = 1;
     dqn.train_freq = std::max<std::int64_t>(1, steps_per_update / num_envs);
@@ -102,6 +106,7 @@ struct ApexOptions {
     v.field("queue_size", queue_size,
             "messages an actor may have in flight before it waits for the learner",
             core::at_least(1));
+    distribution.visit(v);
   }
 };
 

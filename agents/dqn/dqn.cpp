@@ -1,5 +1,6 @@
 #include "agents/dqn/dqn.h"
 
+#include <ATen/ops/zeros.h>
 #include <torch/utils.h>
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "agents/dqn/distributional_losses.h"
 #include "agents/dqn/q_learning.h"
 #include "agents/schedule.h"
 #include "nn/capturable_adam.h"
@@ -15,16 +17,23 @@
 #include "nn/gradient_clipping.h"
 #include "nn/learning_rate.h"
 #include "nn/memory_views.h"
+#include "nn/noisy_linear.h"
 #include "nn/policy_export.h"
 #include "nn/tensor_state.h"
 
 namespace mnrl::agents {
+
+std::unique_ptr<ReturnDistribution> return_distribution_of(const DqnOptions& options) {
+  return make_return_distribution(options.distribution,
+                                  options.loss == "huber" ? TdLoss::huber : TdLoss::mse);
+}
 
 Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
          std::shared_ptr<nn::FlatParameters> parameters,
          std::unique_ptr<torch::optim::Optimizer> optimizer, std::unique_ptr<replay::Replay> replay,
          std::int64_t total_steps, std::uint64_t exploration_seed)
     : options_(std::move(options)),
+      distribution_(return_distribution_of(options_)),
       online_(std::move(online)),
       target_(std::move(target)),
       parameters_(std::move(parameters)),
@@ -37,7 +46,9 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       replay_rng_(core::derive_seed(exploration_seed, 1)),
       replay_(std::move(replay)),
       device_(parameters_->values().device()),
-      by_hand_(device_.is_cpu()),
+      acting_noise_(static_cast<std::size_t>(online_->noise_size())),
+      by_hand_(device_.is_cpu() && options_.distribution.distributional == "none" &&
+               !options_.distribution.noisy),
       targets_(static_cast<std::size_t>(options_.batch_size)),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
@@ -56,6 +67,7 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
 
 double Dqn::epsilon() const {
   if (fixed_epsilon_) return *fixed_epsilon_;
+  if (options_.distribution.noisy) return 0.0;
   // SB3's linear schedule over the first exploration_fraction of training.
   const double progress = static_cast<double>(env_steps_) / static_cast<double>(total_steps_);
   if (options_.exploration_fraction <= 0 || progress >= options_.exploration_fraction) {
@@ -69,7 +81,11 @@ double Dqn::epsilon() const {
 void Dqn::act(core::ConstTypedPtr observations, const ActionsOut& out) {
   core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
                       last_observations_.data());
-  act_greedy(observations, num_envs_, out);
+  draw_acting_noise();
+  greedy_actions(
+      core::as_floats(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
+                      input_floats_, replay_->options().byte_scale),
+      num_envs_, out.indices);
   const double eps = epsilon();
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   for (std::int64_t i = 0; i < num_envs_; ++i) {
@@ -138,12 +154,11 @@ TdGradientSteps& Dqn::autograd_steps() {
   const bool graphed = cuda_graphs_chosen(cuda_graphs_, device_.is_cpu(), why_not);
   TdGradientSteps::Options steps;
   steps.double_q = options_.double_q;
-  steps.loss = options_.loss == "huber" ? TdLoss::huber : TdLoss::mse;
   steps.max_grad_norm = options_.max_grad_norm;
   steps.batch_size = options_.batch_size;
-  autograd_steps_ = std::make_unique<TdGradientSteps>(online_, target_, *parameters_, *optimizer_,
-                                                      after_backward_, steps, graphed,
-                                                      cuda_graphs_ == CudaGraphs::required);
+  autograd_steps_ = std::make_unique<TdGradientSteps>(
+      online_, target_, *parameters_, *optimizer_, after_backward_, *distribution_, replay_rng_,
+      steps, graphed, cuda_graphs_ == CudaGraphs::required);
   return *autograd_steps_;
 }
 
@@ -184,6 +199,10 @@ void Dqn::measure_td_errors(const replay::TransitionBatch& batch, float* td_erro
   const auto rows = static_cast<std::int64_t>(batch.rewards.size());
   const std::int64_t n = online_->options.num_actions();
   c10::InferenceMode inference;
+  if (options_.distribution.distributional != "none") {
+    measure_distribution_losses(batch, td_errors);
+    return;
+  }
   const auto q_values = [&](const std::vector<float>& observations) {
     return online_->forward(nn::floats_on(device_, observations.data(), rows, observation_size_))
         .to(at::kCPU)
@@ -201,6 +220,44 @@ void Dqn::measure_td_errors(const replay::TransitionBatch& batch, float* td_erro
   }
 }
 
+void Dqn::measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors) {
+  const auto rows = static_cast<std::int64_t>(batch.rewards.size());
+  const auto fractions = distribution_->sampled_fractions();
+  // Host floats for the batch's scalars and IQN's fractions, then one tensor each on the device.
+  std::vector<float> host(
+      static_cast<std::size_t>(rows * (3 + fractions.online + fractions.target)));
+  float* discounts = host.data();
+  float* weights = discounts + rows;
+  float* actions = weights + rows;
+  float* sampled = actions + rows;
+  for (std::int64_t i = 0; i < rows; ++i) {
+    discounts[i] = batch.terminated[i] ? 0.0f : batch.discounts[i];
+    weights[i] = 1.0f;
+    actions[i] = batch.actions[i];
+  }
+  for (std::int64_t i = 0; i < rows * (fractions.online + fractions.target); ++i) {
+    sampled[i] = static_cast<float>(replay_rng_.uniform());
+  }
+  const at::Tensor scalars =
+      nn::floats_on(device_, host.data(), rows * 3 + rows * (fractions.online + fractions.target));
+  TransitionTensors tensors;
+  tensors.observations = nn::floats_on(device_, batch.observations.data(), rows, observation_size_);
+  tensors.next_observations =
+      nn::floats_on(device_, batch.next_observations.data(), rows, observation_size_);
+  tensors.rewards = nn::floats_on(device_, batch.rewards.data(), rows);
+  tensors.bootstrap_discounts = scalars.narrow(0, 0, rows);
+  tensors.weights = scalars.narrow(0, rows, rows);
+  tensors.actions = scalars.narrow(0, 2 * rows, rows).to(at::kLong);
+  tensors.fractions =
+      scalars.narrow(0, 3 * rows, rows * fractions.online).view({rows, fractions.online});
+  tensors.target_fractions =
+      scalars.narrow(0, rows * (3 + fractions.online), rows * fractions.target)
+          .view({rows, fractions.target});
+  // The online network as its own target: an actor holds no target network.
+  const TdLossTensors loss = distribution_->loss(*online_, *online_, tensors, options_.double_q);
+  nn::copy_out(loss.td_errors, td_errors);
+}
+
 std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
   nn::GreedyPolicy policy;
   policy.byte_scale = replay_->options().byte_scale;
@@ -212,22 +269,51 @@ std::string Dqn::export_greedy_policy(const std::optional<nn::ObservationScale>&
   policy.value_head = online_->value_head();
   policy.output = online_->options.dueling() ? nn::GreedyPolicy::Output::dueling_argmax
                                              : nn::GreedyPolicy::Output::argmax;
+  const ReturnDistributionOptions& distribution = options_.distribution;
+  policy.atoms = online_->options.atoms();
+  if (distribution.distributional == "c51") {
+    const at::Tensor support =
+        categorical_support(distribution.atoms, distribution.v_min, distribution.v_max, {});
+    policy.support.assign(support.data_ptr<float>(), support.data_ptr<float>() + support.numel());
+  }
+  if (distribution.implicit()) {
+    // The policy's fractions embedded once (ImplicitQuantiles::q_values takes the same).
+    torch::NoGradGuard no_grad;
+    const at::Tensor tau =
+        distorted_fractions(quantile_midpoints(distribution.policy_quantile_samples, {}),
+                            distribution.risk, distribution.risk_eta);
+    nn::QNetwork online = online_;  // a holder: the same network, callable here
+    policy.fraction_features = online->fraction_features(tau.to(device_));
+    policy.mixed = online_->mixed_layer()->layers();
+  }
   return nn::torchscript_policy(policy);
 }
 
-void Dqn::act_greedy(core::ConstTypedPtr typed_observations, std::int64_t batch,
-                     const ActionsOut& out) {
-  const float* observations =
-      core::as_floats(typed_observations, static_cast<std::size_t>(batch * observation_size_),
-                      input_floats_, replay_->options().byte_scale);
+void Dqn::draw_acting_noise() {
+  if (acting_noise_.empty()) return;
+  nn::draw_factorised_noise(exploration_rng_, static_cast<std::int64_t>(acting_noise_.size()),
+                            acting_noise_.data());
+  torch::NoGradGuard no_grad;
+  online_->set_noise(nn::floats_on(device_, acting_noise_.data(),
+                                   static_cast<std::int64_t>(acting_noise_.size())));
+}
+
+void Dqn::silence_noise() {
+  if (acting_noise_.empty()) return;
+  torch::NoGradGuard no_grad;
+  online_->set_noise(at::zeros({online_->noise_size()}, at::TensorOptions().device(device_)));
+}
+
+void Dqn::greedy_actions(const float* observations, std::int64_t batch, std::int64_t* out) {
   if (!by_hand_) {
     c10::InferenceMode inference;
     const at::Tensor q =
-        online_->forward(nn::floats_on(device_, observations, batch, observation_size_))
+        distribution_
+            ->q_values(*online_, nn::floats_on(device_, observations, batch, observation_size_))
             .argmax(1)
             .to(at::kCPU)
             .contiguous();
-    std::copy_n(q.data_ptr<std::int64_t>(), batch, out.indices);
+    std::copy_n(q.data_ptr<std::int64_t>(), batch, out);
     return;
   }
   if (!greedy_pass_ || greedy_pass_->batch_size() != batch) {
@@ -235,11 +321,27 @@ void Dqn::act_greedy(core::ConstTypedPtr typed_observations, std::int64_t batch,
   }
   const std::int64_t n = greedy_pass_->num_actions();
   const float* q = greedy_pass_->forward(observations);
-  for (std::int64_t i = 0; i < batch; ++i) out.indices[i] = argmax(q + i * n, n);
+  for (std::int64_t i = 0; i < batch; ++i) out[i] = argmax(q + i * n, n);
 }
 
+void Dqn::act_greedy(core::ConstTypedPtr observations, std::int64_t batch, const ActionsOut& out) {
+  silence_noise();
+  greedy_actions(core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
+                                 input_floats_, replay_->options().byte_scale),
+                 batch, out.indices);
+}
+
+// Noisy nets explore through their noise alone; the others epsilon-greedily at the final epsilon.
 void Dqn::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                          const ActionsOut& out) {
+  if (!acting_noise_.empty()) {
+    draw_acting_noise();
+    greedy_actions(
+        core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
+                        input_floats_, replay_->options().byte_scale),
+        batch, out.indices);
+    return;
+  }
   act_greedy(observations, batch, out);
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   for (std::int64_t i = 0; i < batch; ++i) {

@@ -11,6 +11,7 @@
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
 #include "agents/dqn/dqn_options.h"
+#include "agents/dqn/return_distribution.h"
 #include "agents/dqn/td_gradient_steps.h"
 #include "core/rng.h"
 #include "core/state_fields.h"
@@ -23,11 +24,15 @@
 namespace mnrl::agents {
 
 // DQN for Discrete actions with optional Double-DQN targets, n-step returns and prioritized
-// replay (a dueling head comes with the Q-network). Epsilon-greedy exploration decays linearly
-// over exploration_fraction of `total_steps`; exploration draws come from their own RNG.
+// replay (a dueling head comes with the Q-network), learning the return's expectation or its
+// distribution (C51, QR-DQN, IQN: the ReturnDistribution options.distribution names).
+// Epsilon-greedy exploration decays linearly over exploration_fraction of `total_steps`;
+// exploration draws come from their own RNG. With noisy nets the policy acts greedily through
+// noise drawn anew for each vector step (epsilon 0), and evaluates without noise.
 class Dqn final : public Agent {
  public:
-  // `online` is trained through `parameters` (its flat parameters) and `optimizer`; `target`
+  // `online` (built with return_distribution_of(options)'s network options) is trained through
+  // `parameters` (its flat parameters) and `optimizer`; `target`
   // has the same architecture and starts as a copy of `online`. `replay` (for num_envs envs)
   // holds what observe() sees, whatever it is made of (uniform, prioritized, n-step).
   Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
@@ -55,7 +60,8 @@ class Dqn final : public Agent {
   // The online network's argmax.
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
-  // Epsilon-greedy's epsilon now: the fixed one if set, else the linear schedule's.
+  // Epsilon-greedy's epsilon now: the fixed one if set, else 0 with noisy nets, else the linear
+  // schedule's.
   double epsilon() const;
   // The optimizer's step size now (lr_schedule sets it at each update).
   double learning_rate() const;
@@ -73,8 +79,9 @@ class Dqn final : public Agent {
   void divert_transitions(std::function<void(const replay::Transition&)> sink) {
     replay_->divert_to(std::move(sink));
   }
-  // An actor's initial priorities: |y - Q(s, a)| for each row of `batch`, with the online
-  // network as its own target (an actor holds no target network).
+  // An actor's initial priorities: |y - Q(s, a)| for each row of `batch` (a return
+  // distribution: each row's loss), with the online network as its own target (an actor holds
+  // no target network).
   void measure_td_errors(const replay::TransitionBatch& batch, float* td_errors);
   // A learner's: a transition an actor sent, with the |TD error| it measured. Throws
   // std::invalid_argument, storing nothing, for an action outside the network's or a TD error
@@ -92,6 +99,14 @@ class Dqn final : public Agent {
   // The steps through LibTorch's autograd (a convolutional encoder, or off the CPU), made at
   // the first update (when the gradient hook is set) with CUDA graphs where they can run.
   TdGradientSteps& autograd_steps();
+  // The greedy actions of `batch` rows of `observations` (floats) under the online network's
+  // noise as it stands.
+  void greedy_actions(const float* observations, std::int64_t batch, std::int64_t* out);
+  // Noisy nets: new noise into the online network (acting), or none (greedy evaluation).
+  void draw_acting_noise();
+  void silence_noise();
+  // measure_td_errors() for a return distribution: its loss per row.
+  void measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors);
   // Fills targets_ for batch_ (see bootstrapped_targets), from target_pass_ (and chooser_pass_).
   void compute_targets();
   // The loss of Q-values `q` [batch, actions] against targets_, into q_gradients_ and
@@ -99,6 +114,7 @@ class Dqn final : public Agent {
   std::pair<double, double> td_loss_of(const float* q);
 
   DqnOptions options_;
+  std::unique_ptr<ReturnDistribution> distribution_;
   nn::QNetwork online_;
   nn::QNetwork target_;
   friend struct core::StateFieldsAccess;
@@ -112,9 +128,11 @@ class Dqn final : public Agent {
   core::Rng exploration_rng_, replay_rng_;
   std::unique_ptr<replay::Replay> replay_;
   at::Device device_;  // where the networks live (train.device)
+  std::vector<float> acting_noise_;  // noisy nets: the host's draw for the online network
   // Hand-written passes over online_ (training batches), target_ (next observations) and, for
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
-  // can run at once on the compute threads). None off the CPU (there autograd does it).
+  // can run at once on the compute threads). None off the CPU, for a return distribution or
+  // noisy nets (there autograd does it).
   bool by_hand_;
   std::unique_ptr<TdGradientSteps> autograd_steps_;
   CudaGraphs cuda_graphs_ = CudaGraphs::off;
@@ -132,5 +150,8 @@ class Dqn final : public Agent {
   GradientHook after_backward_;
   std::optional<double> fixed_epsilon_;
 };
+
+// DQN's loss kind (dqn.loss) and the return distribution `options` name.
+std::unique_ptr<ReturnDistribution> return_distribution_of(const DqnOptions& options);
 
 }  // namespace mnrl::agents

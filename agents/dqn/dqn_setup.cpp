@@ -23,6 +23,20 @@ void check_dqn_options(const DqnOptions& dqn, const std::string& section,
                                       " is larger than " + section +
                                       ".buffer_size = " + std::to_string(dqn.buffer_size));
   }
+  const ReturnDistributionOptions& distribution = dqn.distribution;
+  if (distribution.distributional == "c51" && !(distribution.v_min < distribution.v_max)) {
+    throw check.document.error_at(section + ".v_max",
+                                  section + ".v_max = " + std::to_string(distribution.v_max) +
+                                      " must be above " + section +
+                                      ".v_min = " + std::to_string(distribution.v_min));
+  }
+  if (distribution.implicit() && distribution.risk == "cvar" &&
+      !(distribution.risk_eta > 0 && distribution.risk_eta <= 1)) {
+    throw check.document.error_at(section + ".risk_eta",
+                                  section + ".risk_eta = " + std::to_string(distribution.risk_eta) +
+                                      ": risk cvar takes the worst eta of the returns, eta in "
+                                      "(0, 1]");
+  }
 }
 
 namespace {
@@ -30,9 +44,9 @@ namespace {
 // nn::FusedAdam on the CPU (one pass over the flat parameters), nn::CapturableAdam on a GPU
 // (which gradient steps run as CUDA graphs need).
 std::unique_ptr<torch::optim::Optimizer> make_dqn_adam(const nn::FlatParameters& parameters,
-                                                       double learning_rate) {
+                                                       const DqnOptions& dqn) {
   const std::vector<at::Tensor> values{parameters.values()};
-  const auto options = torch::optim::AdamOptions(learning_rate);
+  const auto options = torch::optim::AdamOptions(dqn.learning_rate).eps(dqn.adam_epsilon());
   if (values[0].is_cpu()) return std::make_unique<nn::FusedAdam>(values, options);
   return std::make_unique<nn::CapturableAdam>(values, options);
 }
@@ -40,13 +54,15 @@ std::unique_ptr<torch::optim::Optimizer> make_dqn_adam(const nn::FlatParameters&
 }  // namespace
 
 std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
-  const auto q_options = nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
-                                             std::get<envs::Discrete>(setup.spec.action_space).n)
-                             .encoder(encoder_options(setup.network, setup.spec.observation_space))
-                             .hidden_sizes(setup.network.hidden_sizes)
-                             .activation(nn::activation_from_name(setup.network.activation))
-                             .dueling(setup.network.dueling)
-                             .bf16_autocast(setup.bf16_autocast);
+  const auto q_options = return_distribution_of(dqn)->network(
+      nn::QNetworkOptions(envs::flat_size(setup.spec.observation_space),
+                          std::get<envs::Discrete>(setup.spec.action_space).n)
+          .encoder(encoder_options(setup.network, setup.spec.observation_space))
+          .hidden_sizes(setup.network.hidden_sizes)
+          .activation(nn::activation_from_name(setup.network.activation))
+          .dueling(setup.network.dueling)
+          .noisy_sigma0(dqn.distribution.noisy ? dqn.distribution.noisy_sigma0 : 0.0)
+          .bf16_autocast(setup.bf16_autocast));
   nn::QNetwork online(q_options);
   nn::QNetwork target(q_options);
   // Initialized on the CPU (the same weights on every device), then moved before
@@ -54,7 +70,7 @@ std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
   online->to(at::Device(setup.device));
   target->to(at::Device(setup.device));
   auto parameters = std::make_shared<nn::FlatParameters>(*online);
-  auto optimizer = make_dqn_adam(*parameters, dqn.learning_rate);
+  auto optimizer = make_dqn_adam(*parameters, dqn);
   GradientHook hook = setup.hook_for(*parameters);
   replay::ReplayOptions replay;
   replay.capacity = dqn.buffer_size;

@@ -10,25 +10,41 @@
 
 #include "nn/gradient_clipping.h"
 #include "nn/memory_views.h"
+#include "nn/noisy_linear.h"
 
 namespace mnrl::agents {
 
+namespace {
+
+// The pack's segments, in floats (TdGradientSteps::pack_).
+std::vector<std::int64_t> pack_sizes(std::int64_t rows, std::int64_t observation_size,
+                                     ReturnDistribution::SampledFractions fractions,
+                                     std::int64_t noise_size) {
+  return {rows * observation_size, rows * observation_size, rows,       rows,      rows, rows,
+          rows * fractions.online, rows * fractions.target, noise_size, noise_size};
+}
+
+}  // namespace
+
 TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
                                  nn::FlatParameters& parameters, torch::optim::Optimizer& optimizer,
-                                 GradientHook hook, const Options& options, bool graphed,
+                                 GradientHook hook, const ReturnDistribution& distribution,
+                                 core::Rng& noise_rng, const Options& options, bool graphed,
                                  bool required)
     : online_(std::move(online)),
       target_(std::move(target)),
       parameters_(parameters),
       optimizer_(optimizer),
       hook_(std::move(hook)),
+      distribution_(distribution),
+      noise_rng_(noise_rng),
       options_(options),
       graphed_adam_(graphed ? dynamic_cast<nn::CapturableAdam*>(&optimizer) : nullptr),
       required_(required),
       observation_size_(online_->options.observation_size()),
       pack_(parameters_.values().device(),
-            {options_.batch_size * observation_size_, options_.batch_size * observation_size_,
-             options_.batch_size, options_.batch_size, options_.batch_size, options_.batch_size}) {
+            pack_sizes(options_.batch_size, observation_size_, distribution.sampled_fractions(),
+                       online_->noise_size())) {
   if (graphed && (!graphed_adam_ || hook_)) {
     throw std::logic_error(
         "TdGradientSteps: a graphed step needs an nn::CapturableAdam and no gradient hook");
@@ -42,6 +58,11 @@ TdGradientSteps::TdGradientSteps(nn::QNetwork online, nn::QNetwork target,
   staged_.rewards = pack_.device(3);
   staged_.bootstrap_discounts = pack_.device(4);
   staged_.weights = pack_.device(5);
+  const auto fractions = distribution_.sampled_fractions();
+  staged_.fractions = pack_.device(6).view({b, fractions.online});
+  staged_.target_fractions = pack_.device(7).view({b, fractions.target});
+  online_noise_ = pack_.device(8);
+  target_noise_ = pack_.device(9);
   td_errors_ = at::zeros({b}, floats.device(device));
   sums_ = at::zeros({2}, floats.dtype(at::kDouble).device(device));
 }
@@ -57,6 +78,15 @@ void TdGradientSteps::stage(const replay::TransitionBatch& batch) {
     bootstrap_discounts[i] = batch.terminated[i] ? 0.0f : batch.discounts[i];
   }
   std::copy_n(batch.weights.data(), b, pack_.host(5));
+  for (std::size_t segment : {6, 7}) {
+    float* fractions = pack_.host(segment);
+    for (std::int64_t i = 0; i < pack_.size(segment); ++i) {
+      fractions[i] = static_cast<float>(noise_rng_.uniform());
+    }
+  }
+  for (std::size_t segment : {8, 9}) {
+    nn::draw_factorised_noise(noise_rng_, pack_.size(segment), pack_.host(segment));
+  }
   pack_.upload();
 }
 
@@ -64,8 +94,11 @@ void TdGradientSteps::device_step() {
   parameters_.zero_grad();
   TransitionTensors batch = staged_;
   batch.actions = staged_.actions.to(at::kLong);
-  const TdLossTensors loss =
-      td_loss_tensors(*online_, *target_, batch, options_.double_q, options_.loss);
+  if (online_noise_.numel() > 0) {
+    online_->set_noise(online_noise_);
+    target_->set_noise(target_noise_);
+  }
+  const TdLossTensors loss = distribution_.loss(*online_, *target_, batch, options_.double_q);
   loss.loss.backward();
   if (hook_) hook_();
   torch::NoGradGuard no_grad;

@@ -15,11 +15,15 @@ struct TransitionTensors {
   at::Tensor bootstrap_discounts;  // gamma^n, or 0 where the episode terminated
   at::Tensor next_observations;    // [rows, observation_size]
   at::Tensor weights;              // importance weights (1 for uniform replay)
+  // IQN only: fractions sampled per row for the online and the target quantiles, [rows, N]
+  // and [rows, N'].
+  at::Tensor fractions, target_fractions;
 };
 
 struct TdLossTensors {
   at::Tensor loss;         // the importance-weighted mean, with autograd history through online
-  at::Tensor td_errors;    // [rows] |Q(s_i, a_i) - y_i|, detached (for priorities)
+  // [rows], detached: the priorities, |Q(s_i, a_i) - y_i| (distributional: each row's loss)
+  at::Tensor td_errors;
   at::Tensor q_taken_sum;  // the sum of Q(s_i, a_i), detached
 };
 

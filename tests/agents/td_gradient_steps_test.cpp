@@ -153,15 +153,16 @@ TEST(TdGradientStepsTest, StepAsTheHostLossWithLibTorchsClipAndAdam) {
   const auto adam_options = torch::optim::AdamOptions(1e-3);
   TdGradientSteps::Options options;
   options.double_q = true;
-  options.loss = TdLoss::huber;
   options.max_grad_norm = kMaxGradNorm;
   options.batch_size = kRows;
 
   nn::QNetwork stepped = seeded_q_network(true), stepped_target = seeded_q_network(true);
   nn::FlatParameters stepped_parameters(*stepped), stepped_target_parameters(*stepped_target);
   nn::CapturableAdam capturable({stepped_parameters.values()}, adam_options);
-  TdGradientSteps steps(stepped, stepped_target, stepped_parameters, capturable, {}, options,
-                        /*graphed=*/true, /*required=*/false);
+  const auto expected = make_return_distribution({}, TdLoss::huber);
+  core::Rng unused_noise;  // DQN's steps draw no fractions and no noise
+  TdGradientSteps steps(stepped, stepped_target, stepped_parameters, capturable, {}, *expected,
+                        unused_noise, options, /*graphed=*/true, /*required=*/false);
 
   nn::QNetwork host = seeded_q_network(true), host_target = seeded_q_network(true);
   nn::FlatParameters host_parameters(*host), host_target_parameters(*host_target);

@@ -1,0 +1,63 @@
+#include "nn/noisy_linear.h"
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/linear.h>
+#include <ATen/ops/outer.h>
+#include <ATen/ops/zeros.h>
+#include <torch/utils.h>
+
+#include <cmath>
+
+#include "core/rng.h"
+
+namespace mnrl::nn {
+
+NoisyLinearImpl::NoisyLinearImpl(std::int64_t in_features, std::int64_t out_features, double sigma0)
+    : mean_(register_module("mean", torch::nn::Linear(in_features, out_features))) {
+  const double sigma = sigma0 / std::sqrt(static_cast<double>(in_features));
+  weight_sigma_ = register_parameter("weight_sigma", at::full({out_features, in_features}, sigma));
+  bias_sigma_ = register_parameter("bias_sigma", at::full({out_features}, sigma));
+  input_noise_ = register_buffer("input_noise", at::zeros({in_features}));
+  output_noise_ = register_buffer("output_noise", at::zeros({out_features}));
+}
+
+at::Tensor NoisyLinearImpl::forward(const at::Tensor& x) {
+  const at::Tensor weight = mean_->weight + weight_sigma_ * at::outer(output_noise_, input_noise_);
+  const at::Tensor bias = mean_->bias + bias_sigma_ * output_noise_;
+  return at::linear(x, weight, bias);
+}
+
+std::int64_t NoisyLinearImpl::noise_size() const {
+  return input_noise_.numel() + output_noise_.numel();
+}
+
+void NoisyLinearImpl::set_noise(const at::Tensor& noise) {
+  torch::NoGradGuard no_grad;
+  const std::int64_t in = input_noise_.numel();
+  input_noise_.copy_(noise.narrow(0, 0, in));
+  output_noise_.copy_(noise.narrow(0, in, output_noise_.numel()));
+}
+
+void draw_factorised_noise(core::Rng& rng, std::int64_t size, float* out) {
+  for (std::int64_t i = 0; i < size; ++i) {
+    const double e = rng.normal();
+    out[i] = static_cast<float>(std::copysign(std::sqrt(std::abs(e)), e));
+  }
+}
+
+void set_layer_noise(const std::vector<NoisyLinear>& layers, const at::Tensor& noise) {
+  std::int64_t offset = 0;
+  for (NoisyLinear layer : layers) {  // a holder: copying it shares the layer
+    layer->set_noise(noise.narrow(0, offset, layer->noise_size()));
+    offset += layer->noise_size();
+  }
+}
+
+std::int64_t noise_size(const std::vector<NoisyLinear>& layers) {
+  std::int64_t size = 0;
+  for (const NoisyLinear& layer : layers) size += layer->noise_size();
+  return size;
+}
+
+}  // namespace mnrl::nn
