@@ -1,9 +1,10 @@
 #include "nn/q_network_pass.h"
 
-#include <cstring>
-
 #include <ATen/ops/empty.h>
 #include <c10/core/InferenceMode.h>
+
+#include <cstring>
+#include <stdexcept>
 
 #include "nn/compute_threads.h"
 #include "nn/memory_views.h"
@@ -14,16 +15,21 @@ QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
     : dueling_(network->options.dueling()),
       batch_size_(checked_batch_size("QNetworkPass", batch_size)),
       num_actions_(network->options.num_actions()),
+      atoms_(network->options.atoms()),
       observation_size_(network->options.observation_size()),
       trunk_(network->trunk()->layers(), network->options.activation(), batch_size),
       advantage_head_(network->advantage_head(), batch_size),
-      q_(at::empty({batch_size, num_actions_})) {
+      q_(at::empty({batch_size, num_actions_ * atoms_})) {
+  if (network->options.quantile_embedding() > 0 || !network->noisy_layers().empty()) {
+    throw std::invalid_argument("QNetworkPass: IQN and noisy networks step through autograd");
+  }
   if (dueling_) value_head_ = DenseLayer(network->value_head(), batch_size);
   if (!network->encoder().is_empty()) encoder_.emplace(network->encoder(), batch_size);
 }
 
 std::int64_t QNetworkPass::multiply_adds() const {
-  const std::int64_t heads = advantage_head_.multiply_adds() + (dueling_ ? value_head_.multiply_adds() : 0);
+  const std::int64_t heads =
+      advantage_head_.multiply_adds() + (dueling_ ? value_head_.multiply_adds() : 0);
   return (encoder_ ? encoder_->multiply_adds() : 0) + trunk_.multiply_adds() + heads;
 }
 
@@ -35,17 +41,22 @@ const float* QNetworkPass::forward(const float* observations) {
   advantage_head_.forward(features);
   if (!dueling_) return advantage_head_.output.data_ptr<float>();
 
-  // Q = V + A - mean_a A (Wang et al. 2016, eq. 9).
+  // Q = V + A - mean_a A (Wang et al. 2016, eq. 9), per atom.
   value_head_.forward(features);
   const float* a = advantage_head_.output.data_ptr<float>();
   const float* v = value_head_.output.data_ptr<float>();
   float* q = q_.data_ptr<float>();
+  const std::int64_t row = num_actions_ * atoms_;
   for (std::int64_t i = 0; i < batch_size_; ++i) {
-    const float* a_row = a + i * num_actions_;
-    float mean = 0.0f;
-    for (std::int64_t j = 0; j < num_actions_; ++j) mean += a_row[j];
-    mean /= static_cast<float>(num_actions_);
-    for (std::int64_t j = 0; j < num_actions_; ++j) q[i * num_actions_ + j] = v[i] + a_row[j] - mean;
+    for (std::int64_t k = 0; k < atoms_; ++k) {
+      const float* a_atom = a + i * row + k;  // action j's at a_atom[j * atoms_]
+      float mean = 0.0f;
+      for (std::int64_t j = 0; j < num_actions_; ++j) mean += a_atom[j * atoms_];
+      mean /= static_cast<float>(num_actions_);
+      for (std::int64_t j = 0; j < num_actions_; ++j) {
+        q[i * row + j * atoms_ + k] = v[i * atoms_ + k] + a_atom[j * atoms_] - mean;
+      }
+    }
   }
   return q;
 }
@@ -54,21 +65,24 @@ void QNetworkPass::backward(const float* q_gradients) {
   c10::InferenceMode inference;
   float* advantage_gradient = advantage_head_.output_gradient.data_ptr<float>();
   if (dueling_) {
-    // dQ_j/dA_k = [j == k] - 1/n and dQ_j/dV = 1.
+    // Per atom, dQ_j/dA_k = [j == k] - 1/n and dQ_j/dV = 1.
     float* value_gradient = value_head_.output_gradient.data_ptr<float>();
+    const std::int64_t row = num_actions_ * atoms_;
     for (std::int64_t i = 0; i < batch_size_; ++i) {
-      const float* dq = q_gradients + i * num_actions_;
-      float sum = 0.0f;
-      for (std::int64_t j = 0; j < num_actions_; ++j) sum += dq[j];
-      value_gradient[i] = sum;
-      const float mean = sum / static_cast<float>(num_actions_);
-      for (std::int64_t j = 0; j < num_actions_; ++j) {
-        advantage_gradient[i * num_actions_ + j] = dq[j] - mean;
+      for (std::int64_t k = 0; k < atoms_; ++k) {
+        const float* dq = q_gradients + i * row + k;  // action j's at dq[j * atoms_]
+        float sum = 0.0f;
+        for (std::int64_t j = 0; j < num_actions_; ++j) sum += dq[j * atoms_];
+        value_gradient[i * atoms_ + k] = sum;
+        const float mean = sum / static_cast<float>(num_actions_);
+        for (std::int64_t j = 0; j < num_actions_; ++j) {
+          advantage_gradient[i * row + j * atoms_ + k] = dq[j * atoms_] - mean;
+        }
       }
     }
   } else {
     std::memcpy(advantage_gradient, q_gradients,
-                static_cast<std::size_t>(batch_size_ * num_actions_) * sizeof(float));
+                static_cast<std::size_t>(batch_size_ * num_actions_ * atoms_) * sizeof(float));
   }
 
   const at::Tensor& features = trunk_.features();

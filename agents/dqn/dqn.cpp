@@ -47,11 +47,10 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       replay_(std::move(replay)),
       device_(parameters_->values().device()),
       acting_noise_(static_cast<std::size_t>(online_->noise_size())),
-      by_hand_(device_.is_cpu() && options_.distribution.distributional == "none" &&
-               !options_.distribution.noisy),
-      targets_(static_cast<std::size_t>(options_.batch_size)),
+      by_hand_(device_.is_cpu() && distribution_->by_hand() && !options_.distribution.noisy),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
-      q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions())),
+      q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions() *
+                                            online_->options.atoms())),
       last_observations_(replay_->options().observation_dtype, static_cast<std::size_t>(num_envs_),
                          static_cast<std::size_t>(observation_size_)),
       last_actions_(static_cast<std::size_t>(num_envs_)),
@@ -114,35 +113,22 @@ bool Dqn::update_ready() const {
          replay_->size() >= min_replay_size_;
 }
 
-void Dqn::compute_targets() {
-  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
-  const float* next_q = target_pass_->forward(batch_.next_observations.data());
-  const float* chooser =
-      chooser_pass_ ? chooser_pass_->forward(batch_.next_observations.data()) : next_q;
-  bootstrapped_targets(batch_, next_q, chooser, b, n, targets_.data());
-}
-
-std::pair<double, double> Dqn::td_loss_of(const float* q) {
-  const std::int64_t b = options_.batch_size, n = online_->options.num_actions();
-  const double loss = td_loss(batch_, q, targets_.data(), b, n,
-                              options_.loss == "huber" ? TdLoss::huber : TdLoss::mse,
-                              q_gradients_.data(), td_errors_.data());
-  double q_sum = 0.0;
-  for (std::int64_t i = 0; i < b; ++i) {
-    q_sum += q[i * n + static_cast<std::int64_t>(batch_.actions[i])];
-  }
-  return {loss, q_sum};
-}
-
 std::pair<double, double> Dqn::write_gradients_by_hand() {
-  // The targets and the online values are independent pieces (nn/compute_threads.h).
-  const float* q = nullptr;
+  // The online outputs and the next observations' are independent pieces
+  // (nn/compute_threads.h).
+  const float *online = nullptr, *next = nullptr, *chooser = nullptr;
   nn::run_both(
-      train_pass_->multiply_adds(), [&] { q = train_pass_->forward(batch_.observations.data()); },
-      [&] { compute_targets(); });
-  const auto loss_and_q = td_loss_of(q);
+      train_pass_->multiply_adds(),
+      [&] { online = train_pass_->forward(batch_.observations.data()); },
+      [&] {
+        next = target_pass_->forward(batch_.next_observations.data());
+        chooser = chooser_pass_ ? chooser_pass_->forward(batch_.next_observations.data()) : next;
+      });
+  const HostLoss loss = distribution_->host_loss(batch_, online, next, chooser, options_.batch_size,
+                                                 online_->options.num_actions(),
+                                                 q_gradients_.data(), td_errors_.data());
   train_pass_->backward(q_gradients_.data());
-  return loss_and_q;
+  return {loss.loss, loss.q_taken_sum};
 }
 
 TdGradientSteps& Dqn::autograd_steps() {
@@ -199,25 +185,28 @@ void Dqn::measure_td_errors(const replay::TransitionBatch& batch, float* td_erro
   const auto rows = static_cast<std::int64_t>(batch.rewards.size());
   const std::int64_t n = online_->options.num_actions();
   c10::InferenceMode inference;
-  if (options_.distribution.distributional != "none") {
+  if (!distribution_->by_hand()) {
     measure_distribution_losses(batch, td_errors);
     return;
   }
-  const auto q_values = [&](const std::vector<float>& observations) {
+  const auto outputs = [&](const std::vector<float>& observations) {
     return online_->forward(nn::floats_on(device_, observations.data(), rows, observation_size_))
         .to(at::kCPU)
         .contiguous();
   };
-  const at::Tensor q = q_values(batch.observations);
-  const at::Tensor next_q = q_values(batch.next_observations);
-  targets_.resize(static_cast<std::size_t>(std::max(rows, options_.batch_size)));
-  bootstrapped_targets(batch, next_q.data_ptr<float>(), next_q.data_ptr<float>(), rows, n,
-                       targets_.data());
-  const float* taken = q.data_ptr<float>();
-  for (std::int64_t i = 0; i < rows; ++i) {
-    const auto action = static_cast<std::int64_t>(batch.actions[static_cast<std::size_t>(i)]);
-    td_errors[i] = std::abs(targets_[static_cast<std::size_t>(i)] - taken[i * n + action]);
+  const at::Tensor online = outputs(batch.observations);
+  const at::Tensor next = outputs(batch.next_observations);
+  std::vector<float> unused_gradients(static_cast<std::size_t>(online.numel()));
+  // The loss reads importance weights, which an actor's batch need not have (priorities
+  // themselves are unweighted).
+  replay::TransitionBatch weighted;
+  if (batch.weights.size() != static_cast<std::size_t>(rows)) {
+    weighted = batch;
+    weighted.weights.assign(static_cast<std::size_t>(rows), 1.0f);
   }
+  distribution_->host_loss(weighted.weights.empty() ? batch : weighted, online.data_ptr<float>(),
+                           next.data_ptr<float>(), next.data_ptr<float>(), rows, n,
+                           unused_gradients.data(), td_errors);
 }
 
 void Dqn::measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors) {
@@ -232,7 +221,7 @@ void Dqn::measure_distribution_losses(const replay::TransitionBatch& batch, floa
   float* sampled = actions + rows;
   for (std::int64_t i = 0; i < rows; ++i) {
     discounts[i] = batch.terminated[i] ? 0.0f : batch.discounts[i];
-    weights[i] = 1.0f;
+    weights[i] = 1.0f;  // priorities are unweighted
     actions[i] = batch.actions[i];
   }
   for (std::int64_t i = 0; i < rows * (fractions.online + fractions.target); ++i) {
@@ -320,8 +309,9 @@ void Dqn::greedy_actions(const float* observations, std::int64_t batch, std::int
     greedy_pass_ = std::make_unique<nn::QNetworkPass>(online_, batch);
   }
   const std::int64_t n = greedy_pass_->num_actions();
-  const float* q = greedy_pass_->forward(observations);
-  for (std::int64_t i = 0; i < batch; ++i) out[i] = argmax(q + i * n, n);
+  host_q_.resize(static_cast<std::size_t>(batch * n));
+  distribution_->host_q_values(greedy_pass_->forward(observations), batch, n, host_q_.data());
+  for (std::int64_t i = 0; i < batch; ++i) out[i] = argmax(host_q_.data() + i * n, n);
 }
 
 void Dqn::act_greedy(core::ConstTypedPtr observations, std::int64_t batch, const ActionsOut& out) {

@@ -107,11 +107,6 @@ class Dqn final : public Agent {
   void silence_noise();
   // measure_td_errors() for a return distribution: its loss per row.
   void measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors);
-  // Fills targets_ for batch_ (see bootstrapped_targets), from target_pass_ (and chooser_pass_).
-  void compute_targets();
-  // The loss of Q-values `q` [batch, actions] against targets_, into q_gradients_ and
-  // td_errors_; also the sum of the Q-values of the batch's actions.
-  std::pair<double, double> td_loss_of(const float* q);
 
   DqnOptions options_;
   std::unique_ptr<ReturnDistribution> distribution_;
@@ -127,7 +122,7 @@ class Dqn final : public Agent {
   std::int64_t num_envs_, observation_size_, total_steps_;
   core::Rng exploration_rng_, replay_rng_;
   std::unique_ptr<replay::Replay> replay_;
-  at::Device device_;  // where the networks live (train.device)
+  at::Device device_;                // where the networks live (train.device)
   std::vector<float> acting_noise_;  // noisy nets: the host's draw for the online network
   // Hand-written passes over online_ (training batches), target_ (next observations) and, for
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
@@ -139,7 +134,9 @@ class Dqn final : public Agent {
   std::optional<nn::QNetworkPass> train_pass_, target_pass_, chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes
   replay::TransitionBatch batch_;
-  std::vector<float> targets_, td_errors_, q_gradients_;  // per batch row; q_gradients_ per Q
+  std::vector<float> td_errors_;    // per batch row
+  std::vector<float> q_gradients_;  // per network output of the batch
+  std::vector<float> host_q_;       // acting: the Q-values of the hand-written pass's outputs
   // Of the last act(), for observe(): the observations as the envs gave them (uint8 ones go
   // to the replay as bytes).
   core::TypedRows last_observations_;

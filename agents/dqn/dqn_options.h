@@ -14,31 +14,31 @@ namespace mnrl::agents {
 // The keys of the `dqn:` section are these field names; defaults are SB3's DQN where SB3 has
 // the key, and the papers' otherwise.
 struct DqnOptions {
-  double learning_rate = 1e-4;              // Adam step size at the start
-  std::string lr_schedule = "constant";     // constant | linear (decays to 0 at the end)
-  std::int64_t buffer_size = 1'000'000;     // replay capacity in transitions
-  std::int64_t learning_starts = 100;       // env steps before the first update
-  std::int64_t batch_size = 32;             // transitions per gradient step
-  double tau = 1.0;                         // target update: 1 = hard copy, < 1 = Polyak
-  double gamma = 0.99;                      // discount
-  std::int64_t train_freq = 4;              // vector-env steps between updates
-  std::int64_t gradient_steps = 1;          // gradient steps per update
+  double learning_rate = 1e-4;                  // Adam step size at the start
+  std::string lr_schedule = "constant";         // constant | linear (decays to 0 at the end)
+  std::int64_t buffer_size = 1'000'000;         // replay capacity in transitions
+  std::int64_t learning_starts = 100;           // env steps before the first update
+  std::int64_t batch_size = 32;                 // transitions per gradient step
+  double tau = 1.0;                             // target update: 1 = hard copy, < 1 = Polyak
+  double gamma = 0.99;                          // discount
+  std::int64_t train_freq = 4;                  // vector-env steps between updates
+  std::int64_t gradient_steps = 1;              // gradient steps per update
   std::int64_t target_update_interval = 10000;  // env steps between target updates
-  double exploration_fraction = 0.1;        // share of training over which epsilon decays
+  double exploration_fraction = 0.1;            // share of training over which epsilon decays
   double exploration_initial_eps = 1.0;
   double exploration_final_eps = 0.05;
-  double max_grad_norm = 10.0;              // global gradient-norm clip
+  double max_grad_norm = 10.0;  // global gradient-norm clip
   // Adam's epsilon; 0: LibTorch's 1e-8 for DQN, 0.01 / batch_size for a return distribution
   // (the C51 and QR-DQN papers', SB3-contrib's QR-DQN, Dopamine's).
   double adam_eps = 0.0;
   std::string loss = "huber";  // huber (SB3's smooth L1) | mse; DQN's (distributional: none)
-  bool double_q = false;                    // Double DQN targets (van Hasselt et al. 2016)
-  int n_step = 1;                           // n-step returns
-  bool prioritized = false;                 // proportional prioritized replay
-  double per_alpha = 0.6;                   // priority exponent
-  double per_beta0 = 0.4;                   // importance-sampling exponent, annealed to 1
-  double per_eps = 1e-6;                    // added to |TD error|
-  ReturnDistributionOptions distribution;   // its keys sit in the section itself
+  bool double_q = false;       // Double DQN targets (van Hasselt et al. 2016)
+  int n_step = 1;              // n-step returns
+  bool prioritized = false;    // proportional prioritized replay
+  double per_alpha = 0.6;      // priority exponent
+  double per_beta0 = 0.4;      // importance-sampling exponent, annealed to 1
+  double per_eps = 1e-6;       // added to |TD error|
+  ReturnDistributionOptions distribution;  // its keys sit in the section itself
 
   // adam_eps as Adam takes it.
   double adam_epsilon() const {

@@ -10,8 +10,7 @@
 
 namespace mnrl::agents {
 
-void check_dqn_options(const DqnOptions& dqn, const std::string& section,
-                       const AgentCheck& check) {
+void check_dqn_options(const DqnOptions& dqn, const std::string& section, const AgentCheck& check) {
   if (!envs::is_discrete(check.spec.action_space)) {
     throw check.document.error_at("algo", "algo: " + section + " needs Discrete actions; '" +
                                               check.env.id + "' has " +

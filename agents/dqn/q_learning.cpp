@@ -32,8 +32,8 @@ double td_loss(const replay::TransitionBatch& batch, const float* q, const float
     const float magnitude = std::abs(error);
     td_errors[i] = magnitude;
     const bool huber = loss == TdLoss::huber;
-    const float value = huber ? (magnitude < 1.0f ? 0.5f * error * error : magnitude - 0.5f)
-                              : error * error;
+    const float value =
+        huber ? (magnitude < 1.0f ? 0.5f * error * error : magnitude - 0.5f) : error * error;
     const float slope = huber ? std::clamp(error, -1.0f, 1.0f) : 2.0f * error;
     total += static_cast<double>(batch.weights[i] * value);
     q_gradients[i * num_actions + action] = batch.weights[i] * slope / static_cast<float>(rows);

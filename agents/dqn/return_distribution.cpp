@@ -5,7 +5,9 @@
 #include <ATen/ops/softmax.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "agents/dqn/distributional_losses.h"
 
@@ -35,6 +37,23 @@ class ExpectedReturn final : public ReturnDistribution {
   TdLossTensors loss(nn::QNetworkImpl& online, nn::QNetworkImpl& target,
                      const TransitionTensors& batch, bool double_q) const override {
     return td_loss_tensors(online, target, batch, double_q, loss_);
+  }
+  void host_q_values(const float* outputs, std::int64_t rows, std::int64_t num_actions,
+                     float* q) const override {
+    std::copy_n(outputs, rows * num_actions, q);
+  }
+  HostLoss host_loss(const replay::TransitionBatch& batch, const float* online, const float* target,
+                     const float* chooser, std::int64_t rows, std::int64_t num_actions,
+                     float* gradients, float* td_errors) const override {
+    std::vector<float> targets(static_cast<std::size_t>(rows));
+    bootstrapped_targets(batch, target, chooser, rows, num_actions, targets.data());
+    HostLoss out;
+    out.loss =
+        td_loss(batch, online, targets.data(), rows, num_actions, loss_, gradients, td_errors);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      out.q_taken_sum += online[i * num_actions + static_cast<std::int64_t>(batch.actions[i])];
+    }
+    return out;
   }
 
  private:
@@ -76,8 +95,23 @@ class Categorical final : public ReturnDistribution {
     const at::Tensor per_row = -(projected * at::log_softmax(logits, -1)).sum(-1);
     return weighted(per_row, batch.weights, mean(logits.unsqueeze(1)).squeeze(1));
   }
+  void host_q_values(const float* outputs, std::int64_t rows, std::int64_t num_actions,
+                     float* q) const override {
+    categorical_means(outputs, layout(rows, num_actions), q);
+  }
+  HostLoss host_loss(const replay::TransitionBatch& batch, const float* online, const float* target,
+                     const float* chooser, std::int64_t rows, std::int64_t num_actions,
+                     float* gradients, float* td_errors) const override {
+    std::vector<float> chooser_q(static_cast<std::size_t>(rows * num_actions));
+    host_q_values(chooser, rows, num_actions, chooser_q.data());
+    return categorical_host_loss(batch, online, target, chooser_q.data(), layout(rows, num_actions),
+                                 gradients, td_errors);
+  }
 
  private:
+  AtomLayout layout(std::int64_t rows, std::int64_t num_actions) const {
+    return {rows, num_actions, options_.atoms, options_.v_min, options_.v_max};
+  }
   // [rows, A] expectations of logits [rows, A, K] on the support.
   at::Tensor mean(const at::Tensor& logits) const {
     const at::Tensor support =
@@ -120,6 +154,19 @@ class Quantiles final : public ReturnDistribution {
                          quantile_midpoints(options_.n_quantiles, quantiles.options()), batch,
                          options_.kappa);
   }
+  void host_q_values(const float* outputs, std::int64_t rows, std::int64_t num_actions,
+                     float* q) const override {
+    quantile_means(outputs, {rows, num_actions, options_.n_quantiles}, q);
+  }
+  HostLoss host_loss(const replay::TransitionBatch& batch, const float* online, const float* target,
+                     const float* chooser, std::int64_t rows, std::int64_t num_actions,
+                     float* gradients, float* td_errors) const override {
+    const AtomLayout layout{rows, num_actions, options_.n_quantiles};
+    std::vector<float> chooser_q(static_cast<std::size_t>(rows * num_actions));
+    quantile_means(chooser, layout, chooser_q.data());
+    return quantile_host_loss(batch, online, target, chooser_q.data(), layout, options_.kappa,
+                              gradients, td_errors);
+  }
 
  private:
   ReturnDistributionOptions options_;
@@ -155,6 +202,14 @@ class ImplicitQuantiles final : public ReturnDistribution {
   }
   SampledFractions sampled_fractions() const override {
     return {options_.quantile_samples, options_.target_quantile_samples};
+  }
+  bool by_hand() const override { return false; }
+  void host_q_values(const float*, std::int64_t, std::int64_t, float*) const override {
+    throw std::logic_error("IQN has no hand-written path");
+  }
+  HostLoss host_loss(const replay::TransitionBatch&, const float*, const float*, const float*,
+                     std::int64_t, std::int64_t, float*, float*) const override {
+    throw std::logic_error("IQN has no hand-written path");
   }
 
  private:

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "agents/dqn/distributional_arithmetic.h"
 #include "agents/dqn/q_learning.h"
 #include "agents/dqn/return_distribution_options.h"
 #include "agents/dqn/td_loss_tensors.h"
@@ -31,6 +32,19 @@ class ReturnDistribution {
   // others (as Rainbow).
   virtual TdLossTensors loss(nn::QNetworkImpl& online, nn::QNetworkImpl& target,
                              const TransitionTensors& batch, bool double_q) const = 0;
+  // The hand-written path (nn::QNetworkPass on the CPU), over the networks' outputs as host
+  // arrays [rows, num_actions, atoms]: whether this kind has one (IQN has not); the Q-values of
+  // `outputs` [rows, num_actions]; the loss with next actions chosen by the Q-values of
+  // `chooser` (the target's outputs, or the online network's at the next observations),
+  // writing d loss / d online outputs and the rows' priorities.
+  virtual bool by_hand() const { return true; }
+  virtual void host_q_values(const float* outputs, std::int64_t rows, std::int64_t num_actions,
+                             float* q) const = 0;
+  virtual HostLoss host_loss(const replay::TransitionBatch& batch, const float* online,
+                             const float* target, const float* chooser, std::int64_t rows,
+                             std::int64_t num_actions, float* gradients,
+                             float* td_errors) const = 0;
+
   // IQN: the fractions per row a step samples, uniform in [0, 1), for
   // TransitionTensors::fractions and ::target_fractions; none for the others.
   struct SampledFractions {

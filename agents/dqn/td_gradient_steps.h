@@ -84,8 +84,8 @@ class TdGradientSteps {
   nn::StagingPack pack_;
   TransitionTensors staged_;  // views into the pack's device tensor (actions as floats)
   at::Tensor online_noise_, target_noise_;  // views into the pack, where noisy
-  at::Tensor td_errors_;      // [batch_size], the last step's
-  at::Tensor sums_;           // [2] doubles: the loss and the taken Q-values, summed
+  at::Tensor td_errors_;                    // [batch_size], the last step's
+  at::Tensor sums_;                         // [2] doubles: the loss and the taken Q-values, summed
   std::int64_t steps_ = 0;
   std::optional<nn::GraphedStep> captured_;
 };

@@ -21,7 +21,7 @@ struct TransitionTensors {
 };
 
 struct TdLossTensors {
-  at::Tensor loss;         // the importance-weighted mean, with autograd history through online
+  at::Tensor loss;  // the importance-weighted mean, with autograd history through online
   // [rows], detached: the priorities, |Q(s_i, a_i) - y_i| (distributional: each row's loss)
   at::Tensor td_errors;
   at::Tensor q_taken_sum;  // the sum of Q(s_i, a_i), detached

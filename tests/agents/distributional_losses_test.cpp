@@ -27,6 +27,7 @@
 #include "nn/flat_parameters.h"
 #include "nn/noisy_linear.h"
 #include "nn/q_network.h"
+#include "nn/q_network_pass.h"
 
 namespace mnrl::agents {
 namespace {
@@ -209,6 +210,97 @@ TEST(NoisyLinearTest, NoiseStatisticsAndTheNoiseFreeLayer) {
   layer->set_noise(at::zeros({10}));
   EXPECT_TRUE(at::allclose(layer->forward(x), noise_free));
 }
+
+// The hand-written path of C51 and QR-DQN (QNetworkPass, the host arithmetic of
+// distributional_arithmetic.h) against the tensor loss backpropagated by autograd: the same
+// loss, priorities and parameter gradients, for plain and dueling heads, DQN and Double DQN
+// targets, rows that terminated and returns beyond the support.
+struct HostCase {
+  const char* kind;
+  bool dueling, double_q;
+};
+
+class HostDistributionalLossTest : public ::testing::TestWithParam<HostCase> {};
+
+TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
+  constexpr std::int64_t kRows = 24, kObservations = 4, kActions = 3;
+  ReturnDistributionOptions options;
+  options.distributional = GetParam().kind;
+  options.atoms = 11;
+  options.v_min = -2.0;
+  options.v_max = 2.0;
+  options.n_quantiles = 7;
+  options.kappa = 0.7;
+  const auto distribution = make_return_distribution(options, TdLoss::huber);
+  const auto network_options = distribution->network(
+      nn::QNetworkOptions(kObservations, kActions).hidden_sizes({16, 16}).dueling(GetParam().dueling));
+  torch::manual_seed(21);
+  nn::QNetwork online(network_options), target(network_options);
+  nn::FlatParameters parameters(*online);
+
+  core::Rng rng(4);
+  replay::TransitionBatch batch;
+  for (std::int64_t i = 0; i < kRows; ++i) {
+    for (std::int64_t j = 0; j < kObservations; ++j) {
+      batch.observations.push_back(static_cast<float>(rng.normal()));
+      batch.next_observations.push_back(static_cast<float>(rng.normal()));
+    }
+    batch.actions.push_back(static_cast<float>(rng.below(kActions)));
+    batch.rewards.push_back(static_cast<float>(rng.uniform(-3.0, 3.0)));
+    batch.terminated.push_back(i % 5 == 2 ? 1 : 0);
+    batch.discounts.push_back(static_cast<float>(std::pow(0.9, 1 + i % 3)));
+    batch.weights.push_back(static_cast<float>(rng.uniform(0.3, 1.0)));
+  }
+  TransitionTensors tensors;
+  tensors.observations = at::tensor(batch.observations).view({kRows, kObservations});
+  tensors.next_observations = at::tensor(batch.next_observations).view({kRows, kObservations});
+  tensors.actions = at::tensor(batch.actions).to(at::kLong);
+  tensors.rewards = at::tensor(batch.rewards);
+  std::vector<float> bootstrap(kRows);
+  for (std::int64_t i = 0; i < kRows; ++i) {
+    bootstrap[i] = batch.terminated[i] ? 0.0f : batch.discounts[i];
+  }
+  tensors.bootstrap_discounts = at::tensor(bootstrap);
+  tensors.weights = at::tensor(batch.weights);
+
+  parameters.zero_grad();
+  const TdLossTensors loss = distribution->loss(*online, *target, tensors, GetParam().double_q);
+  loss.loss.backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+
+  nn::QNetworkPass online_pass(online, kRows), target_pass(target, kRows),
+      chooser_pass(online, kRows);
+  const float* outputs = online_pass.forward(batch.observations.data());
+  const float* next = target_pass.forward(batch.next_observations.data());
+  const float* chooser =
+      GetParam().double_q ? chooser_pass.forward(batch.next_observations.data()) : next;
+  std::vector<float> output_gradients(static_cast<std::size_t>(online_pass.atoms() * kRows * kActions));
+  std::vector<float> td_errors(kRows);
+  const HostLoss host = distribution->host_loss(batch, outputs, next, chooser, kRows, kActions,
+                                                output_gradients.data(), td_errors.data());
+  parameters.zero_grad();
+  online_pass.backward(output_gradients.data());
+
+  EXPECT_NEAR(host.loss, loss.loss.item<double>(), 1e-5 * std::abs(host.loss));
+  EXPECT_NEAR(host.q_taken_sum, loss.q_taken_sum.item<double>(), 1e-4);
+  for (std::int64_t i = 0; i < kRows; ++i) {
+    EXPECT_NEAR(td_errors[i], loss.td_errors[i].item<float>(), 1e-5) << "row " << i;
+  }
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-4, 1e-6))
+      << (parameters.gradients() - autograd_gradients).abs().max().item<float>();
+  EXPECT_GT(autograd_gradients.abs().max().item<float>(), 1e-4);
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, HostDistributionalLossTest,
+                         ::testing::Values(HostCase{"c51", false, false},
+                                           HostCase{"c51", true, true},
+                                           HostCase{"qr", false, true},
+                                           HostCase{"qr", true, false}),
+                         [](const auto& info) {
+                           return std::string(info.param.kind) +
+                                  (info.param.dueling ? "Dueling" : "") +
+                                  (info.param.double_q ? "DoubleQ" : "");
+                         });
 
 // One state, one action that ends the episode with a reward of 0, 2 or 10 with probabilities
 // 0.5, 0.3, 0.2 (each batch holds them in these proportions, so the only noise is the

@@ -92,6 +92,15 @@ std::vector<ResumeCase> resume_cases() {
                   "dqn.learning_rate=lin_2.3e-3"},
                  4000,
                  1000},
+      // A return distribution whose steps draw fractions (IQN) and noisy nets, whose acting
+      // and steps draw noise: the draws continue where they stopped.
+      ResumeCase{"iqn_noisy",
+                 "cartpole_rainbowlite.yaml",
+                 {"train.eval_interval=1000", "dqn.learning_starts=500", "dqn.distributional=iqn",
+                  "dqn.quantile_samples=8", "dqn.target_quantile_samples=8",
+                  "dqn.policy_quantile_samples=8", "dqn.noisy=true", "network.hidden_sizes=[64,64]"},
+                 4000,
+                 1000},
       // Observation and reward normalization statistics with a Box action space, and gSDE's
       // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
       // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
