@@ -28,6 +28,7 @@
 #include "nn/noisy_linear.h"
 #include "nn/q_network.h"
 #include "nn/q_network_pass.h"
+#include "random_transitions.h"
 
 namespace mnrl::agents {
 namespace {
@@ -38,19 +39,19 @@ TEST(CategoricalProjectionTest, WorkedExample) {
   // Support -2, -1, 0, 1, 2 (dz = 1).
   const at::Tensor rewards = floats({0.5f, 3.0f, -0.25f, 0.0f});
   const at::Tensor discounts = floats({1.0f, 0.9f, 0.0f, 0.5f});  // row 2 terminated
-  const at::Tensor next = floats({0, 0, 1, 0, 0,              // all at 0: lands on 0.5
-                                  0.2, 0.2, 0.2, 0.2, 0.2,    // 3 + 0.9 z: all but one past 2
-                                  0.1, 0.2, 0.3, 0.2, 0.2,    // terminated: all at -0.25
-                                  0.1, 0.2, 0.3, 0.2, 0.2})   // 0.5 z: halfway between atoms
+  const at::Tensor next = floats({0,   0,   1,   0,   0,          // all at 0: lands on 0.5
+                                  0.2, 0.2, 0.2, 0.2, 0.2,        // 3 + 0.9 z: all but one past 2
+                                  0.1, 0.2, 0.3, 0.2, 0.2,        // terminated: all at -0.25
+                                  0.1, 0.2, 0.3, 0.2, 0.2})       // 0.5 z: halfway between atoms
                               .view({4, 5});
   const at::Tensor projected = categorical_projection(rewards, discounts, next, -2.0, 2.0);
   // Row 1: 0.5 splits evenly between 0 and 1. Row 2: 3 + 0.9 z = 1.2, 2.1, 3, 3.9, 4.8: the
   // first splits 0.8 / 0.2 between 1 and 2, the rest clamp to 2. Row 3: -0.25 is 1/4 of the
   // way from 0 to -1. Row 4: -1, -0.5, 0, 0.5, 1.
-  const at::Tensor expected = floats({0, 0, 0.5, 0.5, 0,             //
-                                      0, 0, 0, 0.16, 0.84,           //
-                                      0, 0.25, 0.75, 0, 0,           //
-                                      0, 0.2, 0.5, 0.3, 0})
+  const at::Tensor expected = floats({0, 0,    0.5,  0.5,  0,     //
+                                      0, 0,    0,    0.16, 0.84,  //
+                                      0, 0.25, 0.75, 0,    0,     //
+                                      0, 0.2,  0.5,  0.3,  0})
                                   .view({4, 5});
   EXPECT_TRUE(at::allclose(projected, expected, 1e-6, 1e-6)) << projected;
 }
@@ -70,8 +71,8 @@ TEST(CategoricalProjectionTest, EqualsTheNeighbourSplitOfThePaper) {
     std::vector<double> m(kAtoms, 0.0);
     for (int j = 0; j < kAtoms; ++j) {
       const double z = kMin + j * kDelta;
-      const double landed = std::clamp(
-          rewards[i].item<double>() + discounts[i].item<double>() * z, kMin, kMax);
+      const double landed =
+          std::clamp(rewards[i].item<double>() + discounts[i].item<double>() * z, kMin, kMax);
       const double b = (landed - kMin) / kDelta;
       const auto lower = static_cast<int>(std::floor(b)), upper = static_cast<int>(std::ceil(b));
       const double p = next[i][j].item<double>();
@@ -128,10 +129,10 @@ TEST(QuantileHuberLossTest, EqualsItsFormula) {
                   quantile_loss_by_formula(row(quantiles, i), row(targets, i),
                                            {0.1, 0.3, 0.5, 0.7, 0.9}, kappa),
                   1e-5);
-      EXPECT_NEAR(per_row[i].item<double>(),
-                  quantile_loss_by_formula(row(quantiles, i), row(targets, i), row(sampled, i),
-                                           kappa),
-                  1e-5);
+      EXPECT_NEAR(
+          per_row[i].item<double>(),
+          quantile_loss_by_formula(row(quantiles, i), row(targets, i), row(sampled, i), kappa),
+          1e-5);
     }
   }
 }
@@ -151,10 +152,8 @@ TEST(DistortedFractionsTest, RiskMeasures) {
 
 TEST(ImplicitQuantileNetworkTest, Shapes) {
   for (bool dueling : {false, true}) {
-    nn::QNetwork network(nn::QNetworkOptions(4, 3)
-                             .hidden_sizes({16, 8})
-                             .quantile_embedding(12)
-                             .dueling(dueling));
+    nn::QNetwork network(
+        nn::QNetworkOptions(4, 3).hidden_sizes({16, 8}).quantile_embedding(12).dueling(dueling));
     // The trunk ends before the last hidden layer, which follows the mixing.
     EXPECT_EQ(network->trunk()->out_features(), 16);
     EXPECT_EQ(network->mixed_layer()->layers().size(), 1u);
@@ -170,8 +169,9 @@ TEST(ImplicitQuantileNetworkTest, Shapes) {
     ReturnDistributionOptions iqn;
     iqn.distributional = "iqn";
     iqn.policy_quantile_samples = 4;
-    EXPECT_EQ(make_return_distribution(iqn, TdLoss::huber)->q_values(*network, observations).sizes(),
-              at::IntArrayRef({5, 3}));
+    EXPECT_EQ(
+        make_return_distribution(iqn, TdLoss::huber)->q_values(*network, observations).sizes(),
+        at::IntArrayRef({5, 3}));
   }
   nn::QNetwork no_hidden(nn::QNetworkOptions(4, 2).hidden_sizes({}).quantile_embedding(8));
   EXPECT_EQ(no_hidden->forward(at::randn({3, 4}), at::rand({3, 5})).sizes(),
@@ -202,8 +202,8 @@ TEST(NoisyLinearTest, NoiseStatisticsAndTheNoiseFreeLayer) {
   EXPECT_TRUE(at::allclose(layer->forward(x), noise_free));  // no noise set yet
   const at::Tensor e_in = at::randn({6}), e_out = at::randn({4});
   layer->set_noise(at::cat({e_in, e_out}));
-  const at::Tensor weight = layer->mean()->weight + layer->weight_sigma() * e_out.unsqueeze(1) *
-                                                        e_in.unsqueeze(0);
+  const at::Tensor weight =
+      layer->mean()->weight + layer->weight_sigma() * e_out.unsqueeze(1) * e_in.unsqueeze(0);
   const at::Tensor bias = layer->mean()->bias + layer->bias_sigma() * e_out;
   EXPECT_TRUE(at::allclose(layer->forward(x), x.matmul(weight.t()) + bias, 1e-5, 1e-6));
   EXPECT_FALSE(at::allclose(layer->forward(x), noise_free));
@@ -214,7 +214,7 @@ TEST(NoisyLinearTest, NoiseStatisticsAndTheNoiseFreeLayer) {
 // The hand-written path of C51 and QR-DQN (QNetworkPass, the host arithmetic of
 // distributional_arithmetic.h) against the tensor loss backpropagated by autograd: the same
 // loss, priorities and parameter gradients, for plain and dueling heads, DQN and Double DQN
-// targets, rows that terminated and returns beyond the support.
+// targets, rows that terminated and returns beyond the support (the support is [-2, 2]).
 struct HostCase {
   const char* kind;
   bool dueling, double_q;
@@ -232,25 +232,14 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
   options.n_quantiles = 7;
   options.kappa = 0.7;
   const auto distribution = make_return_distribution(options, TdLoss::huber);
-  const auto network_options = distribution->network(
-      nn::QNetworkOptions(kObservations, kActions).hidden_sizes({16, 16}).dueling(GetParam().dueling));
+  const auto network_options = distribution->network(nn::QNetworkOptions(kObservations, kActions)
+                                                         .hidden_sizes({16, 16})
+                                                         .dueling(GetParam().dueling));
   torch::manual_seed(21);
   nn::QNetwork online(network_options), target(network_options);
   nn::FlatParameters parameters(*online);
 
-  core::Rng rng(4);
-  replay::TransitionBatch batch;
-  for (std::int64_t i = 0; i < kRows; ++i) {
-    for (std::int64_t j = 0; j < kObservations; ++j) {
-      batch.observations.push_back(static_cast<float>(rng.normal()));
-      batch.next_observations.push_back(static_cast<float>(rng.normal()));
-    }
-    batch.actions.push_back(static_cast<float>(rng.below(kActions)));
-    batch.rewards.push_back(static_cast<float>(rng.uniform(-3.0, 3.0)));
-    batch.terminated.push_back(i % 5 == 2 ? 1 : 0);
-    batch.discounts.push_back(static_cast<float>(std::pow(0.9, 1 + i % 3)));
-    batch.weights.push_back(static_cast<float>(rng.uniform(0.3, 1.0)));
-  }
+  replay::TransitionBatch batch = random_transitions(kRows, kObservations, kActions, 4);
   TransitionTensors tensors;
   tensors.observations = at::tensor(batch.observations).view({kRows, kObservations});
   tensors.next_observations = at::tensor(batch.next_observations).view({kRows, kObservations});
@@ -274,7 +263,8 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
   const float* next = target_pass.forward(batch.next_observations.data());
   const float* chooser =
       GetParam().double_q ? chooser_pass.forward(batch.next_observations.data()) : next;
-  std::vector<float> output_gradients(static_cast<std::size_t>(online_pass.atoms() * kRows * kActions));
+  std::vector<float> output_gradients(
+      static_cast<std::size_t>(online_pass.atoms() * kRows * kActions));
   std::vector<float> td_errors(kRows);
   const HostLoss host = distribution->host_loss(batch, outputs, next, chooser, kRows, kActions,
                                                 output_gradients.data(), td_errors.data());
@@ -293,8 +283,7 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, HostDistributionalLossTest,
                          ::testing::Values(HostCase{"c51", false, false},
-                                           HostCase{"c51", true, true},
-                                           HostCase{"qr", false, true},
+                                           HostCase{"c51", true, true}, HostCase{"qr", false, true},
                                            HostCase{"qr", true, false}),
                          [](const auto& info) {
                            return std::string(info.param.kind) +
@@ -359,9 +348,9 @@ TEST_P(ReturnDistributionLearningTest, LearnsAKnownDistribution) {
     EXPECT_NEAR(p[10].item<double>(), 0.2, 0.05);
   } else {
     // Quantiles at 0.25 (0), 0.65 (2) and 0.95 (10): QR's 3rd, 7th and 10th of 10 midpoints.
-    const at::Tensor q = kind == "qr" ? online->forward(state)[0][0]
-                                      : online->forward(state, floats({0.25f, 0.65f, 0.95f})
-                                                                   .view({1, 3}))[0][0];
+    const at::Tensor q =
+        kind == "qr" ? online->forward(state)[0][0]
+                     : online->forward(state, floats({0.25f, 0.65f, 0.95f}).view({1, 3}))[0][0];
     const std::vector<double> expected{0.0, 2.0, 10.0};
     for (int i = 0; i < 3; ++i) {
       const int at = kind == "qr" ? std::vector<int>{2, 6, 9}[i] : i;

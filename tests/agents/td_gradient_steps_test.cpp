@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "core/rng.h"
+#include "random_transitions.h"
 
 namespace mnrl::agents {
 namespace {
@@ -29,25 +30,6 @@ nn::QNetwork seeded_q_network(bool dueling) {
   torch::manual_seed(11);
   return nn::QNetwork(
       nn::QNetworkOptions(kTdObservations, kTdActions).hidden_sizes({16, 16}).dueling(dueling));
-}
-
-// Rows with every kind of target: terminated ones (every fourth), n-step discounts, and
-// importance weights below 1.
-replay::TransitionBatch random_transitions(std::int64_t rows, std::uint64_t seed) {
-  core::Rng rng(seed);
-  replay::TransitionBatch batch;
-  for (std::int64_t i = 0; i < rows; ++i) {
-    for (std::int64_t j = 0; j < kTdObservations; ++j) {
-      batch.observations.push_back(static_cast<float>(rng.normal()));
-      batch.next_observations.push_back(static_cast<float>(rng.normal()));
-    }
-    batch.actions.push_back(static_cast<float>(rng.below(kTdActions)));
-    batch.rewards.push_back(static_cast<float>(rng.uniform(-2.0, 2.0)));
-    batch.terminated.push_back(i % 4 == 3 ? 1 : 0);
-    batch.discounts.push_back(static_cast<float>(std::pow(0.99, 1 + i % 3)));
-    batch.weights.push_back(static_cast<float>(rng.uniform(0.3, 1.0)));
-  }
-  return batch;
 }
 
 at::Tensor rows_of(std::vector<float>& values, std::int64_t columns) {
@@ -116,7 +98,7 @@ TEST_P(TdLossTensorsTest, GivesTheHostsTargetsLossAndGradients) {
     for (auto& p : target->parameters()) p.mul_(0.8).add_(0.05);
   }
   nn::FlatParameters parameters(*online);
-  replay::TransitionBatch batch = random_transitions(32, 3);
+  replay::TransitionBatch batch = random_transitions(32, kTdObservations, kTdActions, 3);
   parameters.zero_grad();
   const HostStep host = host_step(*online, *target, batch, double_q, kind);
   const at::Tensor host_gradients = parameters.gradients().clone();
@@ -175,7 +157,8 @@ TEST(TdGradientStepsTest, StepAsTheHostLossWithLibTorchsClipAndAdam) {
       stepped_target_parameters.values().copy_(stepped_parameters.values());
       host_target_parameters.values().copy_(host_parameters.values());
     }
-    replay::TransitionBatch batch = random_transitions(kRows, 10 + step);
+    replay::TransitionBatch batch =
+        random_transitions(kRows, kTdObservations, kTdActions, 10 + step);
     std::vector<float> td_errors(kRows);
     steps.step(batch, td_errors.data());
 

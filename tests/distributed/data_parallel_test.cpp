@@ -420,6 +420,21 @@ TEST_F(DataParallelTest, ApexWithThreeActorsSolvesCartPole) {
   }
 }
 
+// The same with QR-DQN (rl-zoo's CartPole quantiles): actors' priorities are each transition's
+// quantile loss under their copy of the network.
+TEST_F(DataParallelTest, ApexQrDqnWithThreeActorsSolvesCartPole) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (1 learner, 3 actors)";
+  dir_ = shared_directory("apex_qr");
+  const double best =
+      best_of_two_attempts("cartpole_apex.yaml",
+                           {"train.total_steps=50000", "train.eval_interval=5000",
+                            "apex_dqn.distributional=qr", "apex_dqn.n_quantiles=10"},
+                           "apex_dqn", true);
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
+}
+
 // The flat parameters of a learner's state in a checkpoint's `file` (IMPALA's or Ape-X's).
 std::vector<float> learner_parameters(const Checkpoint& checkpoint, const std::string& file,
                                       const std::string& algo) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "agents/dqn/dqn_options.h"
@@ -93,6 +94,28 @@ TEST_P(DqnMountainCarLearningTest, ReachesMinus120Within120kSteps) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Seeds, DqnMountainCarLearningTest, ::testing::Values(1, 2, 3));
+
+// The return distributions on the hand-written path, at rl-zoo's CartPole budget (QR-DQN:
+// rl-zoo's qrdqn.yml; C51: the same hyperparameters): 500 on every seed. Their Acrobot and
+// MountainCar figures, and IQN's (autograd: minutes a run), are benchmarks
+// (bench/distributional_learning.sh, docs/BENCHMARKS.md).
+class DistributionalCartPoleLearningTest
+    : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
+
+TEST_P(DistributionalCartPoleLearningTest, Reaches500Within50kSteps) {
+  const auto [config, seed] = GetParam();
+  EXPECT_GE(best_dqn_evaluation(config, seed, 50000, 500.0), 500.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, DistributionalCartPoleLearningTest,
+                         ::testing::Combine(::testing::Values("cartpole_qrdqn.yaml",
+                                                              "cartpole_c51.yaml"),
+                                            ::testing::Values(1, 2, 3)),
+                         [](const auto& info) {
+                           const std::string config = std::get<0>(info.param);
+                           return config.substr(0, config.find('.')) + "_seed" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 }  // namespace
 }  // namespace mnrl::experiments
