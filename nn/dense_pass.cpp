@@ -6,6 +6,7 @@
 
 #include <ATen/ops/addmv.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/empty_like.h>
 
 #include "nn/compute_threads.h"
 #include "nn/memory_views.h"
@@ -64,7 +65,64 @@ DenseLayer::DenseLayer(const torch::nn::Linear& linear, std::int64_t batch_size)
       output(at::empty({batch_size, linear->weight.size(0)})),
       output_gradient(at::empty({batch_size, linear->weight.size(0)})) {}
 
+DenseLayer::DenseLayer(const NoisyLinear& layer, std::int64_t batch_size)
+    : weight(at::empty_like(layer->mean()->weight)),
+      bias(at::empty_like(layer->mean()->bias)),
+      output(at::empty({batch_size, layer->mean()->weight.size(0)})),
+      output_gradient(at::empty({batch_size, layer->mean()->weight.size(0)})),
+      noisy(layer) {
+  // (A forward-only pass, over a target network, has no gradients to alias.)
+  if (layer->mean()->weight.grad().defined()) {
+    weight.mutable_grad() = layer->mean()->weight.grad();
+    bias.mutable_grad() = layer->mean()->bias.grad();
+  }
+}
+
+namespace {
+
+// The noisy layer's effective weight and bias: mu + sigma * f(e_out) f(e_in)^T, mu_b + sigma_b *
+// f(e_out) (NoisyLinearImpl::forward's, as numbers).
+void refresh_noisy_weights(const NoisyLinearImpl& layer, const at::Tensor& weight,
+                           const at::Tensor& bias) {
+  const std::int64_t out = weight.size(0), in = weight.size(1);
+  const float* mu = floats(layer.mean()->weight);
+  const float* sigma = floats(layer.weight_sigma());
+  const float* e_in = floats(layer.input_noise());
+  const float* e_out = floats(layer.output_noise());
+  float* w = floats(weight);
+  for (std::int64_t r = 0; r < out; ++r) {
+    for (std::int64_t c = 0; c < in; ++c) {
+      w[r * in + c] = mu[r * in + c] + sigma[r * in + c] * (e_out[r] * e_in[c]);
+    }
+  }
+  const float* mu_b = floats(layer.mean()->bias);
+  const float* sigma_b = floats(layer.bias_sigma());
+  float* b = floats(bias);
+  for (std::int64_t r = 0; r < out; ++r) b[r] = mu_b[r] + sigma_b[r] * e_out[r];
+}
+
+// d loss / d sigma = d loss / d effective weight * f(e_out) f(e_in)^T (and for the bias).
+void write_sigma_gradients(const NoisyLinearImpl& layer, const at::Tensor& weight_gradient,
+                           const at::Tensor& bias_gradient) {
+  const std::int64_t out = weight_gradient.size(0), in = weight_gradient.size(1);
+  const float* e_in = floats(layer.input_noise());
+  const float* e_out = floats(layer.output_noise());
+  const float* g = floats(weight_gradient);
+  float* sigma_gradient = floats(gradient_of(layer.weight_sigma()));
+  for (std::int64_t r = 0; r < out; ++r) {
+    for (std::int64_t c = 0; c < in; ++c) {
+      sigma_gradient[r * in + c] = g[r * in + c] * (e_out[r] * e_in[c]);
+    }
+  }
+  const float* g_b = floats(bias_gradient);
+  float* sigma_b_gradient = floats(gradient_of(layer.bias_sigma()));
+  for (std::int64_t r = 0; r < out; ++r) sigma_b_gradient[r] = g_b[r] * e_out[r];
+}
+
+}  // namespace
+
 void DenseLayer::forward(const at::Tensor& input) {
+  if (noisy) refresh_noisy_weights(*noisy, weight, bias);
   const std::int64_t rows = input.size(0), width = output.size(1), in = weight.size(1);
   // A single row goes through a matrix-vector product: OpenBLAS' sgemm packs the whole weight
   // matrix first, which makes it ~6x slower for one row.
@@ -97,6 +155,7 @@ void DenseLayer::write_parameter_gradients(const at::Tensor& input) const {
   for (std::int64_t i = 1; i < rows; ++i) {
     for (std::int64_t j = 0; j < width; ++j) bias_gradient[j] += g[i * width + j];
   }
+  if (noisy) write_sigma_gradients(*noisy, gradient_of(weight), gradient_of(bias));
 }
 
 void DenseLayer::input_gradient(at::Tensor& input_gradient, bool accumulate) const {
@@ -107,9 +166,15 @@ void DenseLayer::input_gradient(at::Tensor& input_gradient, bool accumulate) con
 }
 
 TrunkPass::TrunkPass(const std::vector<torch::nn::Linear>& layers, Activation activation,
-                     std::int64_t batch_size)
+                     std::int64_t batch_size, const std::vector<NoisyLinear>& noisy)
     : activation_(activation) {
-  for (const auto& linear : layers) layers_.emplace_back(linear, batch_size);
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (noisy.empty()) {
+      layers_.emplace_back(layers[i], batch_size);
+    } else {
+      layers_.emplace_back(noisy[i], batch_size);
+    }
+  }
 }
 
 std::int64_t TrunkPass::multiply_adds() const {

@@ -7,6 +7,7 @@
 #include <torch/nn/modules/linear.h>
 
 #include "nn/activation.h"
+#include "nn/noisy_linear.h"
 
 namespace mnrl::nn {
 
@@ -22,6 +23,10 @@ namespace mnrl::nn {
 struct DenseLayer {
   DenseLayer() = default;
   DenseLayer(const torch::nn::Linear& linear, std::int64_t batch_size);
+  // A noisy layer: weight and bias are its effective ones, mu + sigma * noise, refreshed from
+  // the layer's parameters and noise at each forward(); write_parameter_gradients() writes the
+  // means' and the sigmas' gradients.
+  DenseLayer(const NoisyLinear& noisy, std::int64_t batch_size);
 
   void forward(const at::Tensor& input);
   // Writes (does not add) d loss / d weight and d loss / d bias, from output_gradient and the
@@ -32,16 +37,20 @@ struct DenseLayer {
   // Of forward(), and of each of the two backward products.
   std::int64_t multiply_adds() const { return output.size(0) * weight.numel(); }
 
-  at::Tensor weight, bias;     // [out, in], [out]: the module's parameters
+  at::Tensor weight, bias;     // [out, in], [out]: the module's parameters (noisy: effective)
   at::Tensor output;           // [batch, out], after the activation where there is one
   at::Tensor output_gradient;  // [batch, out]: d loss / d output, then / d pre-activation
+  // A noisy layer's (empty holder otherwise). The effective weight's and bias's .grad() are the
+  // means' gradients: d loss / d mu is d loss / d effective weight.
+  NoisyLinear noisy{nullptr};
 };
 
 // An Mlp's layers, each a linear layer followed by the activation.
 class TrunkPass {
  public:
+  // `noisy`: the layers themselves where they are noisy (Mlp::noisy_layers()), else empty.
   TrunkPass(const std::vector<torch::nn::Linear>& layers, Activation activation,
-            std::int64_t batch_size);
+            std::int64_t batch_size, const std::vector<NoisyLinear>& noisy = {});
 
   // The features [batch, width] of `input` [batch, in] (the input itself without layers).
   // Keeps `input` (a view: its memory must live until backward()) and the activations.

@@ -35,6 +35,8 @@ class NoisyLinearImpl : public torch::nn::Module {
 
   const at::Tensor& weight_sigma() const { return weight_sigma_; }
   const at::Tensor& bias_sigma() const { return bias_sigma_; }
+  const at::Tensor& input_noise() const { return input_noise_; }    // f(e_in)
+  const at::Tensor& output_noise() const { return output_noise_; }  // f(e_out)
 
  private:
   torch::nn::Linear mean_{nullptr};

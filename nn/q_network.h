@@ -65,6 +65,9 @@ class QNetworkImpl : public torch::nn::Module {
   const Mlp& trunk() const { return trunk_; }
   const torch::nn::Linear& advantage_head() const { return advantage_head_; }
   const torch::nn::Linear& value_head() const { return value_head_; }
+  // The heads themselves where noisy (empty holders otherwise).
+  const NoisyLinear& noisy_advantage_head() const { return noisy_advantage_head_; }
+  const NoisyLinear& noisy_value_head() const { return noisy_value_head_; }
   const Mlp& mixed_layer() const { return mixed_layer_; }
 
   // Noisy nets: the noisy layers (trunk, mixed layer, heads, in that order), their noise size,

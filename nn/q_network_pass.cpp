@@ -17,13 +17,19 @@ QNetworkPass::QNetworkPass(const QNetwork& network, std::int64_t batch_size)
       num_actions_(network->options.num_actions()),
       atoms_(network->options.atoms()),
       observation_size_(network->options.observation_size()),
-      trunk_(network->trunk()->layers(), network->options.activation(), batch_size),
-      advantage_head_(network->advantage_head(), batch_size),
+      trunk_(network->trunk()->layers(), network->options.activation(), batch_size,
+             network->trunk()->noisy_layers()),
+      advantage_head_(network->noisy_advantage_head()
+                          ? DenseLayer(network->noisy_advantage_head(), batch_size)
+                          : DenseLayer(network->advantage_head(), batch_size)),
       q_(at::empty({batch_size, num_actions_ * atoms_})) {
-  if (network->options.quantile_embedding() > 0 || !network->noisy_layers().empty()) {
-    throw std::invalid_argument("QNetworkPass: IQN and noisy networks step through autograd");
+  if (network->options.quantile_embedding() > 0) {
+    throw std::invalid_argument("QNetworkPass: IQN steps through autograd");
   }
-  if (dueling_) value_head_ = DenseLayer(network->value_head(), batch_size);
+  if (dueling_) {
+    value_head_ = network->noisy_value_head() ? DenseLayer(network->noisy_value_head(), batch_size)
+                                              : DenseLayer(network->value_head(), batch_size);
+  }
   if (!network->encoder().is_empty()) encoder_.emplace(network->encoder(), batch_size);
 }
 

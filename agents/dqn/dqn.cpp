@@ -47,7 +47,7 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
       replay_(std::move(replay)),
       device_(parameters_->values().device()),
       acting_noise_(static_cast<std::size_t>(online_->noise_size())),
-      by_hand_(device_.is_cpu() && distribution_->by_hand() && !options_.distribution.noisy),
+      by_hand_(device_.is_cpu() && distribution_->by_hand()),
       td_errors_(static_cast<std::size_t>(options_.batch_size)),
       q_gradients_(static_cast<std::size_t>(options_.batch_size * online_->options.num_actions() *
                                             online_->options.atoms())),
@@ -113,7 +113,20 @@ bool Dqn::update_ready() const {
          replay_->size() >= min_replay_size_;
 }
 
+void Dqn::draw_step_noise() {
+  const auto size = static_cast<std::int64_t>(acting_noise_.size());
+  if (size == 0) return;
+  // As TdGradientSteps draws them: the online network's, then the target's.
+  step_noise_.resize(static_cast<std::size_t>(2 * size));
+  nn::draw_factorised_noise(replay_rng_, size, step_noise_.data());
+  nn::draw_factorised_noise(replay_rng_, size, step_noise_.data() + size);
+  torch::NoGradGuard no_grad;
+  online_->set_noise(nn::view_floats(step_noise_.data(), size));
+  target_->set_noise(nn::view_floats(step_noise_.data() + size, size));
+}
+
 std::pair<double, double> Dqn::write_gradients_by_hand() {
+  draw_step_noise();
   // The online outputs and the next observations' are independent pieces
   // (nn/compute_threads.h).
   const float *online = nullptr, *next = nullptr, *chooser = nullptr;

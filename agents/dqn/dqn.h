@@ -105,6 +105,8 @@ class Dqn final : public Agent {
   // Noisy nets: new noise into the online network (acting), or none (greedy evaluation).
   void draw_acting_noise();
   void silence_noise();
+  // Noisy nets, a hand-written step: new noise into the online and the target network.
+  void draw_step_noise();
   // measure_td_errors() for a return distribution: its loss per row.
   void measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors);
 
@@ -124,10 +126,11 @@ class Dqn final : public Agent {
   std::unique_ptr<replay::Replay> replay_;
   at::Device device_;                // where the networks live (train.device)
   std::vector<float> acting_noise_;  // noisy nets: the host's draw for the online network
+  std::vector<float> step_noise_;    // noisy nets, hand-written steps: the online's, the target's
   // Hand-written passes over online_ (training batches), target_ (next observations) and, for
   // Double DQN, online_ again (next observations: a pass of its own, so that it and train_pass_
-  // can run at once on the compute threads). None off the CPU, for a return distribution or
-  // noisy nets (there autograd does it).
+  // can run at once on the compute threads). None off the CPU or for IQN (there autograd does
+  // it).
   bool by_hand_;
   std::unique_ptr<TdGradientSteps> autograd_steps_;
   CudaGraphs cuda_graphs_ = CudaGraphs::off;

@@ -211,13 +211,14 @@ TEST(NoisyLinearTest, NoiseStatisticsAndTheNoiseFreeLayer) {
   EXPECT_TRUE(at::allclose(layer->forward(x), noise_free));
 }
 
-// The hand-written path of C51 and QR-DQN (QNetworkPass, the host arithmetic of
+// The hand-written path of DQN, C51 and QR-DQN (QNetworkPass, the host arithmetic of
 // distributional_arithmetic.h) against the tensor loss backpropagated by autograd: the same
-// loss, priorities and parameter gradients, for plain and dueling heads, DQN and Double DQN
+// loss, priorities and parameter gradients (noisy layers' sigmas too, under noise that differs
+// between the networks), for plain and dueling heads, DQN and Double DQN
 // targets, rows that terminated and returns beyond the support (the support is [-2, 2]).
 struct HostCase {
   const char* kind;
-  bool dueling, double_q;
+  bool dueling, double_q, noisy;
 };
 
 class HostDistributionalLossTest : public ::testing::TestWithParam<HostCase> {};
@@ -232,12 +233,19 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
   options.n_quantiles = 7;
   options.kappa = 0.7;
   const auto distribution = make_return_distribution(options, TdLoss::huber);
-  const auto network_options = distribution->network(nn::QNetworkOptions(kObservations, kActions)
-                                                         .hidden_sizes({16, 16})
-                                                         .dueling(GetParam().dueling));
+  const auto network_options =
+      distribution->network(nn::QNetworkOptions(kObservations, kActions)
+                                .hidden_sizes({16, 16})
+                                .dueling(GetParam().dueling)
+                                .noisy_sigma0(GetParam().noisy ? 0.5 : 0.0));
   torch::manual_seed(21);
   nn::QNetwork online(network_options), target(network_options);
   nn::FlatParameters parameters(*online);
+  if (GetParam().noisy) {
+    torch::NoGradGuard no_grad;
+    online->set_noise(at::randn({online->noise_size()}));
+    target->set_noise(at::randn({target->noise_size()}));
+  }
 
   replay::TransitionBatch batch = random_transitions(kRows, kObservations, kActions, 4);
   TransitionTensors tensors;
@@ -282,13 +290,18 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, HostDistributionalLossTest,
-                         ::testing::Values(HostCase{"c51", false, false},
-                                           HostCase{"c51", true, true}, HostCase{"qr", false, true},
-                                           HostCase{"qr", true, false}),
+                         ::testing::Values(HostCase{"c51", false, false, false},
+                                           HostCase{"c51", true, true, false},
+                                           HostCase{"qr", false, true, false},
+                                           HostCase{"qr", true, false, false},
+                                           HostCase{"c51", true, true, true},
+                                           HostCase{"qr", false, false, true},
+                                           HostCase{"none", true, true, true}),
                          [](const auto& info) {
                            return std::string(info.param.kind) +
                                   (info.param.dueling ? "Dueling" : "") +
-                                  (info.param.double_q ? "DoubleQ" : "");
+                                  (info.param.double_q ? "DoubleQ" : "") +
+                                  (info.param.noisy ? "Noisy" : "");
                          });
 
 // One state, one action that ends the episode with a reward of 0, 2 or 10 with probabilities
@@ -309,7 +322,7 @@ TEST_P(ReturnDistributionLearningTest, LearnsAKnownDistribution) {
   options.v_min = 0.0;
   options.v_max = 10.0;
   options.n_quantiles = 10;
-  options.quantile_samples = options.target_quantile_samples = 16;
+  options.quantile_samples = options.target_quantile_samples = 8;
   options.quantile_embedding = 16;
   const auto distribution = make_return_distribution(options, TdLoss::huber);
   const auto network_options = distribution->network(

@@ -117,6 +117,20 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
   EXPECT_NE(config_error({"algo=dqn", "dqn.per_alpha=1.5"})
                 .find("dqn.per_alpha = 1.5 is out of range: must be in [0, 1]"),
             std::string::npos);
+  // The return distributions' keys, in DQN's section and Ape-X's.
+  EXPECT_NE(config_error({"algo=dqn", "dqn.distributional=c51", "dqn.v_min=5", "dqn.v_max=5"})
+                .find("dqn.v_max = 5.000000 must be above dqn.v_min = 5.000000"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=apex_dqn", "apex_dqn.distributional=iqn", "apex_dqn.risk=cvar",
+                          "apex_dqn.risk_eta=1.5"})
+                .find("apex_dqn.risk_eta = 1.500000: risk cvar takes the worst eta of the "
+                      "returns, eta in (0, 1]"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=dqn", "dqn.distributional=quantile"})
+                .find("dqn.distributional"),
+            std::string::npos);
+  EXPECT_NE(config_error({"algo=dqn", "dqn.atoms=1"}).find("dqn.atoms = 1 is out of range"),
+            std::string::npos);
 }
 
 }  // namespace

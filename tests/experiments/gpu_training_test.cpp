@@ -345,6 +345,21 @@ TEST_F(CudaTrainingTest, DqnStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
        "dqn.learning_starts=500", "dqn.double_q=true", "dqn.prioritized=true"});
 }
 
+// The return distributions' (the fractions and noise staged with the batch): Rainbow's pieces
+// on C51, and IQN with noisy nets.
+TEST_F(CudaTrainingTest, DistributionalStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
+  for (const std::string kind : {"c51", "iqn"}) {
+    SCOPED_TRACE(kind);
+    expect_graphs_end_where_eager_steps_end(
+        "cartpole_rainbowlite.yaml",
+        {"seed=2", "train.device=cuda", "train.total_steps=3000", "train.eval_interval=0",
+         "dqn.learning_starts=500", "dqn.distributional=" + kind, "dqn.noisy=true",
+         "dqn.v_min=0", "dqn.v_max=100"});
+    fs::remove_all(dir_ / "eager");
+    fs::remove_all(dir_ / "graphed");
+  }
+}
+
 // SAC's, TD3's and DDPG's (SacGradientSteps, Td3GradientSteps: TD3's critic-only and
 // actor-and-targets steps are two graphs).
 TEST_F(CudaTrainingTest, OffPolicyStepsAsCudaGraphsEndWhereTheEagerStepsEnd) {
