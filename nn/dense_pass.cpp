@@ -1,12 +1,12 @@
 #include "nn/dense_pass.h"
 
-#include <cstring>
-#include <stdexcept>
-#include <string>
-
 #include <ATen/ops/addmv.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "nn/compute_threads.h"
 #include "nn/memory_views.h"

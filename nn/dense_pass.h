@@ -1,10 +1,10 @@
 #pragma once
 
-#include <cstdint>
-#include <vector>
-
 #include <ATen/core/Tensor.h>
 #include <torch/nn/modules/linear.h>
+
+#include <cstdint>
+#include <vector>
 
 #include "nn/activation.h"
 #include "nn/noisy_linear.h"

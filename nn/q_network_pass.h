@@ -12,11 +12,11 @@
 namespace mnrl::nn {
 
 // A QNetwork's forward pass and its backward pass written out by hand (nn/dense_pass.h, and
-// nn/conv_encoder_pass.h for a network over images), for one batch size: a DQN gradient step through autograd costs about sixty LibTorch ops and a
-// graph; here it is a dozen BLAS calls (tests check values and gradients against autograd).
-// Networks with atoms (C51, QR-DQN) give [batch_size, num_actions, atoms]; noisy layers take
-// their noise as it stands at each forward(); IQN has no hand-written pass
-// (std::invalid_argument).
+// nn/conv_encoder_pass.h for a network over images), for one batch size: a DQN gradient step
+// through autograd costs about sixty LibTorch ops and a graph; here it is a dozen BLAS calls (tests
+// check values and gradients against autograd). Networks with atoms (C51, QR-DQN) give [batch_size,
+// num_actions, atoms]; noisy layers take their noise as it stands at each forward(); IQN has no
+// hand-written pass (std::invalid_argument).
 class QNetworkPass {
  public:
   QNetworkPass(const QNetwork& network, std::int64_t batch_size);
@@ -40,7 +40,7 @@ class QNetworkPass {
   std::optional<ConvEncoderPass> encoder_;  // networks over images
   TrunkPass trunk_;
   DenseLayer advantage_head_, value_head_;  // value_head_ used only when dueling
-  at::Tensor q_;  // [batch, num_actions, atoms] (dueling: combined heads)
+  at::Tensor q_;                            // [batch, num_actions, atoms] (dueling: combined heads)
 };
 
 }  // namespace mnrl::nn

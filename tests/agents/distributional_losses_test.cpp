@@ -289,20 +289,16 @@ TEST_P(HostDistributionalLossTest, EqualsTheTensorLossThroughAutograd) {
   EXPECT_GT(autograd_gradients.abs().max().item<float>(), 1e-4);
 }
 
-INSTANTIATE_TEST_SUITE_P(Kinds, HostDistributionalLossTest,
-                         ::testing::Values(HostCase{"c51", false, false, false},
-                                           HostCase{"c51", true, true, false},
-                                           HostCase{"qr", false, true, false},
-                                           HostCase{"qr", true, false, false},
-                                           HostCase{"c51", true, true, true},
-                                           HostCase{"qr", false, false, true},
-                                           HostCase{"none", true, true, true}),
-                         [](const auto& info) {
-                           return std::string(info.param.kind) +
-                                  (info.param.dueling ? "Dueling" : "") +
-                                  (info.param.double_q ? "DoubleQ" : "") +
-                                  (info.param.noisy ? "Noisy" : "");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, HostDistributionalLossTest,
+    ::testing::Values(HostCase{"c51", false, false, false}, HostCase{"c51", true, true, false},
+                      HostCase{"qr", false, true, false}, HostCase{"qr", true, false, false},
+                      HostCase{"c51", true, true, true}, HostCase{"qr", false, false, true},
+                      HostCase{"none", true, true, true}),
+    [](const auto& info) {
+      return std::string(info.param.kind) + (info.param.dueling ? "Dueling" : "") +
+             (info.param.double_q ? "DoubleQ" : "") + (info.param.noisy ? "Noisy" : "");
+    });
 
 // One state, one action that ends the episode with a reward of 0, 2 or 10 with probabilities
 // 0.5, 0.3, 0.2 (each batch holds them in these proportions, so the only noise is the

@@ -126,8 +126,7 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
                 .find("apex_dqn.risk_eta = 1.500000: risk cvar takes the worst eta of the "
                       "returns, eta in (0, 1]"),
             std::string::npos);
-  EXPECT_NE(config_error({"algo=dqn", "dqn.distributional=quantile"})
-                .find("dqn.distributional"),
+  EXPECT_NE(config_error({"algo=dqn", "dqn.distributional=quantile"}).find("dqn.distributional"),
             std::string::npos);
   EXPECT_NE(config_error({"algo=dqn", "dqn.atoms=1"}).find("dqn.atoms = 1 is out of range"),
             std::string::npos);

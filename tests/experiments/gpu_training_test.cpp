@@ -353,8 +353,8 @@ TEST_F(CudaTrainingTest, DistributionalStepsAsCudaGraphsEndWhereTheEagerStepsEnd
     expect_graphs_end_where_eager_steps_end(
         "cartpole_rainbowlite.yaml",
         {"seed=2", "train.device=cuda", "train.total_steps=3000", "train.eval_interval=0",
-         "dqn.learning_starts=500", "dqn.distributional=" + kind, "dqn.noisy=true",
-         "dqn.v_min=0", "dqn.v_max=100"});
+         "dqn.learning_starts=500", "dqn.distributional=" + kind, "dqn.noisy=true", "dqn.v_min=0",
+         "dqn.v_max=100"});
     fs::remove_all(dir_ / "eager");
     fs::remove_all(dir_ / "graphed");
   }

@@ -272,16 +272,16 @@ INSTANTIATE_TEST_SUITE_P(
         ExportCase{"dqn_minatar_cnn",
                    "minatar_breakout_dqn.yaml",
                    {"train.total_steps=1500", "train.eval_episodes=1", "dqn.learning_starts=500"}},
-        ExportCase{"ppo_cnn_on_pixels",
-                   "minatar_breakout_ppo.yaml",
-                   {"env.id=test/BrightBreakout-v0", "train.total_steps=2048",
-                    "train.eval_episodes=1", "network.cnn_channels=[8]", "network.cnn_features=0",
-                    "network.hidden_sizes=[32]"}},
-        ExportCase{"dqn_mlp_on_pixels",
-                   "minatar_breakout_dqn.yaml",
-                   {"env.id=test/BrightBreakout-v0", "network.encoder=mlp",
-                    "network.hidden_sizes=[64]", "train.total_steps=1500", "train.eval_episodes=1",
-                    "dqn.learning_starts=500"}}),
+        ExportCase{
+            "ppo_cnn_on_pixels",
+            "minatar_breakout_ppo.yaml",
+            {"env.id=test/BrightBreakout-v0", "train.total_steps=2048", "train.eval_episodes=1",
+             "network.cnn_channels=[8]", "network.cnn_features=0", "network.hidden_sizes=[32]"}},
+        ExportCase{
+            "dqn_mlp_on_pixels",
+            "minatar_breakout_dqn.yaml",
+            {"env.id=test/BrightBreakout-v0", "network.encoder=mlp", "network.hidden_sizes=[64]",
+             "train.total_steps=1500", "train.eval_episodes=1", "dqn.learning_starts=500"}}),
     [](const ::testing::TestParamInfo<ExportCase>& info) { return info.param.name; });
 
 }  // namespace

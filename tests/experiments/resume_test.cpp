@@ -86,21 +86,22 @@ std::vector<ResumeCase> resume_cases() {
       // Prioritized replay, n-step returns, dueling and double Q: every piece of DQN state;
       // a linear learning-rate schedule (as this and the off-policy cases: charts/learning_rate
       // is in the metrics compared).
-      ResumeCase{"dqn",
-                 "cartpole_rainbowlite.yaml",
-                 {"train.eval_interval=1000", "dqn.learning_starts=500",
-                  "dqn.learning_rate=lin_2.3e-3"},
-                 4000,
-                 1000},
+      ResumeCase{
+          "dqn",
+          "cartpole_rainbowlite.yaml",
+          {"train.eval_interval=1000", "dqn.learning_starts=500", "dqn.learning_rate=lin_2.3e-3"},
+          4000,
+          1000},
       // A return distribution whose steps draw fractions (IQN) and noisy nets, whose acting
       // and steps draw noise: the draws continue where they stopped.
-      ResumeCase{"iqn_noisy",
-                 "cartpole_rainbowlite.yaml",
-                 {"train.eval_interval=1000", "dqn.learning_starts=500", "dqn.distributional=iqn",
-                  "dqn.quantile_samples=8", "dqn.target_quantile_samples=8",
-                  "dqn.policy_quantile_samples=8", "dqn.noisy=true", "network.hidden_sizes=[64,64]"},
-                 4000,
-                 1000},
+      ResumeCase{
+          "iqn_noisy",
+          "cartpole_rainbowlite.yaml",
+          {"train.eval_interval=1000", "dqn.learning_starts=500", "dqn.distributional=iqn",
+           "dqn.quantile_samples=8", "dqn.target_quantile_samples=8",
+           "dqn.policy_quantile_samples=8", "dqn.noisy=true", "network.hidden_sizes=[64,64]"},
+          4000,
+          1000},
       // Observation and reward normalization statistics with a Box action space, and gSDE's
       // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
       // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
