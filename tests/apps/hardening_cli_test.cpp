@@ -706,7 +706,7 @@ TEST_F(HardeningCliTest, AConfigValueThatContainsItselfIsRefused) {
 TEST_F(HardeningCliTest, AMistypedBundledConfigNameIsSuggested) {
   expect_outcome(run("train cartpol_ppo"), 2,
                  "mnrl train: config error: 'cartpol_ppo' is neither a file nor a bundled config "
-                 "(did you mean 'cartpole_ppo'?); bundled: acrobot_dqn, ");
+                 "(did you mean 'cartpole_ppo'?); bundled: acrobot_c51, acrobot_dqn, ");
   expect_outcome(run("train pendulum_td4.yaml"), 2, "(did you mean 'pendulum_td3'?)");
   expect_outcome(run("bench cartpole_dqm"), 2, "(did you mean 'cartpole_dqn'?)");
   EXPECT_TRUE(fs::is_empty(dir_));
