@@ -70,7 +70,9 @@ DenseLayer::DenseLayer(const NoisyLinear& layer, std::int64_t batch_size)
       bias(at::empty_like(layer->mean()->bias)),
       output(at::empty({batch_size, layer->mean()->weight.size(0)})),
       output_gradient(at::empty({batch_size, layer->mean()->weight.size(0)})),
-      noisy(layer) {
+      noisy(layer),
+      row_scratch_in(at::empty({layer->mean()->weight.size(1)})),
+      row_scratch_out(at::empty({layer->mean()->weight.size(0)})) {
   // (A forward-only pass, over a target network, has no gradients to alias.)
   if (layer->mean()->weight.grad().defined()) {
     weight.mutable_grad() = layer->mean()->weight.grad();
@@ -119,11 +121,53 @@ void write_sigma_gradients(const NoisyLinearImpl& layer, const at::Tensor& weigh
   for (std::int64_t r = 0; r < out; ++r) sigma_b_gradient[r] = g_b[r] * e_out[r];
 }
 
+// One row through a noisy layer by its factors, without the effective weights: W x + b =
+// mu x + mu_b + f(e_out) * (sigma (f(e_in) * x) + sigma_b).
+void noisy_row_forward(const NoisyLinearImpl& layer, const at::Tensor& input,
+                       const at::Tensor& output, const at::Tensor& scratch_in,
+                       const at::Tensor& scratch_out) {
+  const std::int64_t out = scratch_out.numel(), in = scratch_in.numel();
+  const float* x = floats(input);
+  const float* e_in = floats(layer.input_noise());
+  float* scaled = floats(scratch_in);
+  for (std::int64_t c = 0; c < in; ++c) scaled[c] = e_in[c] * x[c];
+  at::Tensor out_row = output.view({-1});
+  at::addmv_out(out_row, layer.mean()->bias, layer.mean()->weight, input.view({-1}));
+  at::Tensor noise_row = scratch_out;
+  at::addmv_out(noise_row, layer.bias_sigma(), layer.weight_sigma(), scratch_in);
+  const float* e_out = floats(layer.output_noise());
+  const float* noise_part = floats(noise_row);
+  float* y = floats(output);
+  for (std::int64_t r = 0; r < out; ++r) y[r] += e_out[r] * noise_part[r];
+}
+
+// d loss / d x of one row by the factors: mu^T g + f(e_in) * (sigma^T (f(e_out) * g)).
+void noisy_row_input_gradient(const NoisyLinearImpl& layer, const at::Tensor& output_gradient,
+                              float* input_gradient, bool accumulate, const at::Tensor& scratch_in,
+                              const at::Tensor& scratch_out) {
+  const std::int64_t out = scratch_out.numel(), in = scratch_in.numel();
+  const float* g = floats(output_gradient);
+  const float* e_out = floats(layer.output_noise());
+  float* scaled = floats(scratch_out);
+  for (std::int64_t r = 0; r < out; ++r) scaled[r] = e_out[r] * g[r];
+  row_major_gemm(false, false, 1, in, out, g, out, floats(layer.mean()->weight), in,
+                 accumulate ? 1.0f : 0.0f, input_gradient, in);
+  row_major_gemm(false, false, 1, in, out, scaled, out, floats(layer.weight_sigma()), in, 0.0f,
+                 floats(scratch_in), in);
+  const float* e_in = floats(layer.input_noise());
+  const float* noise_part = floats(scratch_in);
+  for (std::int64_t c = 0; c < in; ++c) input_gradient[c] += e_in[c] * noise_part[c];
+}
+
 }  // namespace
 
 void DenseLayer::forward(const at::Tensor& input) {
-  if (noisy) refresh_noisy_weights(*noisy, weight, bias);
   const std::int64_t rows = input.size(0), width = output.size(1), in = weight.size(1);
+  if (noisy && rows == 1) {
+    noisy_row_forward(*noisy, input, output, row_scratch_in, row_scratch_out);
+    return;
+  }
+  if (noisy) refresh_noisy_weights(*noisy, weight, bias);
   // A single row goes through a matrix-vector product: OpenBLAS' sgemm packs the whole weight
   // matrix first, which makes it ~6x slower for one row.
   if (rows == 1) {
@@ -161,6 +205,11 @@ void DenseLayer::write_parameter_gradients(const at::Tensor& input) const {
 void DenseLayer::input_gradient(at::Tensor& input_gradient, bool accumulate) const {
   const std::int64_t rows = output_gradient.size(0), width = output_gradient.size(1);
   const std::int64_t in = weight.size(1);
+  if (noisy && rows == 1) {  // forward() left the effective weights as they were
+    noisy_row_input_gradient(*noisy, output_gradient, floats(input_gradient), accumulate,
+                             row_scratch_in, row_scratch_out);
+    return;
+  }
   row_major_gemm(false, false, rows, in, width, floats(output_gradient), width, floats(weight), in,
                  accumulate ? 1.0f : 0.0f, floats(input_gradient), input_gradient.stride(0));
 }

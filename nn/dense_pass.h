@@ -24,8 +24,9 @@ struct DenseLayer {
   DenseLayer() = default;
   DenseLayer(const torch::nn::Linear& linear, std::int64_t batch_size);
   // A noisy layer: weight and bias are its effective ones, mu + sigma * noise, refreshed from
-  // the layer's parameters and noise at each forward(); write_parameter_gradients() writes the
-  // means' and the sigmas' gradients.
+  // the layer's parameters and noise at each forward() of several rows (one row, as acting,
+  // goes through the factors instead: refreshing costs more than its product);
+  // write_parameter_gradients() writes the means' and the sigmas' gradients.
   DenseLayer(const NoisyLinear& noisy, std::int64_t batch_size);
 
   void forward(const at::Tensor& input);
@@ -43,6 +44,7 @@ struct DenseLayer {
   // A noisy layer's (empty holder otherwise). The effective weight's and bias's .grad() are the
   // means' gradients: d loss / d mu is d loss / d effective weight.
   NoisyLinear noisy{nullptr};
+  at::Tensor row_scratch_in, row_scratch_out;  // a noisy layer's, for one row: [in], [out]
 };
 
 // An Mlp's layers, each a linear layer followed by the activation.

@@ -83,6 +83,33 @@ TEST(QNetworkPassTest, OneRowMatchesTheModule) {
                            expected, 1e-5, 1e-6));
 }
 
+// One row through noisy layers goes by the layers' factors instead of their effective weights,
+// forward and backward: the same values and gradients (sigmas too) as autograd's.
+TEST(QNetworkPassTest, OneNoisyRowMatchesAutograd) {
+  torch::manual_seed(6);
+  QNetwork network(
+      QNetworkOptions(4, 3).hidden_sizes({16, 8}).dueling(true).atoms(5).noisy_sigma0(0.5));
+  FlatParameters parameters(*network);
+  {
+    torch::NoGradGuard no_grad;
+    network->set_noise(at::randn({network->noise_size()}));
+  }
+  const at::Tensor observation = at::randn({1, 4});
+  const at::Tensor q_gradients = at::randn({1, 3, 5});
+  const at::Tensor q = network->forward(observation);
+  (q * q_gradients).sum().backward();
+  const at::Tensor autograd_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);
+
+  QNetworkPass pass(network, 1);
+  EXPECT_TRUE(at::allclose(view_floats(pass.forward(observation.data_ptr<float>()), 1, 15),
+                           q.detach().view({1, 15}), 1e-5, 1e-6));
+  pass.backward(q_gradients.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(parameters.gradients(), autograd_gradients, 1e-4, 1e-5))
+      << "max difference "
+      << (parameters.gradients() - autograd_gradients).abs().max().item<float>();
+}
+
 TEST(QNetworkPassTest, RefusesAnEmptyBatch) {
   QNetwork network(QNetworkOptions(3, 2));
   EXPECT_THROW(QNetworkPass(network, 0), std::invalid_argument);
