@@ -12,5 +12,7 @@ constexpr std::uint64_t kExplorationStream = 3;  // DQN's epsilon-greedy and rep
 constexpr std::uint64_t kWorkerEnvStream = 16;   // A3C worker k's envs: stream 16 + k
 constexpr std::uint64_t kTorchStream = 0x746f7263;  // "torc": LibTorch's generator (initial weights)
 constexpr std::uint64_t kRankStream = 0x72616e6b;   // "rank": rank r's experiment seed, stream + r
+// Of an env's reset() seed rather than the experiment's: the flicker wrapper's draws.
+constexpr std::uint64_t kFlickerStream = 0x666c6963;  // "flic"
 
 }  // namespace mnrl::core

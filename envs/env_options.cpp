@@ -5,6 +5,7 @@
 
 #include "envs/clip_action.h"
 #include "envs/episode_statistics.h"
+#include "envs/flicker.h"
 #include "envs/frame_stack.h"
 #include "envs/normalize_observation.h"
 #include "envs/normalize_reward.h"
@@ -24,6 +25,8 @@ std::unique_ptr<Env> wrap(std::unique_ptr<Env> env, const WrapperOptions& wrappe
   if (wrapper.type == "rescale_action") {
     return std::make_unique<RescaleAction>(std::move(env), wrapper.min_action, wrapper.max_action);
   }
+  if (wrapper.type == "flicker")
+    return std::make_unique<Flicker>(std::move(env), wrapper.probability);
   if (wrapper.type == "frame_stack") {
     return std::make_unique<FrameStack>(std::move(env), wrapper.num_frames);
   }

@@ -8,8 +8,8 @@ namespace mnrl::envs {
 
 const std::vector<std::string>& wrapper_types() {
   static const std::vector<std::string> types = {
-      "time_limit",         "clip_action",           "rescale_action",  "frame_stack",
-      "episode_statistics", "normalize_observation", "normalize_reward"};
+      "time_limit",  "clip_action",        "rescale_action",        "flicker",
+      "frame_stack", "episode_statistics", "normalize_observation", "normalize_reward"};
   return types;
 }
 
@@ -28,6 +28,10 @@ void WrapperOptions::visit(core::ConfigVisitor& v) {
   if (is("rescale_action")) {
     v.field("min_action", min_action, "lowest action the agent gives");
     v.field("max_action", max_action, "highest action the agent gives");
+  }
+  if (is("flicker")) {
+    v.field("probability", probability, "chance that an observation is replaced by zeros",
+            core::between(0, 1));
   }
   if (is("frame_stack")) {
     v.field("num_frames", num_frames, "observations stacked, newest last", core::at_least(1));

@@ -8,8 +8,8 @@
 namespace mnrl::envs {
 
 // One entry of `env.wrappers` in a config: its type and the options of that type. Env-level
-// wrappers (time_limit, clip_action, rescale_action, frame_stack) wrap each env in list order,
-// innermost first; batch wrappers (episode_statistics, normalize_observation,
+// wrappers (time_limit, clip_action, rescale_action, flicker, frame_stack) wrap each env in list
+// order, innermost first; batch wrappers (episode_statistics, normalize_observation,
 // normalize_reward) follow them and work on the whole vector env's batch.
 struct WrapperOptions {
   std::string type;
@@ -17,6 +17,7 @@ struct WrapperOptions {
   double min_action = -1.0;      // rescale_action
   double max_action = 1.0;       // rescale_action
   int num_frames = 4;            // frame_stack
+  double probability = 0.5;      // flicker
   double clip = 10.0;            // normalize_observation, normalize_reward
   double gamma = 0.99;           // normalize_reward
   double epsilon = 1e-8;         // normalize_observation, normalize_reward

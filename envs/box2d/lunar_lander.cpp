@@ -12,6 +12,7 @@
 #include "envs/box2d/box2d_picture.h"
 #include "envs/box2d/ground_contacts.h"
 #include "envs/box2d/lunar_lander_render.h"
+#include "envs/mask_velocity.h"
 #include "envs/registry.h"
 
 namespace mnrl::envs {
@@ -420,6 +421,15 @@ const bool registered = [] {
   Registry::global().add("LunarLanderContinuous-v2", EnvFactory([](const core::Kwargs& kwargs) {
                            return make_lander(kwargs, true);
                          }));
+  // rl-zoo's partially observed landers: x and y velocity and the angular velocity masked.
+  for (const bool continuous : {false, true}) {
+    add_no_velocity_env(Registry::global(),
+                        continuous ? "LunarLanderContinuous-v2" : "LunarLander-v2",
+                        EnvFactory([continuous](const core::Kwargs& kwargs) {
+                          return make_lander(kwargs, continuous);
+                        }),
+                        {2, 3, 5});
+  }
   return true;
 }();
 }  // namespace

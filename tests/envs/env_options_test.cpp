@@ -102,6 +102,25 @@ TEST(MakeVectorEnvTest, AppliesEnvWrappersInOrder) {
   EXPECT_EQ(make_env(options)->spec().max_episode_steps, 500);
 }
 
+// A flicker before a frame stack obscures each stacked frame; its probability is checked where
+// it is read.
+TEST(MakeVectorEnvTest, FlickersFramesFromTheConfig) {
+  EnvOptions options = read(
+      "id: MinAtar/Breakout-v1\n"
+      "wrappers: [{type: flicker, probability: 1}, {type: frame_stack, num_frames: 2}]\n");
+  auto env = make_env(options);
+  std::vector<std::uint8_t> observation(2 * 4 * 10 * 10, 7);
+  env->reset(observation.data(), 1);
+  EXPECT_EQ(observation, std::vector<std::uint8_t>(observation.size(), 0));
+
+  try {
+    read("wrappers: [{type: flicker, probability: 1.5}]\n");
+    FAIL() << "expected a ConfigError";
+  } catch (const core::ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("wrappers[0].probability"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MakeVectorEnvTest, EvaluationEnvsReadTheTrainingStatisticsWithoutReturnNormalization) {
   const EnvOptions options = read(
       "id: CartPole-v1\n"
