@@ -2,8 +2,11 @@
 
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/from_blob.h>
+#include <ATen/ops/randperm.h>
 #include <ATen/ops/stack.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/InferenceMode.h>
 
 #include <algorithm>
@@ -25,9 +28,11 @@ using nn::floats_on;
 using nn::view_floats;
 
 RolloutBatch RolloutBatch::select(const at::Tensor& rows) const {
-  return {observations.index_select(0, rows), actions.index_select(0, rows),
-          log_probs.index_select(0, rows),    values.index_select(0, rows),
-          advantages.index_select(0, rows),   returns.index_select(0, rows)};
+  const auto select = [&](const at::Tensor& t) {
+    return t.defined() ? t.index_select(0, rows) : at::Tensor();
+  };
+  return {select(observations), select(actions), select(log_probs), select(values),
+          select(advantages),   select(returns), select(memory),    select(episode_starts)};
 }
 
 ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
@@ -43,7 +48,13 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       sde_sample_freq_(sde_sample_freq),
       next_observations_(static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
       device_(parameters_->values().device()),
-      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash()) {}
+      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash() &&
+               !model_->recurrent()),
+      sequence_length_(buffer_.n_steps()) {
+  if (model_->recurrent()) {
+    memory_.emplace(buffer_.n_steps(), buffer_.num_envs(), model_->state_size());
+  }
+}
 
 void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const ActionsOut& out) {
   c10::InferenceMode inference;
@@ -66,7 +77,7 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   }
   const std::int64_t step = buffer_.step();
   if (step == 0 || (sde_sample_freq_ > 0 && step % sde_sample_freq_ == 0)) model_->reset_noise(n);
-  const nn::PolicyValue output = model_->forward(floats_on(device_, observations, n, size));
+  const nn::PolicyValue output = rollout_forward(floats_on(device_, observations, n, size));
   if (!device_.is_cpu() && !model_->options.squash()) {
     sample_on_the_host(output, n);
     write_env_actions(buffer_.actions_at_step(), n, out);
@@ -79,6 +90,29 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   copy_out(distribution->log_prob(actions), buffer_.log_probs_at_step());
   copy_out(output.value, buffer_.values_at_step());
   write_env_actions(actions, out);
+}
+
+nn::PolicyValue ActorCriticAgent::rollout_forward(const at::Tensor& observations) {
+  if (!memory_) return model_->forward(observations);
+  const std::int64_t n = buffer_.num_envs();
+  memory_->record_step(buffer_.step());
+  at::Tensor state_after;
+  const nn::PolicyValue output = model_->forward(
+      observations, floats_on(device_, memory_->episode_starts().data(), n),
+      floats_on(device_, memory_->states().data(), n, memory_->state_size()), &state_after);
+  copy_out(state_after, memory_->states().data());
+  memory_->steps_taken();
+  return output;
+}
+
+float ActorCriticAgent::value_after_step(const at::Tensor& observation, std::int64_t env) {
+  if (!memory_) return model_->value(observation).item<float>();
+  const std::int64_t size = memory_->state_size();
+  const float continuing = 0.0f;
+  return model_
+      ->forward(observation, floats_on(device_, &continuing, 1),
+                floats_on(device_, memory_->states().data() + env * size, 1, size))
+      .value.item<float>();
 }
 
 void ActorCriticAgent::sample_on_the_host(const nn::PolicyValue& output, std::int64_t n) {
@@ -113,8 +147,9 @@ void ActorCriticAgent::observe(const StepOutcome& outcome) {
     const float* final_observation = core::as_floats(
         outcome.final_observations + static_cast<std::size_t>(i * size),
         static_cast<std::size_t>(size), input_floats_, model_->options.byte_scale());
-    bootstrap[i] = model_->value(floats_on(device_, final_observation, 1, size)).item<float>();
+    bootstrap[i] = value_after_step(floats_on(device_, final_observation, 1, size), i);
   }
+  if (memory_) memory_->end_episodes(outcome.terminated, outcome.truncated);
   buffer_.advance();
 }
 
@@ -140,10 +175,31 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
     return;
   }
   c10::InferenceMode inference;
-  const nn::PolicyValue output =
-      model_->forward(floats_on(device_, observations, batch, buffer_.observation_size()));
+  const at::Tensor inputs = floats_on(device_, observations, batch, buffer_.observation_size());
+  nn::PolicyValue output;
+  if (memory_) {
+    // The evaluation's own memory: rows whose episode starts (all, at first) from zero.
+    if (!evaluation_state_.defined() || evaluation_state_.size(0) != batch) {
+      evaluation_state_ = at::zeros({batch, memory_->state_size()}, at::kFloat).to(device_);
+      evaluation_starts_.assign(static_cast<std::size_t>(batch), 1.0f);
+    }
+    output = model_->forward(inputs, floats_on(device_, evaluation_starts_.data(), batch),
+                             evaluation_state_, &evaluation_state_);
+    std::fill(evaluation_starts_.begin(), evaluation_starts_.end(), 0.0f);
+  } else {
+    output = model_->forward(inputs);
+  }
   const auto distribution = model_->distribution(output);
   write_env_actions(sample ? distribution->sample() : distribution->mode(), out);
+}
+
+void ActorCriticAgent::evaluation_episodes_ended(const std::uint8_t* terminated,
+                                                 const std::uint8_t* truncated,
+                                                 std::int64_t batch) {
+  if (!memory_ || static_cast<std::int64_t>(evaluation_starts_.size()) != batch) return;
+  for (std::int64_t i = 0; i < batch; ++i) {
+    if (terminated[i] || truncated[i]) evaluation_starts_[static_cast<std::size_t>(i)] = 1.0f;
+  }
 }
 
 template <class Fields>
@@ -152,6 +208,7 @@ void ActorCriticAgent::state_fields(Fields& fields) {
   fields(nn::tensor_values(parameters_->values()), nn::optimizer_state(*optimizer_), buffer_,
          next_observations_);
   if (auto* noise = model_->state_dependent_noise()) fields(noise->as_field(buffer_.num_envs()));
+  if (memory_) fields(*memory_);
 }
 
 void ActorCriticAgent::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
@@ -215,6 +272,11 @@ void ActorCriticAgent::write_modes(const float* outputs, std::int64_t rows,
 std::string ActorCriticAgent::export_greedy_policy(
     const std::optional<nn::ObservationScale>& scale) const {
   const nn::ActorCriticOptions& options = model_->options;
+  if (model_->recurrent()) {
+    throw std::runtime_error(
+        "a recurrent policy (network.recurrent) cannot be exported yet: its memory would have "
+        "to travel with each observation");
+  }
   nn::GreedyPolicy policy;
   policy.byte_scale = options.byte_scale();
   policy.observation_scale = scale;
@@ -236,17 +298,22 @@ RolloutBatch ActorCriticAgent::finish_rollout(double gamma, double gae_lambda) {
   {
     c10::InferenceMode inference;
     std::vector<float> last_values(static_cast<std::size_t>(buffer_.num_envs()));
-    copy_out(model_->value(floats_on(device_, next_observations_.data(), buffer_.num_envs(), size)),
-             last_values.data());
+    copy_out(last_values_of_next_observations(), last_values.data());
     buffer_.compute_advantages(last_values.data(), static_cast<float>(gamma),
                                static_cast<float>(gae_lambda));
   }
-  const RolloutBatch rollout{floats_on(device_, buffer_.observations(), total, size),
-                             rollout_actions(),
-                             floats_on(device_, buffer_.log_probs(), total),
-                             floats_on(device_, buffer_.values(), total),
-                             floats_on(device_, buffer_.advantages(), total),
-                             floats_on(device_, buffer_.returns(), total)};
+  RolloutBatch rollout{floats_on(device_, buffer_.observations(), total, size),
+                       rollout_actions(),
+                       floats_on(device_, buffer_.log_probs(), total),
+                       floats_on(device_, buffer_.values(), total),
+                       floats_on(device_, buffer_.advantages(), total),
+                       floats_on(device_, buffer_.returns(), total),
+                       {},
+                       {}};
+  if (memory_) {
+    rollout.memory = floats_on(device_, memory_->rollout_states(), total, memory_->state_size());
+    rollout.episode_starts = floats_on(device_, memory_->rollout_episode_starts(), total);
+  }
   return staged_for_steps(rollout);
 }
 
@@ -275,10 +342,48 @@ RolloutBatch ActorCriticAgent::finish_rollout_vtrace(
              last_values.data());
   }
   buffer_.compute_vtrace(learner_values_.data(), last_values.data(), log_rhos.data(), options);
-  return staged_for_steps({observations, actions, behaviour_log_probs,
+  return staged_for_steps({observations,
+                           actions,
+                           behaviour_log_probs,
                            floats_on(device_, learner_values_.data(), total),
                            floats_on(device_, buffer_.advantages(), total),
-                           floats_on(device_, buffer_.returns(), total)});
+                           floats_on(device_, buffer_.returns(), total),
+                           {},
+                           {}});
+}
+
+at::Tensor ActorCriticAgent::last_values_of_next_observations() {
+  const std::int64_t n = buffer_.num_envs();
+  const at::Tensor next =
+      floats_on(device_, next_observations_.data(), n, buffer_.observation_size());
+  if (!memory_) return model_->value(next);
+  return model_
+      ->forward(next, floats_on(device_, memory_->episode_starts().data(), n),
+                floats_on(device_, memory_->states().data(), n, memory_->state_size()))
+      .value;
+}
+
+at::Tensor ActorCriticAgent::minibatch_order(std::int64_t batch_size) const {
+  const std::int64_t total = buffer_.size();
+  if (!memory_) return at::randperm(total, at::kLong);
+  const std::int64_t envs = buffer_.num_envs();
+  const std::int64_t steps = sequence_length_;
+  // Sequence k covers steps [(k / envs) * steps, + steps) of env k % envs.
+  const std::int64_t sequences = total / steps;
+  const std::int64_t per_batch = batch_size / steps;
+  const at::Tensor shuffled = at::randperm(sequences, at::kLong);
+  const std::int64_t* sequence = shuffled.data_ptr<std::int64_t>();
+  at::Tensor order = at::empty({total}, at::kLong);
+  std::int64_t* row = order.data_ptr<std::int64_t>();
+  for (std::int64_t first = 0; first < sequences; first += per_batch) {
+    const std::int64_t count = std::min(per_batch, sequences - first);
+    for (std::int64_t t = 0; t < steps; ++t) {
+      for (std::int64_t k = first; k < first + count; ++k) {
+        *row++ = ((sequence[k] / envs) * steps + t) * envs + sequence[k] % envs;
+      }
+    }
+  }
+  return order;
 }
 
 at::Tensor ActorCriticAgent::rollout_actions() const {
@@ -328,12 +433,13 @@ GraphedGradientSteps* ActorCriticAgent::graphed_steps() {
   if (graphs_decided_) return graphed_.get();
   graphs_decided_ = true;
   auto* adam = dynamic_cast<nn::CapturableAdam*>(optimizer_.get());
-  const char* why_not = after_backward_ ? kGradientsAveragedBetween
-                        : !adam         ? "its optimizer is not Adam"
-                        : model_->options.squash()
-                            ? "a squashed Gaussian's entropy is estimated by sampling, and a "
-                              "captured step draws no random numbers"
-                            : nullptr;
+  const char* why_not =
+      after_backward_            ? kGradientsAveragedBetween
+      : !adam                    ? "its optimizer is not Adam"
+      : model_->recurrent()      ? "a recurrent model replays sequences whose episode starts vary"
+      : model_->options.squash() ? "a squashed Gaussian's entropy is estimated by sampling, and a "
+                                   "captured step draws no random numbers"
+                                 : nullptr;
   if (!cuda_graphs_chosen(cuda_graphs_, device_.is_cpu(), why_not)) return nullptr;
   graphed_ = std::make_unique<GraphedGradientSteps>(model_, *parameters_, *adam,
                                                     cuda_graphs_ == CudaGraphs::required);
@@ -375,7 +481,7 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
       rows ? rollout.select(
                  at::from_blob(const_cast<std::int64_t*>(rows), {count}, at::kLong).to(device_))
            : rollout,
-      options);
+      options, rows ? count / sequence_length_ : buffer_.num_envs());
   parameters_->zero_grad();
   loss.total.backward();
 

@@ -14,6 +14,7 @@
 #include "agents/graphed_gradient_steps.h"
 #include "agents/loss_sums.h"
 #include "agents/rollout_batch.h"
+#include "agents/rollout_memory.h"
 #include "core/state_fields.h"
 #include "nn/actor_critic.h"
 #include "nn/actor_critic_pass.h"
@@ -28,6 +29,11 @@ namespace mnrl::agents {
 //
 // With gSDE (the model's use_sde), the exploration matrices are drawn at the start of every
 // rollout and, when sde_sample_freq > 0, every sde_sample_freq steps within it, as SB3.
+//
+// A recurrent model (network.recurrent) carries a memory per env (RolloutMemory): zeroed where
+// an episode starts, kept with every rollout row, and replayed in the update over sequences of
+// sequence_length steps (truncated backpropagation through time, as SB3-contrib's
+// RecurrentPPO), through autograd.
 class ActorCriticAgent : public Agent {
  public:
   ActorCriticAgent(nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
@@ -41,8 +47,11 @@ class ActorCriticAgent : public Agent {
                   const ActionsOut& out) override;
   void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                       const ActionsOut& out) override;
-  // The parameters, the optimizer, the rollout so far, the last observations and gSDE's
-  // exploration matrices.
+  void reset_evaluation_memory() override { evaluation_state_ = at::Tensor(); }
+  void evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
+                                 std::int64_t batch) override;
+  // The parameters, the optimizer, the rollout so far, the last observations, gSDE's
+  // exploration matrices and a recurrent model's memory.
   void save_state(core::StateWriter& out) const override;
   void load_state(core::StateReader& in) override;
   // The policy head's argmax (Discrete), or its mean clipped into (or squashed onto) the bounds.
@@ -63,6 +72,13 @@ class ActorCriticAgent : public Agent {
   // the stored actions; the batch's values are this model's, its log-probs the actor's.
   RolloutBatch finish_rollout_vtrace(const replay::RolloutBuffer::VtraceOptions& options);
   void clear_rollout() { buffer_.clear(); }
+  // A permutation of the rollout's rows for minibatches of `batch_size` rows: uniform, or for a
+  // recurrent model one of its sequences, each minibatch's laid out [step][sequence] (then
+  // batch_size and the rollout's n_steps are multiples of sequence_length()).
+  at::Tensor minibatch_order(std::int64_t batch_size) const;
+  // Recurrent models: the steps of the sequences minibatches replay (n_steps unless set).
+  void set_sequence_length(std::int64_t steps) { sequence_length_ = steps; }
+  std::int64_t sequence_length() const { return sequence_length_; }
   replay::RolloutBuffer& rollout() { return buffer_; }
   std::int64_t rollout_envs() const { return buffer_.num_envs(); }
   // load_state() of a state whose rollout has `saved_envs` envs (not this rollout's): the
@@ -91,6 +107,11 @@ class ActorCriticAgent : public Agent {
   // Evaluation actions, the distribution's mode or a sample; the rollout is not touched.
   void act_without_storing(core::ConstTypedPtr observations, std::int64_t batch,
                            const ActionsOut& out, bool sample);
+  // The model's outputs for the training envs' `observations` (a recurrent model's from and
+  // into their memory, the step recorded).
+  nn::PolicyValue rollout_forward(const at::Tensor& observations);
+  // V(observation) of env `env`'s row `observation` [1, ...] after its last step (its memory).
+  float value_after_step(const at::Tensor& observation, std::int64_t env);
   // A rollout step on a GPU: draws the actions from the model's `output` for `n` envs on the
   // host, with the CPU generator as the hand-written path does (so a cuda run takes the
   // actions a cpu run of the same seed takes, up to rounding), and stores them, their log-probs
@@ -116,6 +137,8 @@ class ActorCriticAgent : public Agent {
   // A finished rollout as the gradient steps read it: staged into the graphs' fixed tensors
   // where they run as CUDA graphs, else itself.
   RolloutBatch staged_for_steps(const RolloutBatch& rollout);
+  // V of the observations after the rollout's last step (a recurrent model's from the memory).
+  at::Tensor last_values_of_next_observations();
   // The rollout's actions as the distributions take them: int64 indices or float values.
   at::Tensor rollout_actions() const;
   // The rollout's rows `rows` copied together, for the hand-written pass.
@@ -145,6 +168,11 @@ class ActorCriticAgent : public Agent {
   CudaGraphs cuda_graphs_ = CudaGraphs::off;
   bool graphs_decided_ = false;
   std::unique_ptr<GraphedGradientSteps> graphed_;
+  std::optional<RolloutMemory> memory_;  // recurrent models only
+  std::int64_t sequence_length_;
+  // The evaluation's memory per row (undefined: every row starts an episode) and its flags.
+  at::Tensor evaluation_state_;
+  std::vector<float> evaluation_starts_;
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

@@ -7,8 +7,11 @@
 namespace mnrl::agents {
 
 ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch& batch,
-                                  const ActorCriticLossOptions& options) {
-  const nn::PolicyValue output = model.forward(batch.observations);
+                                  const ActorCriticLossOptions& options, std::int64_t sequences) {
+  const nn::PolicyValue output = model.recurrent()
+                                     ? model.forward(batch.observations, batch.episode_starts,
+                                                     batch.memory.narrow(0, 0, sequences))
+                                     : model.forward(batch.observations);
   const at::Tensor& values = output.value;
   const auto distribution = model.distribution(output);
   const at::Tensor log_prob = distribution->log_prob(batch.actions);

@@ -28,8 +28,10 @@ struct ActorCriticLoss {
 
 // The actor-critic loss of PPO (clipped surrogate) and A2C (policy gradient -A log pi):
 // policy_loss + vf_coef * value_loss - ent_coef * entropy, with value_loss the mean squared
-// error to the returns.
+// error to the returns. A recurrent model replays `batch` as `sequences` sequences laid out
+// [step][sequence] from the memory before their first step.
 ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch& batch,
-                                  const ActorCriticLossOptions& options);
+                                  const ActorCriticLossOptions& options,
+                                  std::int64_t sequences = 0);
 
 }  // namespace mnrl::agents

@@ -14,8 +14,17 @@ nn::ActorCritic make_actor_critic(const AgentSetup& setup, bool use_sde) {
   const bool continuous = !envs::is_discrete(spec.action_space);
   const std::int64_t action_size = continuous ? envs::flat_size(spec.action_space)
                                               : std::get<envs::Discrete>(spec.action_space).n;
+  std::optional<nn::RecurrentCoreOptions> recurrent;
+  if (network.recurrent.on()) {
+    recurrent = nn::RecurrentCoreOptions(0, network.recurrent.hidden_size)
+                    .cell(network.recurrent.type == "gru" ? nn::RecurrentCell::gru
+                                                          : nn::RecurrentCell::lstm)
+                    .layers(network.recurrent.layers)
+                    .shared(network.recurrent.shared);
+  }
   nn::ActorCritic model(nn::ActorCriticOptions(observation_size, action_size)
                             .encoder(encoder_options(network, spec.observation_space))
+                            .recurrent(recurrent)
                             .byte_scale(envs::byte_scale(spec.observation_space))
                             .hidden_sizes(network.hidden_sizes)
                             .activation(nn::activation_from_name(network.activation))

@@ -67,7 +67,8 @@ class Agent {
   // Learns from what was observed; returns the update's statistics.
   virtual Statistics update(const TrainingProgress& progress) = 0;
 
-  // Evaluation: the policy's most likely actions for any batch size; changes no state.
+  // Evaluation: the policy's most likely actions for any batch size; changes no state (but
+  // the evaluation memory below).
   virtual void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
                           const ActionsOut& out) = 0;
   // Evaluation with the policy's randomness (a sample of the action distribution; DQN: random
@@ -76,6 +77,15 @@ class Agent {
   // between training steps.
   virtual void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                               const ActionsOut& out) = 0;
+
+  // Policies with memory (recurrent) carry one per row from one act_greedy()/act_stochastic()
+  // call to the next (apart from the training envs'); an evaluation clears it where episodes
+  // begin: reset_evaluation_memory() before its first step, evaluation_episodes_ended() after
+  // each step with the envs' flags. Memoryless agents ignore both.
+  virtual void reset_evaluation_memory() {}
+  virtual void evaluation_episodes_ended(const std::uint8_t* /*terminated*/,
+                                         const std::uint8_t* /*truncated*/,
+                                         std::int64_t /*batch*/) {}
 
   // Checkpoints, between observe() and the next act(): everything act(), observe() and
   // update() depend on (networks, optimizer state, a rollout in progress, counters,

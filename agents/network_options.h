@@ -8,6 +8,24 @@
 
 namespace mnrl::agents {
 
+// `network.recurrent`: memory between the encoder and the trunks (nn::RecurrentCore), as
+// SB3-contrib's RecurrentPPO (lstm_hidden_size 256, one layer, an LSTM each for the policy and
+// the value by default).
+struct RecurrentOptions {
+  std::string type = "none";  // none | lstm | gru
+  std::int64_t hidden_size = 256;
+  std::int64_t layers = 1;
+  bool shared = false;  // one RNN for the policy and the value (CleanRL, RLlib), or one each
+
+  bool on() const { return type != "none"; }
+  void visit(core::ConfigVisitor& v) {
+    v.field("type", type, "none (no memory), lstm or gru", core::one_of({"none", "lstm", "gru"}));
+    v.field("hidden_size", hidden_size, "width of the recurrent state", core::between(1, 65536));
+    v.field("layers", layers, "stacked recurrent layers", core::between(1, 64));
+    v.field("shared", shared, "one RNN for policy and value, else one each");
+  }
+};
+
 // The `network:` section: the shape of the networks every algorithm builds (actor-critic or Q).
 struct NetworkOptions {
   // Images ([C, H, W] observations): a convolutional encoder before the MLP trunk, MinAtar's
@@ -28,6 +46,7 @@ struct NetworkOptions {
   bool use_expln = false;       // gSDE: std = exp below 0, log1p + 1 above
   bool learn_features = false;  // gSDE: the std's gradient reaches the policy features
   bool dueling = false;         // DQN: dueling Q head
+  RecurrentOptions recurrent;   // PPO, A2C: memory after the encoder
 
   void visit(core::ConfigVisitor& v) {
     v.field("encoder", encoder,
@@ -62,6 +81,9 @@ struct NetworkOptions {
     v.field("learn_features", learn_features,
             "gSDE: let the std's gradient reach the policy features");
     v.field("dueling", dueling, "DQN: dueling Q head (V + A - mean A)");
+    v.section("recurrent", recurrent,
+              "PPO, A2C: an LSTM or GRU between the encoder and the trunks (policies with "
+              "memory, for partially observed envs)");
   }
 };
 

@@ -68,6 +68,9 @@ class Algorithm {
   // Whether its agents build network.encoder (a convolutional encoder for images); the others
   // are refused one.
   virtual bool takes_encoder() const { return false; }
+  // Whether its agents build network.recurrent (policies with memory); the others are refused
+  // one.
+  virtual bool takes_recurrent() const { return false; }
   // Whether its agents train on a GPU (train.device: cuda): they have an autograd path besides
   // the hand-written CPU passes. The others are refused any device but the CPU.
   virtual bool takes_device() const { return false; }

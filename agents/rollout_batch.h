@@ -12,13 +12,19 @@ struct RolloutBatch {
   at::Tensor values;        // [n] at collection time
   at::Tensor advantages;    // [n] GAE
   at::Tensor returns;       // [n] advantages + values
+  // Recurrent policies: the memory before each row's step [n, state_size] and whether its
+  // observation began an episode [n] (float); undefined otherwise.
+  at::Tensor memory;
+  at::Tensor episode_starts;
 
   // Rows `rows` (int64 indices) of every tensor.
   RolloutBatch select(const at::Tensor& rows) const;
 };
 
 // The rows of one gradient step: order[start, start + count) of a permutation of the
-// rollout's rows (int64, on the host), or, with `order` undefined, the whole rollout.
+// rollout's rows (int64, on the host), or, with `order` undefined, the whole rollout. For a
+// recurrent policy the rows are whole sequences laid out [step][sequence] (the whole rollout
+// is: its sequences are the envs'), as ActorCriticAgent::minibatch_order() gives them.
 struct Minibatch {
   at::Tensor order;
   std::int64_t start = 0;

@@ -18,6 +18,13 @@ ActorCriticImpl::ActorCriticImpl(ActorCriticOptions options_) : options(std::mov
     encoder_ = register_module("encoder", ConvEncoder(*options.encoder()));
     trunk_inputs = encoder_->out_features();
   }
+  if (options.recurrent()) {
+    TORCH_CHECK(!options.shared_trunk() || options.recurrent()->shared(),
+                "ActorCritic: a shared trunk needs a shared recurrent core");
+    core_ = register_module(
+        "core", RecurrentCore(RecurrentCoreOptions(*options.recurrent()).input_size(trunk_inputs)));
+    trunk_inputs = options.recurrent()->hidden_size();
+  }
   const MlpOptions trunk_options =
       MlpOptions(trunk_inputs, options.hidden_sizes()).activation(options.activation());
   policy_trunk_ = register_module("policy_trunk", Mlp(trunk_options));
@@ -70,17 +77,41 @@ at::Tensor ActorCriticImpl::trunk_input(const at::Tensor& observations) {
 
 // The outputs in float32 (a no-op unless in bf16), and the losses computed from them.
 PolicyValue ActorCriticImpl::forward(const at::Tensor& observations) {
+  TORCH_CHECK(!recurrent(), "ActorCritic: a recurrent actor-critic needs its memory");
   const Bf16Autocast autocast(options.bf16_autocast());
   const at::Tensor inputs = trunk_input(observations);
-  const at::Tensor policy_features = policy_trunk_->forward(inputs);
+  return heads(inputs, inputs);
+}
+
+PolicyValue ActorCriticImpl::forward(const at::Tensor& observations,
+                                     const at::Tensor& episode_starts, const at::Tensor& state,
+                                     at::Tensor* state_out) {
+  TORCH_CHECK(recurrent(), "ActorCritic: a memoryless actor-critic takes no memory");
+  const Bf16Autocast autocast(options.bf16_autocast());
+  const std::int64_t batch = state.size(0);
+  const at::Tensor inputs = trunk_input(observations);
+  const std::int64_t steps = inputs.size(0) / batch;
+  const RecurrentOutput memory = core_->forward(inputs.view({steps, batch, inputs.size(1)}),
+                                                episode_starts.view({steps, batch}), state);
+  if (state_out) *state_out = memory.state;
+  const auto rows = [&](const at::Tensor& features) {
+    return features.reshape({steps * batch, features.size(2)});
+  };
+  return heads(rows(memory.policy_features), rows(memory.value_features));
+}
+
+PolicyValue ActorCriticImpl::heads(const at::Tensor& policy_inputs,
+                                   const at::Tensor& value_inputs) {
+  const at::Tensor policy_features = policy_trunk_->forward(policy_inputs);
   const at::Tensor value_features =
-      value_trunk_.is_empty() ? policy_features : value_trunk_->forward(inputs);
+      value_trunk_.is_empty() ? policy_features : value_trunk_->forward(value_inputs);
   return {policy_head_->forward(policy_features).to(at::kFloat),
           value_head_->forward(value_features).squeeze(-1).to(at::kFloat),
           policy_features.to(at::kFloat)};
 }
 
 at::Tensor ActorCriticImpl::value(const at::Tensor& observations) {
+  TORCH_CHECK(!recurrent(), "ActorCritic: a recurrent actor-critic needs its memory");
   const Bf16Autocast autocast(options.bf16_autocast());
   const at::Tensor inputs = trunk_input(observations);
   const at::Tensor features =

@@ -13,6 +13,7 @@
 #include "nn/action_distribution.h"
 #include "nn/conv_encoder.h"
 #include "nn/mlp.h"
+#include "nn/recurrent_core.h"
 #include "nn/state_dependent_noise.h"
 
 namespace mnrl::nn {
@@ -32,6 +33,9 @@ struct ActorCriticOptions {
   // on-policy CNN policies), whose features feed the trunks; without, the trunks take the
   // observation.
   TORCH_ARG(std::optional<ConvEncoderOptions>, encoder) = std::nullopt;
+  // Memory (an LSTM or GRU core) between the encoder and the trunks; its input_size is set
+  // here, to the encoder's features or the observation size.
+  TORCH_ARG(std::optional<RecurrentCoreOptions>, recurrent) = std::nullopt;
   TORCH_ARG(std::vector<std::int64_t>, hidden_sizes) = std::vector<std::int64_t>{64, 64};
   TORCH_ARG(Activation, activation) = Activation::tanh;
   // One trunk feeding both heads, or separate policy and value trunks (SB3's default).
@@ -66,8 +70,17 @@ class ActorCriticImpl : public torch::nn::Module {
  public:
   explicit ActorCriticImpl(ActorCriticOptions options);
 
+  // A memoryless actor-critic's outputs for `observations` [batch, ...].
   PolicyValue forward(const at::Tensor& observations);
   at::Tensor value(const at::Tensor& observations);
+  // A recurrent one's: `observations` are rows [steps][batch] (batch = state.size(0)) from
+  // the memory `state` [batch, state_size()], `episode_starts` [steps * batch] (1 where the
+  // observation begins an episode, see RecurrentCore); the memory after the last step goes to
+  // `state_out` when given.
+  PolicyValue forward(const at::Tensor& observations, const at::Tensor& episode_starts,
+                      const at::Tensor& state, at::Tensor* state_out = nullptr);
+  bool recurrent() const { return !core_.is_empty(); }
+  std::int64_t state_size() const { return recurrent() ? core_->state_size() : 0; }
   // Categorical over logits, or (squashed) diagonal Gaussian around means, with gSDE's
   // state-dependent std when use_sde. Its samples are fresh draws (evaluation, losses).
   std::unique_ptr<ActionDistribution> distribution(const PolicyValue& output) const;
@@ -97,8 +110,11 @@ class ActorCriticImpl : public torch::nn::Module {
  private:
   // The trunks' input: the encoder's features, or the observations themselves.
   at::Tensor trunk_input(const at::Tensor& observations);
+  // The trunks and heads from the inputs of the policy and of the value sides.
+  PolicyValue heads(const at::Tensor& policy_inputs, const at::Tensor& value_inputs);
 
   ConvEncoder encoder_{nullptr};  // null without an encoder
+  RecurrentCore core_{nullptr};   // null without memory
   Mlp policy_trunk_{nullptr};
   Mlp value_trunk_{nullptr};  // null when the trunk is shared
   torch::nn::Linear policy_head_{nullptr};

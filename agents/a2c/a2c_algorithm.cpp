@@ -26,6 +26,7 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
  public:
   std::string summary() const override { return "A2C hyperparameters (algo: a2c)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_recurrent() const override { return true; }
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }
 

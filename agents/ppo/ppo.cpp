@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include <ATen/ops/randperm.h>
-
 #include "agents/schedule.h"
 
 namespace mnrl::agents {
@@ -13,7 +11,9 @@ Ppo::Ppo(PpoOptions options, nn::ActorCritic model, std::shared_ptr<nn::FlatPara
          ActionBounds bounds)
     : ActorCriticAgent(std::move(model), std::move(parameters), std::move(optimizer),
                        std::move(buffer), std::move(bounds), options.sde_sample_freq),
-      options_(std::move(options)) {}
+      options_(std::move(options)) {
+  if (options_.seq_len > 0) set_sequence_length(options_.seq_len);
+}
 
 Statistics Ppo::update(const TrainingProgress& progress) {
   const RolloutBatch rollout = finish_rollout(options_.gamma, options_.gae_lambda);
@@ -30,7 +30,7 @@ Statistics Ppo::update(const TrainingProgress& progress) {
   // One minibatch holding the whole rollout needs no shuffling: the loss is a mean.
   const bool shuffle = options_.batch_size < total;
   for (std::int64_t epoch = 0; epoch < options_.n_epochs; ++epoch) {
-    const at::Tensor order = shuffle ? at::randperm(total, at::kLong) : at::Tensor();
+    const at::Tensor order = shuffle ? minibatch_order(options_.batch_size) : at::Tensor();
     for (std::int64_t start = 0; start < total; start += options_.batch_size) {
       const std::int64_t count = std::min(options_.batch_size, total - start);
       gradient_step(rollout, {order, start, count}, loss_options, options_.max_grad_norm, sums);

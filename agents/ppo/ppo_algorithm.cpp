@@ -14,6 +14,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
  public:
   std::string summary() const override { return "PPO hyperparameters (algo: ppo)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_recurrent() const override { return true; }
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }
 
@@ -29,6 +30,20 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
           "ppo.batch_size", "ppo.batch_size = " + std::to_string(ppo.batch_size) +
                                 " is larger than a rollout (ppo.n_steps x env.num_envs = " +
                                 rollout_text + ")");
+    }
+    if (!check.network.recurrent.on()) return;
+    // Minibatches of whole sequences: seq_len steps of one env each.
+    const std::int64_t steps = ppo.seq_len > 0 ? ppo.seq_len : ppo.n_steps;
+    if (ppo.n_steps % steps != 0) {
+      throw check.document.error_at(
+          "ppo.seq_len", "ppo.seq_len = " + std::to_string(steps) +
+                             " does not divide ppo.n_steps = " + std::to_string(ppo.n_steps));
+    }
+    if (ppo.batch_size % steps != 0) {
+      throw check.document.error_at("ppo.batch_size",
+                                    "ppo.batch_size = " + std::to_string(ppo.batch_size) +
+                                        " is not a whole number of sequences of ppo.seq_len = " +
+                                        std::to_string(steps) + " steps (network.recurrent)");
     }
   }
 

@@ -28,6 +28,7 @@ struct PpoOptions {
   double adam_eps = 1e-5;             // Adam epsilon (SB3 uses 1e-5 for on-policy agents)
   bool use_sde = false;               // Box actions: gSDE exploration (nn/state_dependent_noise.h)
   std::int64_t sde_sample_freq = -1;  // steps between gSDE draws; -1 = once per rollout
+  std::int64_t seq_len = 0;  // network.recurrent: steps of a replayed sequence; 0 = n_steps
 
   void visit(core::ConfigVisitor& v) {
     const core::Limits schedules = core::one_of({"constant", "linear"});
@@ -48,6 +49,10 @@ struct PpoOptions {
     v.field("use_sde", use_sde, "Box actions: generalized state-dependent exploration");
     v.field("sde_sample_freq", sde_sample_freq,
             "steps between gSDE noise draws; -1 = once per rollout", core::at_least(-1));
+    v.field("seq_len", seq_len,
+            "network.recurrent: steps of the sequences minibatches replay (truncated "
+            "backpropagation through time); 0 = n_steps",
+            core::at_least(0));
   }
 };
 

@@ -306,6 +306,25 @@ void check_learning_starts(const ExperimentOptions& options, const core::ConfigD
   }
 }
 
+// network.recurrent only for the algorithms that build it; a shared trunk needs the memory it
+// takes to be shared too.
+void check_recurrent(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const agents::NetworkOptions& network = options.network;
+  if (!network.recurrent.on()) return;
+  if (!options.algorithm().takes_recurrent()) {
+    throw document.error_at("network.recurrent.type",
+                            "network.recurrent.type: " + options.algo +
+                                " takes no recurrent network yet; " + network.recurrent.type +
+                                " works with " +
+                                algorithms_that(std::mem_fn(&agents::Algorithm::takes_recurrent)));
+  }
+  if (network.shared_trunk && !network.recurrent.shared) {
+    throw document.error_at("network.recurrent.shared",
+                            "network.shared_trunk: true needs network.recurrent.shared: true (one "
+                            "trunk cannot take the policy's and the value's memories)");
+  }
+}
+
 // network.encoder against the observations, and the cnn_* keys only with an encoder.
 void check_encoder(const ExperimentOptions& options, const envs::EnvSpec& spec,
                    const core::ConfigDocument& document) {
@@ -458,6 +477,7 @@ double validate_experiment(const ExperimentOptions& options, const core::ConfigD
   check_cuda_graphs(options, document);
   check_precision(options, document);
   check_topology(options, document);
+  check_recurrent(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);
   // ...and only then what needs the env: its plugin loaded (registering its envs), one env

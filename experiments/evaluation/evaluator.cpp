@@ -30,6 +30,7 @@ std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stocha
   int remaining = n;
 
   envs_->reset();
+  agent.reset_evaluation_memory();
   started_ = true;
   if (video) video->capture(*envs_, done);
   for (std::int64_t step = 0; remaining > 0; ++step) {
@@ -47,6 +48,7 @@ std::optional<EvaluationResult> Evaluator::run(agents::Agent& agent, bool stocha
       agent.act_greedy(envs_->observations(), n, actions_.out());
     }
     envs_->step(actions_.batch());
+    agent.evaluation_episodes_ended(envs_->terminated(), envs_->truncated(), n);
     for (int i = 0; i < n; ++i) {
       if (done[i] || !(envs_->terminated()[i] || envs_->truncated()[i])) continue;
       done[i] = true;

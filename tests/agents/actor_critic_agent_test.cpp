@@ -205,7 +205,8 @@ TEST(ActorCriticLossTest, PolicyGradientAndClippedSurrogateMatchTheirFormulas) {
   const at::Tensor old_values = at::tensor({0.1f, -0.2f, 0.3f});
   const at::Tensor advantages = at::tensor({1.0f, -2.0f, 0.5f});
   const at::Tensor returns = at::tensor({1.5f, 0.0f, -1.0f});
-  const RolloutBatch batch{observations, actions, old_log_probs, old_values, advantages, returns};
+  const RolloutBatch batch{observations, actions, old_log_probs, old_values, advantages, returns,
+                           {},           {}};
 
   torch::NoGradGuard no_grad;
   const nn::PolicyValue output = model->forward(observations);

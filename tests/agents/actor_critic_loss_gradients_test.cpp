@@ -79,7 +79,8 @@ TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
   }
   const at::Tensor advantages = at::randn({batch}) * 2 + 0.5;
   const at::Tensor returns = at::randn({batch});
-  const RolloutBatch rollout{observations, actions, old_log_probs, old_values, advantages, returns};
+  const RolloutBatch rollout{observations, actions, old_log_probs, old_values, advantages, returns,
+                             {},           {}};
 
   parameters.zero_grad();
   const ActorCriticLoss expected = actor_critic_loss(*model, rollout, c.loss);

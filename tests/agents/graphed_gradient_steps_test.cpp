@@ -28,9 +28,14 @@ nn::ActorCritic seeded_model() {
 
 RolloutBatch random_rollout(std::int64_t rows) {
   torch::manual_seed(6);
-  return {at::randn({rows, 4}),          at::randint(0, 2, {rows}, at::kLong),
-          at::randn({rows}) * 0.1 - 0.7, at::randn({rows}),
-          at::randn({rows}),             at::randn({rows})};
+  return {at::randn({rows, 4}),
+          at::randint(0, 2, {rows}, at::kLong),
+          at::randn({rows}) * 0.1 - 0.7,
+          at::randn({rows}),
+          at::randn({rows}),
+          at::randn({rows}),
+          {},
+          {}};
 }
 
 TEST(GraphedGradientStepsTest, StepsAsTheEagerAutogradStepWithLibTorchsAdam) {
