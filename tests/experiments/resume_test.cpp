@@ -102,6 +102,14 @@ std::vector<ResumeCase> resume_cases() {
            "dqn.policy_quantile_samples=8", "dqn.noisy=true", "network.hidden_sizes=[64,64]"},
           4000,
           1000},
+      // Memory: each env's LSTM state and the rollout's stored states and episode starts, with
+      // checkpoints mid-rollout and mid-episode; minibatches of 8-step sequences.
+      ResumeCase{"ppo_lstm",
+                 "cartpole_novel_ppo_lstm.yaml",
+                 {"train.eval_interval=1000", "ppo.batch_size=64", "ppo.seq_len=8",
+                  "network.recurrent.hidden_size=16"},
+                 4000,
+                 1000},
       // Observation and reward normalization statistics with a Box action space, and gSDE's
       // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
       // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
