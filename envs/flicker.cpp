@@ -9,7 +9,7 @@
 namespace mnrl::envs {
 
 Flicker::Flicker(std::unique_ptr<Env> env, double probability)
-    : Wrapper(std::move(env), "Flicker"), probability_(probability) {
+    : ObservationWrapper(std::move(env), "Flicker"), probability_(probability) {
   const std::string name = "Flicker(" + spec_.id + ")";
   const Box& box = expect_box(spec_.observation_space, name + ": observation space");
   if (!(probability >= 0.0 && probability <= 1.0)) {
@@ -25,20 +25,13 @@ void Flicker::load_own_state(core::StateReader& in) {
   rng_.set_state(state);
 }
 
-void Flicker::maybe_obscure(core::TypedPtr observation) {
+void Flicker::rewrite(core::TypedPtr observation) {
   if (rng_.uniform() < probability_) std::memset(observation.data(), 0, observation_bytes_);
 }
 
 void Flicker::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
   if (seed) rng_.reseed(core::derive_seed(*seed, core::kFlickerStream));
-  inner_env().reset(observation, seed);
-  maybe_obscure(observation);
-}
-
-StepResult Flicker::step(const ActionRef& action, core::TypedPtr observation) {
-  const StepResult result = inner_env().step(action, observation);
-  maybe_obscure(observation);
-  return result;
+  ObservationWrapper::reset(observation, seed);
 }
 
 }  // namespace mnrl::envs

@@ -12,7 +12,8 @@ namespace mnrl::envs {
 
 MaskVelocity::MaskVelocity(std::unique_ptr<Env> env, std::string id,
                            std::vector<std::size_t> velocity_indices)
-    : Wrapper(std::move(env), "MaskVelocity"), velocity_indices_(std::move(velocity_indices)) {
+    : ObservationWrapper(std::move(env), "MaskVelocity"),
+      velocity_indices_(std::move(velocity_indices)) {
   const std::string name = "MaskVelocity(" + spec_.id + ")";
   const Box& box = expect_box(spec_.observation_space, name + ": observation space");
   if (box.dtype != core::Dtype::float32) {
@@ -28,20 +29,9 @@ MaskVelocity::MaskVelocity(std::unique_ptr<Env> env, std::string id,
   spec_.id = std::move(id);
 }
 
-void MaskVelocity::mask(core::TypedPtr observation) const {
+void MaskVelocity::rewrite(core::TypedPtr observation) {
   float* values = observation.floats();
   for (const std::size_t index : velocity_indices_) values[index] = 0.0f;
-}
-
-void MaskVelocity::reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) {
-  inner_env().reset(observation, seed);
-  mask(observation);
-}
-
-StepResult MaskVelocity::step(const ActionRef& action, core::TypedPtr observation) {
-  const StepResult result = inner_env().step(action, observation);
-  mask(observation);
-  return result;
 }
 
 std::string no_velocity_id(const std::string& id) {

@@ -14,17 +14,14 @@ namespace mnrl::envs {
 // zero, the observation space unchanged, so that a policy must infer velocities from the past:
 // the partially observed tasks recurrent policies are tested on. The spec takes the masked
 // env's id.
-class MaskVelocity final : public Wrapper {
+class MaskVelocity final : public ObservationWrapper {
  public:
   // Throws std::invalid_argument unless the inner observation space is a float32 Box holding
   // every index.
   MaskVelocity(std::unique_ptr<Env> env, std::string id, std::vector<std::size_t> velocity_indices);
 
-  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override;
-  StepResult step(const ActionRef& action, core::TypedPtr observation) override;
-
  private:
-  void mask(core::TypedPtr observation) const;
+  void rewrite(core::TypedPtr observation) override;
 
   std::vector<std::size_t> velocity_indices_;
 };

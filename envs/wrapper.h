@@ -60,4 +60,24 @@ class Wrapper : public Env, public StatefulEnv {
   std::unique_ptr<Env> env_;
 };
 
+// A wrapper that rewrites every observation its inner env gives, after reset() and step()
+// (Gymnasium's ObservationWrapper).
+class ObservationWrapper : public Wrapper {
+ public:
+  using Wrapper::Wrapper;
+
+  void reset(core::TypedPtr observation, std::optional<std::uint64_t> seed) override {
+    inner_env().reset(observation, seed);
+    rewrite(observation);
+  }
+  StepResult step(const ActionRef& action, core::TypedPtr observation) override {
+    const StepResult result = inner_env().step(action, observation);
+    rewrite(observation);
+    return result;
+  }
+
+ protected:
+  virtual void rewrite(core::TypedPtr observation) = 0;
+};
+
 }  // namespace mnrl::envs

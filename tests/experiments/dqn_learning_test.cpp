@@ -98,7 +98,7 @@ INSTANTIATE_TEST_SUITE_P(Seeds, DqnMountainCarLearningTest, ::testing::Values(1,
 // The return distributions on the hand-written path, at rl-zoo's CartPole budget (QR-DQN:
 // rl-zoo's qrdqn.yml; C51: the same hyperparameters): 500 on every seed. Their Acrobot and
 // MountainCar figures, and IQN's (autograd: minutes a run), are benchmarks
-// (bench/distributional_learning.sh, docs/BENCHMARKS.md).
+// (bench/learning_figures.sh, docs/BENCHMARKS.md).
 class DistributionalCartPoleLearningTest
     : public ::testing::TestWithParam<std::tuple<const char*, int>> {};
 

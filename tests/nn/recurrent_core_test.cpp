@@ -11,6 +11,7 @@
 #include <torch/utils.h>
 
 #include "nn/actor_critic.h"
+#include "nn/flat_parameters.h"
 
 namespace mnrl::nn {
 namespace {
@@ -143,6 +144,30 @@ TEST(RecurrentActorCriticTest, RowsOfASequenceEqualStepByStepOutputs) {
   }
   EXPECT_TRUE(at::allclose(after, carried, 1e-5, 1e-6));
   EXPECT_THROW(model->forward(observations), c10::Error);  // a memory is needed
+}
+
+// The optimizers step a flat buffer the parameters were moved into (FlatParameters): the
+// RNNs must compute with the buffer's values, not with the tensors they were built with.
+TEST(RecurrentActorCriticTest, FlatParametersReachTheRecurrentLayers) {
+  const auto make = [] {
+    torch::manual_seed(9);
+    return ActorCritic(ActorCriticOptions(kInputs, 2)
+                           .hidden_sizes({6})
+                           .recurrent(RecurrentCoreOptions(0, kHidden)));
+  };
+  ActorCritic flat = make();
+  FlatParameters parameters(*flat);
+  ActorCritic plain = make();
+  torch::NoGradGuard no_grad;
+  parameters.values().add_(0.25);
+  for (auto& p : plain->parameters()) p.add_(0.25);
+  const at::Tensor observations = at::randn({kSteps * kBatch, kInputs});
+  const at::Tensor starts = at::zeros({kSteps * kBatch});
+  const at::Tensor state = at::zeros({kBatch, flat->state_size()});
+  const PolicyValue a = flat->forward(observations, starts, state);
+  const PolicyValue b = plain->forward(observations, starts, state);
+  EXPECT_TRUE(at::allclose(a.policy, b.policy, 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(a.value, b.value, 1e-5, 1e-6));
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The return distributions' learning figures (issue: rl-zoo's QR-DQN budgets): each config
-# trained for its own train.total_steps on seeds 1-3 under this CPU's OpenBLAS kernel and
-# under KERNEL (OPENBLAS_CORETYPE; "none" for the native one only), evaluated every 10k steps
-# (10 greedy episodes); prints each run's evaluations, its best and its steps/s. Runs JOBS at a
-# time (default 1; steps/s are only comparable with 1 on a quiet machine).
+# Learning figures at rl-zoo's budgets (the return distributions' QR-DQN/C51/IQN configs and
+# recurrent PPO's by default): each config trained for its own train.total_steps on seeds 1-3
+# under this CPU's OpenBLAS kernel and under KERNEL (OPENBLAS_CORETYPE; "none" for the native
+# one only), evaluated every 10k steps (10 greedy episodes); prints each run's evaluations, its
+# best and its steps/s. Runs JOBS at a time (default 1; steps/s are only comparable with 1 on a
+# quiet machine).
 #
-#   bench/distributional_learning.sh [MNRL] [KERNEL] [JOBS] [CONFIG ...]
+#   bench/learning_figures.sh [MNRL] [KERNEL] [JOBS] [CONFIG ...]
 set -euo pipefail
 mnrl=$(realpath "${1:-build/apps/mnrl}")
 kernel=${2:-Sandybridge}
@@ -15,7 +16,7 @@ configs=("$@")
 [ ${#configs[@]} -gt 0 ] ||
   configs=(configs/cartpole_qrdqn.yaml configs/acrobot_qrdqn.yaml configs/mountaincar_qrdqn.yaml
            configs/cartpole_c51.yaml configs/acrobot_c51.yaml configs/cartpole_iqn.yaml
-           configs/acrobot_iqn.yaml)
+           configs/acrobot_iqn.yaml configs/cartpole_novel_ppo_lstm.yaml)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
