@@ -223,6 +223,10 @@ void ActorCriticAgent::load_state_dropping_rollout(core::StateReader& in,
   saved.load_state(in);
   std::vector<float> next(static_cast<std::size_t>(saved_envs * buffer_.observation_size()));
   in.values(next);
+  if (memory_) {
+    RolloutMemory saved_memory(buffer_.n_steps(), saved_envs, memory_->state_size());
+    core::load_fields(in, saved_memory);
+  }
   buffer_.clear();
   if (graphed_) graphed_->forget_captures();  // the optimizer's moments are new tensors
 }
@@ -332,24 +336,40 @@ RolloutBatch ActorCriticAgent::finish_rollout_vtrace(
   learner_values_.resize(static_cast<std::size_t>(total));
   std::vector<float> log_rhos(static_cast<std::size_t>(total));
   std::vector<float> last_values(static_cast<std::size_t>(buffer_.num_envs()));
+  const std::int64_t envs = buffer_.num_envs();
+  at::Tensor memory, episode_starts;
+  if (memory_) {
+    memory = floats_on(device_, memory_->rollout_states(), total, memory_->state_size());
+    episode_starts = floats_on(device_, memory_->rollout_episode_starts(), total);
+  }
   {
     c10::InferenceMode inference;
-    const nn::PolicyValue output = model_->forward(observations);
-    copy_out(output.value, learner_values_.data());
-    copy_out(model_->distribution(output)->log_prob(actions) - behaviour_log_probs,
-             log_rhos.data());
-    copy_out(model_->value(floats_on(device_, next_observations_.data(), buffer_.num_envs(), size)),
-             last_values.data());
+    const at::Tensor next = floats_on(device_, next_observations_.data(), envs, size);
+    if (memory_) {
+      at::Tensor state_after;
+      const nn::PolicyValue output =
+          model_->forward(observations, episode_starts, memory.narrow(0, 0, envs), &state_after);
+      copy_out(output.value, learner_values_.data());
+      copy_out(model_->distribution(output)->log_prob(actions) - behaviour_log_probs,
+               log_rhos.data());
+      copy_out(model_
+                   ->forward(next, floats_on(device_, memory_->episode_starts().data(), envs),
+                             state_after)
+                   .value,
+               last_values.data());
+    } else {
+      const nn::PolicyValue output = model_->forward(observations);
+      copy_out(output.value, learner_values_.data());
+      copy_out(model_->distribution(output)->log_prob(actions) - behaviour_log_probs,
+               log_rhos.data());
+      copy_out(model_->value(next), last_values.data());
+    }
   }
   buffer_.compute_vtrace(learner_values_.data(), last_values.data(), log_rhos.data(), options);
-  return staged_for_steps({observations,
-                           actions,
-                           behaviour_log_probs,
+  return staged_for_steps({observations, actions, behaviour_log_probs,
                            floats_on(device_, learner_values_.data(), total),
                            floats_on(device_, buffer_.advantages(), total),
-                           floats_on(device_, buffer_.returns(), total),
-                           {},
-                           {}});
+                           floats_on(device_, buffer_.returns(), total), memory, episode_starts});
 }
 
 at::Tensor ActorCriticAgent::last_values_of_next_observations() {
@@ -402,11 +422,9 @@ Statistics ActorCriticAgent::whole_rollout_step(const RolloutBatch& rollout, dou
   const LossValues loss = sums.means();
   const double explained = explained_variance(rollout.returns, rollout.values);
   clear_rollout();
-  return {{"losses/policy_loss", loss.policy_loss},
-          {"losses/value_loss", loss.value_loss},
-          {"losses/entropy", loss.entropy},
-          {"losses/explained_variance", explained},
-          {"charts/learning_rate", learning_rate}};
+  return {{"losses/policy_loss", loss.policy_loss}, {"losses/value_loss", loss.value_loss},
+          {"losses/entropy", loss.entropy},         {"losses/approx_kl", loss.approx_kl},
+          {"losses/explained_variance", explained}, {"charts/learning_rate", learning_rate}};
 }
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {

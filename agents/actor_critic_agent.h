@@ -69,7 +69,9 @@ class ActorCriticAgent : public Agent {
   RolloutBatch finish_rollout(double gamma, double gae_lambda);
   // For a learner whose policy is not the one that acted (IMPALA): V-trace over the full
   // buffer (RolloutBuffer::compute_vtrace) with this model's values and log-probabilities of
-  // the stored actions; the batch's values are this model's, its log-probs the actor's.
+  // the stored actions; the batch's values are this model's, its log-probs the actor's. A
+  // recurrent model replays each env's sequence from the memory before its first step, and
+  // bootstraps from the memory that replay ends with.
   RolloutBatch finish_rollout_vtrace(const replay::RolloutBuffer::VtraceOptions& options);
   void clear_rollout() { buffer_.clear(); }
   // A permutation of the rollout's rows for minibatches of `batch_size` rows: uniform, or for a
@@ -82,15 +84,20 @@ class ActorCriticAgent : public Agent {
   replay::RolloutBuffer& rollout() { return buffer_; }
   std::int64_t rollout_envs() const { return buffer_.num_envs(); }
   // load_state() of a state whose rollout has `saved_envs` envs (not this rollout's): the
-  // parameters and optimizer; the rollout and the observations after it are read and dropped.
+  // parameters and optimizer; the rollout, the observations after it and a recurrent model's
+  // memory are read and dropped.
   void load_state_dropping_rollout(core::StateReader& in, std::int64_t saved_envs);
   // The observations after the rollout's last step, [num_envs * observation_size].
   std::vector<float>& next_observations() { return next_observations_; }
+  // A recurrent model's memory; null without one.
+  RolloutMemory* memory() { return memory_ ? &*memory_ : nullptr; }
   nn::FlatParameters& flat_parameters() { return *parameters_; }
   void set_learning_rate(double learning_rate);
   // A2C's update, which IMPALA's shares: one gradient step on the whole finished `rollout` at
   // `learning_rate`, then the rollout cleared; the loss's parts, the explained variance and the
-  // learning rate as statistics.
+  // learning rate as statistics. Its approx_kl is the learner's divergence from the policy that
+  // acted: for IMPALA the policy lag's, for A2C zero up to rounding (a recurrent model's replay
+  // of its memory included).
   Statistics whole_rollout_step(const RolloutBatch& rollout, double learning_rate,
                                 const ActorCriticLossOptions& options, double max_grad_norm);
   // One gradient step of actor_critic_loss() on `batch`'s rows of the finished rollout, its

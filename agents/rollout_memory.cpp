@@ -34,4 +34,22 @@ void RolloutMemory::end_episodes(const std::uint8_t* terminated, const std::uint
   }
 }
 
+void RolloutMemory::pack(float* out) const {
+  out = std::copy_n(rollout_states_.begin(), num_envs_ * state_size_, out);
+  out = std::copy(rollout_episode_starts_.begin(), rollout_episode_starts_.end(), out);
+  std::copy(episode_starts_.begin(), episode_starts_.end(), out);
+}
+
+void RolloutMemory::unpack_envs(const float* in, std::int64_t envs, std::int64_t first_env) {
+  if (first_env < 0 || first_env + envs > num_envs_) {
+    throw std::logic_error("RolloutMemory: unpacked envs past the rollout's");
+  }
+  std::copy_n(in, envs * state_size_, rollout_states_.begin() + first_env * state_size_);
+  in += envs * state_size_;
+  for (std::int64_t step = 0; step < n_steps_; ++step, in += envs) {
+    std::copy_n(in, envs, rollout_episode_starts_.begin() + step * num_envs_ + first_env);
+  }
+  std::copy_n(in, envs, episode_starts_.begin() + first_env);
+}
+
 }  // namespace mnrl::agents

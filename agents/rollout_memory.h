@@ -34,6 +34,17 @@ class RolloutMemory {
   const float* rollout_states() const { return rollout_states_.data(); }
   const float* rollout_episode_starts() const { return rollout_episode_starts_.data(); }
 
+  // A trajectory's memory as an IMPALA actor sends it with its rollout: each env's state before
+  // the rollout's first step, every row's episode-start flag, and the flags of the observations
+  // after the last step. A learner replays each env's sequence from its first row's state, so
+  // unpack_envs() writes only that row's states (the later rows' stay as they were).
+  std::int64_t packed_floats(std::int64_t envs) const {
+    return envs * (state_size_ + n_steps_ + 1);
+  }
+  void pack(float* out) const;
+  // Reads a trajectory of `envs` envs into envs [first_env, first_env + envs).
+  void unpack_envs(const float* in, std::int64_t envs, std::int64_t first_env);
+
  private:
   std::int64_t n_steps_, num_envs_, state_size_;
   std::vector<float> states_, episode_starts_;

@@ -11,6 +11,7 @@ class A3cAlgorithm final : public AlgorithmOf<A3cOptions> {
  public:
   std::string summary() const override { return "A3C hyperparameters (algo: a3c)"; }
   bool takes_encoder() const override { return true; }
+  bool takes_recurrent() const override { return true; }
   std::string topology() const override { return "a3c_workers"; }
 
  protected:

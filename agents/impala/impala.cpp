@@ -59,13 +59,17 @@ void Impala::load_state(core::StateReader& in) {
 
 std::int64_t Impala::trajectory_floats(std::int64_t envs) {
   const replay::RolloutBuffer& buffer = rollout();
-  return buffer.packed_floats(envs) + envs * buffer.observation_size();
+  const RolloutMemory* recurrent = memory();
+  return buffer.packed_floats(envs) + envs * buffer.observation_size() +
+         (recurrent ? recurrent->packed_floats(envs) : 0);
 }
 
 void Impala::pack_trajectory(float* out) {
   replay::RolloutBuffer& buffer = rollout();
   buffer.pack(out);
-  std::copy(next_observations().begin(), next_observations().end(), out + buffer.packed_floats());
+  out = std::copy(next_observations().begin(), next_observations().end(),
+                  out + buffer.packed_floats());
+  if (const RolloutMemory* recurrent = memory()) recurrent->pack(out);
   clear_rollout();
 }
 
@@ -75,6 +79,9 @@ void Impala::unpack_trajectory(const float* in, std::int64_t envs, std::int64_t 
   const std::int64_t size = buffer.observation_size();
   const float* next = in + buffer.packed_floats(envs);
   std::copy(next, next + envs * size, next_observations().begin() + first_env * size);
+  if (RolloutMemory* recurrent = memory()) {
+    recurrent->unpack_envs(next + envs * size, envs, first_env);
+  }
 }
 
 }  // namespace mnrl::agents

@@ -13,7 +13,9 @@ namespace mnrl::agents {
 // takes one gradient step on them: the policy gradient weighted by V-trace's
 // min(pg_rho_bar, rho_t) (r_t + gamma v_{t+1} - V(x_t)), the value regressed on the V-trace
 // targets v_t, and the entropy bonus. In one process it is both, learning from its own rollouts
-// (then V-trace is the lambda = 1 returns).
+// (then V-trace is the lambda = 1 returns). A recurrent model's trajectories carry the memory
+// each env's sequence started from, and the learner replays the sequences from it (as
+// IMPALA's and R2D2's learners do).
 class Impala final : public ActorCriticAgent {
  public:
   Impala(ImpalaOptions options, nn::ActorCritic model,
@@ -31,7 +33,7 @@ class Impala final : public ActorCriticAgent {
   void load_state(core::StateReader& in) override;
 
   // Floats in a trajectory of `envs` envs: the rollout's rows, then the observations after
-  // its last step.
+  // its last step, then a recurrent model's memory (RolloutMemory::pack).
   std::int64_t trajectory_floats(std::int64_t envs);
   // Writes the full rollout and the observations after it to `out` (trajectory_floats(
   // num_envs) floats), and clears the rollout.

@@ -13,6 +13,7 @@ class ImpalaAlgorithm final : public AlgorithmOf<ImpalaOptions> {
   std::string summary() const override { return "IMPALA hyperparameters (algo: impala)"; }
   std::string topology() const override { return "impala_actors"; }
   bool takes_encoder() const override { return true; }
+  bool takes_recurrent() const override { return true; }
   // The learners: actors act on the CPU whatever train.device says.
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }

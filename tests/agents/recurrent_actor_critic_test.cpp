@@ -1,6 +1,6 @@
 // Actor-critic agents with memory (network.recurrent) on a real partially observed env: the
-// update replays sequences that reproduce what acting computed, and evaluation memory restarts
-// with each episode.
+// update (PPO's minibatches, IMPALA's learner) replays sequences that reproduce what acting
+// computed, and evaluation memory restarts with each episode.
 #include <gtest/gtest.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agents/a2c/a2c.h"
+#include "agents/impala/impala.h"
 #include "agents/ppo/ppo.h"
 #include "envs/env_options.h"
 
@@ -48,27 +49,59 @@ std::unique_ptr<Ppo> make_recurrent_ppo(nn::RecurrentCell cell, std::int64_t bat
       replay::RolloutBuffer(kRolloutSteps, kNoVelEnvs, 2, 1), ActionBounds{});
 }
 
-// One rollout of CartPoleNoVel-v1 (random-ish policies end episodes every ~20 steps, so
-// sequences start mid-episode and episodes start mid-sequence); returns the update's statistics
-// and counts the episodes that ended.
-std::map<std::string, double> rollout_and_update(Agent& agent, int& episodes_ended) {
-  envs::EnvOptions env;
-  env.id = "CartPoleNoVel-v1";
-  env.num_envs = kNoVelEnvs;
-  auto vec = envs::make_vector_env(env, 5);
-  vec->reset();
-  std::vector<std::int64_t> actions(kNoVelEnvs);
-  episodes_ended = 0;
-  while (!agent.update_ready()) {
-    agent.act(vec->observations(), {actions.data(), nullptr});
-    vec->step({actions.data(), nullptr, actions.size()});
-    agent.observe({vec->observations(), vec->rewards(), vec->terminated(), vec->truncated(),
-                   vec->final_observations()});
-    for (std::int64_t i = 0; i < kNoVelEnvs; ++i) episodes_ended += vec->terminated()[i];
+std::unique_ptr<Impala> make_recurrent_impala(std::int64_t envs) {
+  ImpalaOptions options;
+  options.unroll_length = kRolloutSteps;
+  nn::ActorCritic model = make_recurrent_model(2, 2, nn::RecurrentCell::lstm);
+  auto parameters = std::make_shared<nn::FlatParameters>(*model);
+  auto optimizer = std::make_unique<torch::optim::Adam>(
+      std::vector<at::Tensor>{parameters->values()}, torch::optim::AdamOptions(1e-3));
+  return std::make_unique<Impala>(options, std::move(model), std::move(parameters),
+                                  std::move(optimizer),
+                                  replay::RolloutBuffer(kRolloutSteps, envs, 2, 1), ActionBounds{});
+}
+
+// The training envs of CartPoleNoVel-v1 an agent acts in (random-ish policies end episodes
+// every ~20 steps, so sequences start mid-episode and episodes start mid-sequence).
+class NoVelEnvs {
+ public:
+  NoVelEnvs() {
+    envs::EnvOptions env;
+    env.id = "CartPoleNoVel-v1";
+    env.num_envs = kNoVelEnvs;
+    vec_ = envs::make_vector_env(env, 5);
+    vec_->reset();
   }
+
+  // Acts until the agent's rollout is full; returns how many episodes ended.
+  int fill_rollout(Agent& agent) {
+    std::vector<std::int64_t> actions(kNoVelEnvs);
+    int episodes_ended = 0;
+    while (!agent.update_ready()) {
+      agent.act(vec_->observations(), {actions.data(), nullptr});
+      vec_->step({actions.data(), nullptr, actions.size()});
+      agent.observe({vec_->observations(), vec_->rewards(), vec_->terminated(), vec_->truncated(),
+                     vec_->final_observations()});
+      for (std::int64_t i = 0; i < kNoVelEnvs; ++i) episodes_ended += vec_->terminated()[i];
+    }
+    return episodes_ended;
+  }
+
+ private:
+  std::unique_ptr<envs::VectorEnv> vec_;
+};
+
+std::map<std::string, double> update(Agent& agent) {
   std::map<std::string, double> statistics;
   for (const auto& [name, value] : agent.update({0, 1000})) statistics[name] = value;
   return statistics;
+}
+
+// One rollout, then the update's statistics; counts the episodes that ended.
+std::map<std::string, double> rollout_and_update(Agent& agent, int& episodes_ended) {
+  NoVelEnvs envs;
+  episodes_ended = envs.fill_rollout(agent);
+  return update(agent);
 }
 
 struct ReplayCase {
@@ -100,6 +133,37 @@ INSTANTIATE_TEST_SUITE_P(
                       ReplayCase{nn::RecurrentCell::lstm, 32, 8},     // 4 sequences of 8 steps
                       ReplayCase{nn::RecurrentCell::gru, 64, 16},     // 4 of 16
                       ReplayCase{nn::RecurrentCell::lstm, 96, 16}));  // a last, smaller one
+
+// An IMPALA learner replays each trajectory from the memory its actor sent with it: its update
+// equals the one the actor makes on its own rollout (which replays the memory it kept), here on
+// a second rollout, whose sequences start from memories carried over from the first.
+TEST(RecurrentImpalaTest, TheLearnerReplaysTheMemoryItsActorSent) {
+  // Two rollouts of an actor learning from its own (each construction reseeds LibTorch's
+  // generator, so both actors draw the same actions).
+  auto alone = make_recurrent_impala(kNoVelEnvs);
+  NoVelEnvs alone_envs;
+  alone_envs.fill_rollout(*alone);
+  std::vector<float> trajectory(static_cast<std::size_t>(alone->trajectory_floats(kNoVelEnvs)));
+  alone->pack_trajectory(trajectory.data());
+  EXPECT_GE(alone_envs.fill_rollout(*alone), kNoVelEnvs);
+  const auto expected = update(*alone);
+
+  auto actor = make_recurrent_impala(kNoVelEnvs);
+  auto learner = make_recurrent_impala(2 * kNoVelEnvs);  // a batch of 2 trajectories
+  NoVelEnvs envs;
+  envs.fill_rollout(*actor);
+  actor->pack_trajectory(trajectory.data());
+  envs.fill_rollout(*actor);
+  actor->pack_trajectory(trajectory.data());
+  // The same trajectory twice: the batch's means are the trajectory's, up to summation order.
+  learner->unpack_trajectory(trajectory.data(), kNoVelEnvs, 0);
+  learner->unpack_trajectory(trajectory.data(), kNoVelEnvs, kNoVelEnvs);
+  const auto statistics = update(*learner);
+  for (const auto& [name, value] : expected) {
+    EXPECT_NEAR(statistics.at(name), value, 1e-6 * (1.0 + std::abs(value))) << name;
+  }
+  EXPECT_LT(std::abs(statistics.at("losses/approx_kl")), 1e-9);  // the same policy
+}
 
 // Evaluation keeps its own memory per row, restarted where the evaluation's episode ended.
 TEST(RecurrentEvaluationTest, EvaluationMemoryRestartsWhereAnEpisodeEnded) {

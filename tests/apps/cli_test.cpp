@@ -201,7 +201,7 @@ INSTANTIATE_TEST_SUITE_P(
                         "algo: dqn\nnetwork:\n  recurrent:\n    type: lstm\n",
                         "",
                         {"network.recurrent.type", "x.yaml:4", "dqn takes no recurrent network",
-                         "lstm works with a2c and ppo"}},
+                         "lstm works with a2c, a3c, impala and ppo"}},
         ConfigErrorCase{"RecurrentSequencesNotDividingTheRollout",
                         "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: gru\nppo:\n"
                         "  n_steps: 32\n  batch_size: 64\n  seq_len: 12\n",

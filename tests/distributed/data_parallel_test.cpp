@@ -383,6 +383,19 @@ TEST_F(DataParallelTest, ApexCheckpointsResumesAndKeepsTheBestPolicy) {
   EXPECT_EQ(metrics.find(",charts/policy_lag,") != std::string::npos, communicator().size() > 1);
 }
 
+// Memory across ranks: IMPALA's actors send each trajectory with the memory it started from,
+// A3C's workers keep their own. Either way a run checkpoints (a learner's batch of memories),
+// resumes, and its checkpoints evaluate in one process.
+TEST_F(DataParallelTest, RecurrentActorsAndLearnersCheckpointAndResume) {
+  const std::vector<std::string> memory{"env.id=CartPoleNoVel-v1", "network.recurrent.type=lstm",
+                                        "network.recurrent.hidden_size=16"};
+  for (const char* config : {"cartpole_impala.yaml", "cartpole_a3c.yaml"}) {
+    SCOPED_TRACE(config);
+    dir_ = shared_directory(std::string("memory_") + config);
+    run_checkpointed_resume_and_evaluate(config, memory);
+  }
+}
+
 // The actors and learners of IMPALA and Ape-X take pixels (MinAtar's uint8 observations) and
 // a convolutional encoder as they take vectors: they train, checkpoint (the actors' states with
 // their frames) and resume.

@@ -110,6 +110,12 @@ std::vector<ResumeCase> resume_cases() {
                   "network.recurrent.hidden_size=16"},
                  4000,
                  1000},
+      // IMPALA in one process: its trajectories' memories as PPO's rollout's.
+      ResumeCase{"impala_lstm",
+                 "cartpole_novel_impala_lstm.yaml",
+                 {"train.eval_interval=1000", "network.recurrent.hidden_size=16"},
+                 4000,
+                 1000},
       // Observation and reward normalization statistics with a Box action space, and gSDE's
       // exploration matrices: checkpoints fall mid-rollout (500 steps per env, 48 per
       // rollout) between two draws (every 7 steps), so the next actions use the saved ones.
