@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <stdexcept>
 
 #include "agents/policy_sampling.h"
 #include "nn/capturable_adam.h"
@@ -276,15 +275,11 @@ void ActorCriticAgent::write_modes(const float* outputs, std::int64_t rows,
 std::string ActorCriticAgent::export_greedy_policy(
     const std::optional<nn::ObservationScale>& scale) const {
   const nn::ActorCriticOptions& options = model_->options;
-  if (model_->recurrent()) {
-    throw std::runtime_error(
-        "a recurrent policy (network.recurrent) cannot be exported yet: its memory would have "
-        "to travel with each observation");
-  }
   nn::GreedyPolicy policy;
   policy.byte_scale = options.byte_scale();
   policy.observation_scale = scale;
   policy.encoder = model_->encoder();
+  policy.memory = model_->core();
   policy.trunk = model_->policy_trunk()->layers();
   policy.activation = options.activation();
   policy.head = model_->policy_head();

@@ -81,6 +81,7 @@ class ActorCriticImpl : public torch::nn::Module {
                       const at::Tensor& state, at::Tensor* state_out = nullptr);
   bool recurrent() const { return !core_.is_empty(); }
   std::int64_t state_size() const { return recurrent() ? core_->state_size() : 0; }
+  const RecurrentCore& core() const { return core_; }  // null without memory
   // Categorical over logits, or (squashed) diagonal Gaussian around means, with gSDE's
   // state-dependent std when use_sde. Its samples are fresh draws (evaluation, losses).
   std::unique_ptr<ActionDistribution> distribution(const PolicyValue& output) const;

@@ -48,7 +48,7 @@ std::string encoder_lines(torch::jit::Module& module, const ConvEncoderImpl& enc
 std::string discrete_lines(torch::jit::Module& module, const GreedyPolicy& policy) {
   const bool dueling = policy.output == GreedyPolicy::Output::dueling_argmax;
   const bool implicit = policy.fraction_features.defined();
-  if (policy.atoms == 1 && !implicit && !dueling) return "    return torch.argmax(head, 1)\n";
+  if (policy.atoms == 1 && !implicit && !dueling) return "    action = torch.argmax(head, 1)\n";
   std::string lines = "    q = head\n", value;
   const std::string atoms = std::to_string(policy.atoms);
   if (policy.atoms > 1) {
@@ -70,7 +70,40 @@ std::string discrete_lines(torch::jit::Module& module, const GreedyPolicy& polic
     lines += "    q = torch.mean(q, 2)\n";
   }
   if (implicit) lines += "    q = torch.mean(q, 1)\n";
-  return lines + "    return torch.argmax(q, 1)\n";
+  return lines + "    action = torch.argmax(q, 1)\n";
+}
+
+// The script lines taking `x` through the policy's RNN one step, from `state` and into it, as
+// RecurrentCoreImpl::forward: per layer LibTorch's LSTM or GRU cell.
+std::string memory_lines(torch::jit::Module& module, const RecurrentCoreImpl& memory) {
+  const RecurrentCoreOptions& options = memory.options;
+  const bool lstm = options.cell() == RecurrentCell::lstm;
+  std::string lines = "    memory = state.reshape([state.size(0), " +
+                      std::to_string(options.layers()) + ", " + (lstm ? "2" : "1") + ", " +
+                      std::to_string(options.hidden_size()) + "])\n";
+  std::string after;
+  const auto parameters = memory.policy_rnn()->named_parameters();
+  for (std::int64_t layer = 0; layer < options.layers(); ++layer) {
+    const std::string l = std::to_string(layer);
+    std::string weights;
+    for (const char* kind : {"weight_ih", "weight_hh", "bias_ih", "bias_hh"}) {
+      const std::string name = std::string("rnn_") + kind + "_l" + l;
+      module.register_parameter(
+          name, parameters[std::string(kind) + "_l" + l].detach().to(at::kCPU).clone(), false);
+      weights += ", self." + name;
+    }
+    if (lstm) {
+      lines += "    h" + l + ", c" + l + " = torch.lstm_cell(x, [memory[:, " + l +
+               ", 0], memory[:, " + l + ", 1]]" + weights + ")\n";
+      after += "h" + l + ", c" + l + ", ";
+    } else {
+      lines += "    h" + l + " = torch.gru_cell(x, memory[:, " + l + ", 0]" + weights + ")\n";
+      after += "h" + l + ", ";
+    }
+    lines += "    x = h" + l + "\n";
+  }
+  after.resize(after.size() - 2);
+  return lines + "    state = torch.stack([" + after + "], 1).reshape([state.size(0), -1])\n";
 }
 
 }  // namespace
@@ -79,8 +112,15 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
   torch::jit::Module module("MnrlGreedyPolicy");
   std::ostringstream source;
   source.precision(17);
-  source << "def forward(self, observations: Tensor) -> Tensor:\n"
-         << "    x = observations.float()\n";
+  if (policy.memory) {
+    source << "def initial_state(self, batch_size: int) -> Tensor:\n"
+           << "    return torch.zeros([batch_size, " << policy.memory->policy_state_size()
+           << "])\n\n"
+           << "def forward(self, observations: Tensor, state: Tensor) -> Tuple[Tensor, Tensor]:\n";
+  } else {
+    source << "def forward(self, observations: Tensor) -> Tensor:\n";
+  }
+  source << "    x = observations.float()\n";
   if (policy.byte_scale != 1.0f) {
     module.register_buffer("byte_scale", torch::tensor(policy.byte_scale, torch::kFloat32));
     source << "    x = x * self.byte_scale\n";
@@ -92,6 +132,7 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
            << -scale->clip << ", " << scale->clip << ").float()\n";
   }
   if (policy.encoder) source << encoder_lines(module, *policy.encoder);
+  if (policy.memory) source << memory_lines(module, *policy.memory);
   const char* activation = policy.activation == Activation::tanh ? "torch.tanh" : "torch.relu";
   for (std::size_t i = 0; i < policy.trunk.size(); ++i) {
     source << "    x = " << activation << "("
@@ -119,15 +160,16 @@ std::string torchscript_policy(const GreedyPolicy& policy) {
     case GreedyPolicy::Output::clipped:
       module.register_buffer("action_low", floats(policy.low));
       module.register_buffer("action_high", floats(policy.high));
-      source << "    return torch.max(torch.min(head, self.action_high), self.action_low)\n";
+      source << "    action = torch.max(torch.min(head, self.action_high), self.action_low)\n";
       break;
     case GreedyPolicy::Output::squashed:
       module.register_buffer("action_low", floats(policy.low));
       module.register_buffer("action_high", floats(policy.high));
-      source << "    return self.action_low + 0.5 * (torch.tanh(head) + 1.0) * "
+      source << "    action = self.action_low + 0.5 * (torch.tanh(head) + 1.0) * "
                 "(self.action_high - self.action_low)\n";
       break;
   }
+  source << (policy.memory ? "    return (action, state)\n" : "    return action\n");
   module.define(source.str());
   module.eval();
   std::ostringstream bytes;

@@ -9,13 +9,14 @@
 #include "nn/activation.h"
 #include "nn/conv_encoder.h"
 #include "nn/observation_scale.h"
+#include "nn/recurrent_core.h"
 
 namespace mnrl::nn {
 
 // A greedy policy laid out for export: observations as floats (uint8 ones multiplied by
 // byte_scale, as core::as_floats does), optionally normalized, through an optional convolutional
-// encoder, then a trunk of linear layers each followed by `activation`, then a head whose output
-// becomes the action.
+// encoder, an optional recurrent core's policy RNN, then a trunk of linear layers each followed
+// by `activation`, then a head whose output becomes the action.
 struct GreedyPolicy {
   enum class Output {
     argmax,          // Discrete: index of the largest head output (logits, Q-values)
@@ -26,6 +27,7 @@ struct GreedyPolicy {
   float byte_scale = 1.0f;
   std::optional<ObservationScale> observation_scale;
   ConvEncoder encoder{nullptr};  // images only
+  RecurrentCore memory{nullptr};  // recurrent policies only: its policy RNN is exported
   std::vector<torch::nn::Linear> trunk;
   Activation activation = Activation::tanh;
   torch::nn::Linear head{nullptr};
@@ -51,6 +53,11 @@ struct GreedyPolicy {
 // [batch, C, H, W]), and returns int64 action indices [batch]
 // (Discrete) or float32 actions [batch, action_size] (Box), the actions the agent's
 // act_greedy() gives for the same observations. Parameters are copied.
+//
+// A recurrent policy's forward takes (observations, state) and returns (actions, state): the
+// state [batch, S] float32 is the policy RNN's memory (per layer h, then c for an LSTM), zero
+// at an episode's start (the caller zeroes a row whose episode ended); its method
+// initial_state(batch_size) gives that zero state.
 std::string torchscript_policy(const GreedyPolicy& policy);
 
 }  // namespace mnrl::nn

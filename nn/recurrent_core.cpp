@@ -52,6 +52,15 @@ std::int64_t RecurrentCoreImpl::state_size() const {
   return rnn_count(options) * options.layers() * tensors_per_layer(options) * options.hidden_size();
 }
 
+std::shared_ptr<torch::nn::Module> RecurrentCoreImpl::policy_rnn() const {
+  if (options.cell() == RecurrentCell::lstm) return lstms_[0].ptr();
+  return grus_[0].ptr();
+}
+
+std::int64_t RecurrentCoreImpl::policy_state_size() const {
+  return state_size() / rnn_count(options);
+}
+
 at::Tensor RecurrentCoreImpl::run(int rnn, const at::Tensor& inputs, const at::Tensor& state,
                                   at::Tensor& state_out) {
   const std::int64_t batch = state.size(0);

@@ -43,6 +43,10 @@ class RecurrentCoreImpl : public torch::nn::Module {
   explicit RecurrentCoreImpl(RecurrentCoreOptions options);
 
   std::int64_t state_size() const;
+  // The policy's RNN (the first), whose part of the state comes first, policy_state_size()
+  // wide; its parameters as LibTorch names them (weight_ih_l0, weight_hh_l0, bias_ih_l0, ...).
+  std::shared_ptr<torch::nn::Module> policy_rnn() const;
+  std::int64_t policy_state_size() const;
 
   // `inputs` [steps, batch, input_size] from `state` [batch, state_size()]; `episode_starts`
   // [steps, batch] (float, 1 where that step's observation begins an episode: the memory

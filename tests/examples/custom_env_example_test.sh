@@ -3,7 +3,8 @@
 # installed package (find_package(mnrl)), and trains its GridWorld-v0 both through the plugin
 # and through the embedding program. Each must learn: mean greedy return >= 0.9 after 8000
 # steps (random actions get about 0.05; the optimum is about 0.97). Then exports a policy
-# (`mnrl export`) and acts with it from examples/policy_export, built against LibTorch alone,
+# (`mnrl export`) and acts with it from examples/policy_export (act, built against LibTorch
+# alone; play, with the installed env layer, a recurrent policy over whole episodes),
 # and trains examples/custom_agent's REINFORCE, an algorithm registered outside mnrl's tree, in
 # one process and (given MPIEXEC) with its own topology of a learner and two actor ranks.
 # Usage: custom_env_example_test.sh BUILD_DIR SOURCE_DIR [MPIEXEC]
@@ -97,7 +98,7 @@ else
   echo "(skipped: this mnrl was built without MPI)"
 fi
 
-step "mnrl export, and examples/policy_export (LibTorch alone) acting with the module"
+step "mnrl export, and examples/policy_export acting with the module"
 "$mnrl" export "$work/by_name" -o "$work/policy.pt" | tail -1
 cmake -S "$source_dir/examples/policy_export" -B "$work/act_build" -DCMAKE_PREFIX_PATH="$work/prefix" \
   > "$work/act_configure.log" || { cat "$work/act_configure.log"; exit 1; }
@@ -106,6 +107,15 @@ action=$("$work/act_build/act" "$work/policy.pt" 0.01 0.02 0.03 0.04)
 echo "$action"
 [[ $action == "action: 0" || $action == "action: 1" ]] ||
   { echo "expected a CartPole action (0 or 1)"; exit 1; }
+# play (LibTorch and the installed env layer): whole episodes with a recurrent policy's memory.
+"$mnrl" train cartpole_novel_ppo_lstm --set train.total_steps=2048 --set train.eval_episodes=1 \
+  --set network.recurrent.hidden_size=16 --run-dir "$work/lstm" | tail -1
+"$mnrl" export "$work/lstm" -o "$work/lstm.pt" | tail -1
+played=$("$work/act_build/play" "$work/lstm.pt" CartPoleNoVel-v1 3)
+echo "$played"
+# CartPole pays 1 per step: each episode's return is its length.
+[[ $(grep -cE '^episode [1-3]: return ([0-9]+)\.00 in \1 steps$' <<< "$played") == 3 ]] ||
+  { echo "expected 3 CartPoleNoVel episodes whose returns are their lengths"; exit 1; }
 
 step "examples/mujoco_robot: a MuJoCo robot from its own MJCF file, as a plugin"
 if grep -q "set(mnrl_WITH_MUJOCO ON)" "$(find "$work/prefix" -name mnrlConfig.cmake)"; then

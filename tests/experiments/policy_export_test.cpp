@@ -1,6 +1,7 @@
 // `mnrl export`: the TorchScript module of a checkpoint's greedy policy gives, on raw
-// observations, the actions the agent gives on the normalized ones, for every output kind, and
-// for images (uint8, 0/1 grids and 0..255 pixels) through a convolutional encoder or an MLP.
+// observations, the actions the agent gives on the normalized ones, for every output kind, for
+// images (uint8, 0/1 grids and 0..255 pixels) through a convolutional encoder or an MLP, and
+// for recurrent policies, whose memory the caller carries from step to step.
 #include <gtest/gtest.h>
 #include <torch/script.h>
 #include <unistd.h>
@@ -97,6 +98,8 @@ struct Played {
   std::vector<float> observations;    // raw, row after row
   std::vector<std::int64_t> indices;  // Discrete
   std::vector<float> values;          // Box, action_size per row
+  // 1 where the row's observation begins an episode (a recurrent policy's memory restarts).
+  std::vector<std::uint8_t> episode_starts;
 };
 
 constexpr int kEnvs = 10;
@@ -128,7 +131,10 @@ Played train_export_and_play(const ExportCase& c, const fs::path& run_dir) {
   played.observation_size = raw->observation_size();
   played.byte_observations = raw->observations().dtype() == core::Dtype::uint8;
   ActionBuffers actions(action_space, kEnvs);
+  policy.player().reset_evaluation_memory();
+  std::vector<std::uint8_t> starts(kEnvs, 1);
   for (int step = 0; step < kSteps; ++step) {
+    played.episode_starts.insert(played.episode_starts.end(), starts.begin(), starts.end());
     std::vector<float> scratch;
     const float* observations = core::as_floats(
         raw->observations(), static_cast<std::size_t>(kEnvs * played.observation_size), scratch,
@@ -144,6 +150,10 @@ Played train_export_and_play(const ExportCase& c, const fs::path& run_dir) {
     }
     normalized->step(batch);
     raw->step(batch);
+    policy.player().evaluation_episodes_ended(normalized->terminated(), normalized->truncated(),
+                                              kEnvs);
+    for (int i = 0; i < kEnvs; ++i)
+      starts[i] = normalized->terminated()[i] || normalized->truncated()[i];
   }
   return played;
 }
@@ -152,6 +162,10 @@ TEST_P(PolicyExportTest, ModuleActsAsTheAgentOnAThousandObservations) {
   const Played played = train_export_and_play(GetParam(), run_dir_);
   std::istringstream bytes(played.module);
   torch::jit::Module module = torch::jit::load(bytes);
+  // A recurrent policy's memory, carried from step to step and zeroed where an episode starts.
+  const bool recurrent = module.find_method("initial_state").has_value();
+  at::Tensor state;
+  if (recurrent) state = module.run_method("initial_state", kEnvs).toTensor();
   int differing = 0;
   double largest_difference = 0.0;
   // In batches of the envs' size, as the agent acted (a product's rounding may depend on it).
@@ -163,7 +177,18 @@ TEST_P(PolicyExportTest, ModuleActsAsTheAgentOnAThousandObservations) {
             const_cast<float*>(played.observations.data() + first_row * played.observation_size),
             {kEnvs, played.observation_size}, torch::kFloat32)
             .to(played.byte_observations ? torch::kUInt8 : torch::kFloat32);
-    const at::Tensor actions = module.forward({observations}).toTensor().contiguous();
+    at::Tensor actions;
+    if (recurrent) {
+      const at::Tensor starts =
+          torch::from_blob(const_cast<std::uint8_t*>(played.episode_starts.data() + first_row),
+                           {kEnvs, 1}, torch::kUInt8);
+      state = state.masked_fill(starts.to(torch::kBool), 0.0f);
+      const auto outputs = module.forward({observations, state}).toTuple();
+      actions = outputs->elements()[0].toTensor().contiguous();
+      state = outputs->elements()[1].toTensor();
+    } else {
+      actions = module.forward({observations}).toTensor().contiguous();
+    }
     ASSERT_EQ(actions.size(0), kEnvs);
     if (played.discrete) {
       ASSERT_EQ(actions.scalar_type(), torch::kInt64);
@@ -199,6 +224,8 @@ TEST_P(PolicyExportTest, PythonTorchLoadsTheModuleAndActsTheSame) {
   };
   write(module, played.module.data(), played.module.size());
   write(observations, played.observations.data(), played.observations.size() * sizeof(float));
+  const fs::path starts = run_dir_ / "episode_starts.bin";
+  write(starts, played.episode_starts.data(), played.episode_starts.size());
   if (played.discrete) {
     write(actions, played.indices.data(), played.indices.size() * sizeof(std::int64_t));
   } else {
@@ -209,7 +236,7 @@ TEST_P(PolicyExportTest, PythonTorchLoadsTheModuleAndActsTheSame) {
                               module.string() + " " + observations.string() + " " +
                               std::to_string(played.observation_size) + " " + actions.string() +
                               " " + (played.discrete ? "discrete" : "box") + " " +
-                              std::to_string(kEnvs) + " 2>&1";
+                              std::to_string(kEnvs) + " " + starts.string() + " 2>&1";
   std::string output;
   if (std::FILE* pipe = ::popen(command.c_str(), "r")) {
     char buffer[512];
@@ -255,6 +282,27 @@ INSTANTIATE_TEST_SUITE_P(
                    {"train.total_steps=1500", "train.eval_episodes=1", "dqn.distributional=iqn",
                     "dqn.risk=wang", "dqn.risk_eta=-0.5", "dqn.quantile_samples=8",
                     "dqn.target_quantile_samples=8", "dqn.policy_quantile_samples=8"}},
+        // Memory: an LSTM of two layers, a GRU after normalized observations (Box actions,
+        // compared to 1e-6: a memory lost would show; episodes of 30 steps restart it), and a
+        // GRU after a convolutional encoder.
+        ExportCase{
+            "ppo_lstm_two_layers",
+            "pendulum_ppo.yaml",
+            {"env.id=PendulumNoVel-v1", "env.wrappers=[{type: time_limit, max_episode_steps: 30}]",
+             "train.total_steps=1024", "train.eval_episodes=1", "ppo.use_sde=false",
+             "ppo.seq_len=16", "network.recurrent.type=lstm", "network.recurrent.layers=2",
+             "network.recurrent.hidden_size=16"}},
+        ExportCase{"ppo_gru_normalized",
+                   "mountaincarcontinuous_ppo.yaml",
+                   {"env.id=MountainCarContinuousNoVel-v0", "train.total_steps=1024",
+                    "train.eval_episodes=1", "ppo.use_sde=false", "network.recurrent.type=gru",
+                    "network.recurrent.hidden_size=16"}},
+        ExportCase{
+            "a2c_gru_on_pixels",
+            "minatar_breakout_ppo.yaml",
+            {"algo=a2c", "a2c.n_steps=16", "train.total_steps=512", "train.eval_episodes=1",
+             "network.cnn_channels=[8]", "network.cnn_features=0", "network.hidden_sizes=[32]",
+             "network.recurrent.type=gru", "network.recurrent.hidden_size=16"}},
         ExportCase{"a3c_shared_model",
                    "cartpole_a3c.yaml",
                    {"train.total_steps=2000", "train.eval_episodes=1"}},
