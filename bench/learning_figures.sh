@@ -16,7 +16,8 @@ configs=("$@")
 [ ${#configs[@]} -gt 0 ] ||
   configs=(configs/cartpole_qrdqn.yaml configs/acrobot_qrdqn.yaml configs/mountaincar_qrdqn.yaml
            configs/cartpole_c51.yaml configs/acrobot_c51.yaml configs/cartpole_iqn.yaml
-           configs/acrobot_iqn.yaml configs/cartpole_novel_ppo_lstm.yaml)
+           configs/acrobot_iqn.yaml configs/cartpole_novel_ppo_lstm.yaml
+           configs/pendulum_novel_ppo_lstm.yaml configs/mountaincarcontinuous_novel_ppo_lstm.yaml)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
