@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "replay/priorities.h"
 #include "replay/replay_buffer.h"
-#include "replay/segment_tree.h"
 
 namespace mnrl::core {
 class Rng;
@@ -15,28 +15,8 @@ class StateWriter;
 
 namespace mnrl::replay {
 
-// Proportional prioritized replay (Schaul et al. 2016), as in OpenAI baselines and PFRL. Config
-// keys are the field names prefixed with "per_" (per_alpha, ...).
-struct PrioritizedReplayOptions {
-  double alpha = 0.6;     // how strongly priorities shape sampling, in [0, 1] (0: uniform)
-  double beta0 = 0.4;     // importance-sampling exponent at the start, in [0, 1]; annealed to 1
-  double epsilon = 1e-6;  // added to |TD error| so that no transition gets priority 0, > 0
-};
-
-// Throws std::invalid_argument naming the key (per_alpha, per_beta0, per_epsilon) of the first
-// option out of range.
-void validate(const PrioritizedReplayOptions& options);
-
-// beta0 + (1 - beta0) * progress: linear from beta0 at progress 0 to 1 at progress 1; progress
-// outside [0, 1] is clamped. Throws std::invalid_argument for beta0 outside [0, 1] or a NaN
-// progress.
-double annealed_beta(double beta0, double progress);
-
-// A ReplayBuffer plus a SumTree and a MinTree over its slots holding each slot's sampling
-// weight p^alpha, where p = |TD error| + epsilon (the priority). A new transition gets the
-// largest priority seen so far (1 at first), so it is likely drawn at least once before its TD
-// error is known. The largest priority never decreases (as in baselines). Slots not yet filled
-// weigh 0 and are never drawn.
+// A ReplayBuffer whose slots have Priorities: each slot's sampling weight p^alpha, where p =
+// |TD error| + epsilon. A new transition gets the largest priority seen so far (1 at first).
 class PrioritizedReplayBuffer {
  public:
   // Throws std::invalid_argument for invalid options (see validate) or sizes (see ReplayBuffer).
@@ -45,7 +25,7 @@ class PrioritizedReplayBuffer {
                           core::Dtype observation_dtype = core::Dtype::float32,
                           float byte_scale = 1.0f);
 
-  const PrioritizedReplayOptions& options() const { return options_; }
+  const PrioritizedReplayOptions& options() const { return priorities_.options(); }
   const ReplayBuffer& buffer() const { return buffer_; }
   std::int64_t capacity() const { return buffer_.capacity(); }
   std::int64_t size() const { return buffer_.size(); }
@@ -54,12 +34,12 @@ class PrioritizedReplayBuffer {
   std::int64_t action_size() const { return buffer_.action_size(); }
 
   // The largest priority p seen so far (before the ^alpha), initially 1.
-  double max_priority() const { return max_priority_; }
+  double max_priority() const { return priorities_.max_priority(); }
   // The sampling weight p^alpha of `slot`. Throws std::out_of_range for a slot outside
   // [0, size()).
   double priority(std::int64_t slot) const;
   // Sum of the sampling weights of all stored transitions.
-  double total_priority() const { return sums_.total(); }
+  double total_priority() const { return priorities_.total(); }
 
   // Copies the transition into next_slot() (overwriting the oldest once full) with sampling
   // weight max_priority()^alpha, and returns the slot.
@@ -92,15 +72,10 @@ class PrioritizedReplayBuffer {
   void load_state(core::StateReader& in);
 
  private:
-  // Sets the sampling weight of `slot` in both trees.
-  void set_weight(std::int64_t slot, double weight);
-
-  PrioritizedReplayOptions options_;
   ReplayBuffer buffer_;
-  SumTree sums_;
-  MinTree mins_;
-  double max_priority_ = 1.0;
+  Priorities priorities_;
   std::vector<std::int64_t> slots_;  // sample()'s draws
+  std::vector<float> weights_;       // and their importance weights
 };
 
 }  // namespace mnrl::replay

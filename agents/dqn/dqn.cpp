@@ -67,14 +67,9 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
 double Dqn::epsilon() const {
   if (fixed_epsilon_) return *fixed_epsilon_;
   if (options_.distribution.noisy) return 0.0;
-  // SB3's linear schedule over the first exploration_fraction of training.
-  const double progress = static_cast<double>(env_steps_) / static_cast<double>(total_steps_);
-  if (options_.exploration_fraction <= 0 || progress >= options_.exploration_fraction) {
-    return options_.exploration_final_eps;
-  }
-  return options_.exploration_initial_eps +
-         (options_.exploration_final_eps - options_.exploration_initial_eps) * progress /
-             options_.exploration_fraction;
+  return linear_exploration(options_.exploration_initial_eps, options_.exploration_final_eps,
+                            options_.exploration_fraction,
+                            static_cast<double>(env_steps_) / static_cast<double>(total_steps_));
 }
 
 void Dqn::act(core::ConstTypedPtr observations, const ActionsOut& out) {

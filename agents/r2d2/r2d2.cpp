@@ -1,0 +1,221 @@
+#include "agents/r2d2/r2d2.h"
+
+#include <ATen/ops/from_blob.h>
+#include <ATen/ops/zeros.h>
+#include <c10/core/InferenceMode.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "agents/r2d2/r2d2_loss.h"
+#include "agents/schedule.h"
+#include "core/seed_streams.h"
+#include "nn/gradient_clipping.h"
+#include "nn/learning_rate.h"
+#include "nn/policy_export.h"
+#include "nn/tensor_state.h"
+
+namespace mnrl::agents {
+
+R2d2::R2d2(R2d2Options options, nn::RecurrentQNetwork online, nn::RecurrentQNetwork target,
+           std::shared_ptr<nn::FlatParameters> parameters,
+           std::unique_ptr<torch::optim::Optimizer> optimizer,
+           std::unique_ptr<replay::SequenceReplay> replay, std::int64_t total_steps,
+           std::uint64_t exploration_seed)
+    : options_(std::move(options)),
+      online_(std::move(online)),
+      target_(std::move(target)),
+      parameters_(std::move(parameters)),
+      target_parameters_(std::make_unique<nn::FlatParameters>(*target_)),
+      optimizer_(std::move(optimizer)),
+      replay_(std::move(replay)),
+      num_envs_(replay_->options().num_envs),
+      observation_size_(replay_->options().observation_size),
+      total_steps_(std::max<std::int64_t>(total_steps, 1)),
+      exploration_rng_(exploration_seed),
+      replay_rng_(core::derive_seed(exploration_seed, 1)),
+      states_(at::zeros({num_envs_, online_->state_size()}, at::kFloat)),
+      min_replay_size_(1) {
+  torch::NoGradGuard no_grad;
+  target_parameters_->values().copy_(parameters_->values());
+}
+
+double R2d2::epsilon() const {
+  return linear_exploration(options_.exploration_initial_eps, options_.exploration_final_eps,
+                            options_.exploration_fraction,
+                            static_cast<double>(env_steps_) / static_cast<double>(total_steps_));
+}
+
+at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state) {
+  c10::InferenceMode inference;
+  const at::Tensor inputs = at::from_blob(const_cast<float*>(observations),
+                                          {batch, observation_size_}, at::kFloat);
+  // A zero memory is an episode's start already: no restart flags.
+  return online_->forward(inputs, at::zeros({batch}, at::kFloat), state, &state);
+}
+
+void R2d2::write_argmax(const at::Tensor& q, std::int64_t* out) {
+  const at::Tensor best = q.argmax(1).contiguous();
+  std::copy_n(best.data_ptr<std::int64_t>(), best.size(0), out);
+}
+
+void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
+  const float byte_scale = replay_->options().byte_scale;
+  const float* inputs = core::as_floats(
+      observations, static_cast<std::size_t>(num_envs_ * observation_size_), input_floats_,
+      byte_scale);
+  last_observations_ = core::TypedRows(observations.dtype(), static_cast<std::size_t>(num_envs_),
+                                       static_cast<std::size_t>(observation_size_));
+  core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
+                      last_observations_.data());
+  acted_states_.assign(states_.data_ptr<float>(), states_.data_ptr<float>() + states_.numel());
+  write_argmax(step_online(inputs, num_envs_, states_), out.indices);
+  const double eps = epsilon();
+  const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
+  last_actions_.resize(static_cast<std::size_t>(num_envs_));
+  for (std::int64_t i = 0; i < num_envs_; ++i) {
+    if (exploration_rng_.uniform() < eps) {
+      out.indices[i] = static_cast<std::int64_t>(exploration_rng_.below(num_actions));
+    }
+    last_actions_[static_cast<std::size_t>(i)] = static_cast<float>(out.indices[i]);
+  }
+}
+
+void R2d2::observe(const StepOutcome& outcome) {
+  replay_->add_step(last_observations_.data(), acted_states_.data(), last_actions_.data(),
+                    outcome.rewards, outcome.next_observations, outcome.terminated,
+                    outcome.truncated, outcome.final_observations);
+  // An env whose episode ended starts the next one from a zero memory.
+  float* states = states_.data_ptr<float>();
+  const std::int64_t size = online_->state_size();
+  for (std::int64_t i = 0; i < num_envs_; ++i) {
+    if (outcome.terminated[i] || outcome.truncated[i]) std::fill_n(states + i * size, size, 0.0f);
+  }
+  env_steps_ += num_envs_;
+  ++vector_steps_;
+}
+
+bool R2d2::update_ready() const {
+  return env_steps_ > options_.learning_starts && vector_steps_ % options_.train_freq == 0 &&
+         replay_->size() >= min_replay_size_;
+}
+
+Statistics R2d2::update(const TrainingProgress& progress) {
+  const double learning_rate =
+      scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
+  nn::set_learning_rate(*optimizer_, learning_rate);
+  R2d2LossOptions loss_options;
+  loss_options.burn_in = options_.burn_in;
+  loss_options.gamma = options_.gamma;
+  loss_options.n_step = options_.n_step;
+  loss_options.double_q = options_.double_q;
+  loss_options.huber = options_.loss == "huber";
+  loss_options.priority_eta = options_.priority_eta;
+  const std::int64_t n = options_.batch_size;
+  double loss_sum = 0.0, q_sum = 0.0;
+  for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
+    replay_->sample(replay_rng_, n, 1.0 - progress.remaining(), batch_);
+    const std::int64_t positions = replay_->options().length + 1;
+    const SequenceTensors tensors{
+        at::from_blob(batch_.observations.data(), {positions * n, observation_size_}, at::kFloat),
+        at::from_blob(batch_.states.data(), {n, online_->state_size()}, at::kFloat),
+        at::from_blob(batch_.weights.data(), {n}, at::kFloat)};
+    const R2d2Loss loss = r2d2_loss(*online_, *target_, batch_, tensors, loss_options);
+    parameters_->zero_grad();
+    loss.loss.backward();
+    if (after_backward_) after_backward_();
+    nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
+    optimizer_->step();
+    replay_->update_priorities(batch_, loss.priorities.data());
+    loss_sum += loss.td_loss;
+    q_sum += loss.q_values;
+    if (++gradient_steps_ % options_.target_update_interval == 0) update_target();
+  }
+  const auto steps = static_cast<double>(options_.gradient_steps);
+  return {{"losses/td_loss", loss_sum / steps},
+          {"losses/q_values", q_sum / steps},
+          {"charts/epsilon", epsilon()},
+          {"charts/learning_rate", learning_rate}};
+}
+
+void R2d2::update_target() {
+  torch::NoGradGuard no_grad;
+  target_parameters_->values().copy_(parameters_->values());
+}
+
+void R2d2::act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
+                      const ActionsOut& out) {
+  const float* inputs = core::as_floats(
+      observations, static_cast<std::size_t>(batch * observation_size_), input_floats_,
+      replay_->options().byte_scale);
+  // The evaluation's own memory: rows whose episode starts (all, at first) from zero.
+  if (!evaluation_state_.defined() || evaluation_state_.size(0) != batch) {
+    evaluation_state_ = at::zeros({batch, online_->state_size()}, at::kFloat);
+    evaluation_starts_.assign(static_cast<std::size_t>(batch), 0);
+  }
+  float* states = evaluation_state_.data_ptr<float>();
+  const std::int64_t size = online_->state_size();
+  for (std::int64_t i = 0; i < batch; ++i) {
+    if (evaluation_starts_[static_cast<std::size_t>(i)]) std::fill_n(states + i * size, size, 0.0f);
+  }
+  std::fill(evaluation_starts_.begin(), evaluation_starts_.end(), 0);
+  write_argmax(step_online(inputs, batch, evaluation_state_), out.indices);
+}
+
+void R2d2::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
+                          const ActionsOut& out) {
+  act_greedy(observations, batch, out);
+  const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
+  for (std::int64_t i = 0; i < batch; ++i) {
+    if (exploration_rng_.uniform() < options_.exploration_final_eps) {
+      out.indices[i] = static_cast<std::int64_t>(exploration_rng_.below(num_actions));
+    }
+  }
+}
+
+void R2d2::evaluation_episodes_ended(const std::uint8_t* terminated,
+                                     const std::uint8_t* truncated, std::int64_t batch) {
+  if (static_cast<std::int64_t>(evaluation_starts_.size()) != batch) return;
+  for (std::int64_t i = 0; i < batch; ++i) {
+    if (terminated[i] || truncated[i]) evaluation_starts_[static_cast<std::size_t>(i)] = 1;
+  }
+}
+
+template <class Fields>
+void R2d2::state_fields(Fields& fields) {
+  fields.tag("r2d2");
+  fields(nn::tensor_values(parameters_->values()), nn::tensor_values(target_parameters_->values()),
+         nn::optimizer_state(*optimizer_), nn::tensor_values(states_), *replay_,
+         exploration_rng_, replay_rng_, env_steps_, vector_steps_, gradient_steps_);
+}
+
+void R2d2::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
+
+void R2d2::load_state(core::StateReader& in) {
+  core::load_fields(in, *this);
+  // Until load_replay(): the replay restarts empty and refills as at the start of a run.
+  min_replay_size_ = 1;
+}
+
+void R2d2::save_replay(core::StateWriter& out) const { replay_->save_sequences(out); }
+
+void R2d2::load_replay(core::StateReader& in) { replay_->load_sequences(in); }
+
+std::string R2d2::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
+  const nn::RecurrentQNetworkOptions& options = online_->options;
+  nn::GreedyPolicy policy;
+  policy.byte_scale = replay_->options().byte_scale;
+  policy.observation_scale = scale;
+  policy.encoder = online_->encoder();
+  policy.memory = online_->core();
+  policy.trunk = online_->trunk()->layers();
+  policy.activation = options.activation();
+  policy.head = online_->advantage_head();
+  policy.value_head = online_->value_head();
+  policy.output = options.dueling() ? nn::GreedyPolicy::Output::dueling_argmax
+                                    : nn::GreedyPolicy::Output::argmax;
+  return nn::torchscript_policy(policy);
+}
+
+}  // namespace mnrl::agents

@@ -1,0 +1,95 @@
+#pragma once
+
+#include <torch/optim/optimizer.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "agents/agent.h"
+#include "agents/r2d2/r2d2_options.h"
+#include "core/rng.h"
+#include "core/state_fields.h"
+#include "core/typed_rows.h"
+#include "nn/flat_parameters.h"
+#include "nn/recurrent_q_network.h"
+#include "replay/sequence_replay.h"
+
+namespace mnrl::agents {
+
+// R2D2 in one process (Kapturowski et al. 2019): a recurrent Q-network acting epsilon-greedily
+// with a memory per env (zeroed where an episode ends), its steps stored as overlapping
+// sequences with the memory before their first step (replay::SequenceReplay), and learning from
+// prioritized sequences through r2d2_loss(): burn-in, n-step Double-Q targets within each
+// sequence, priorities mixing each sequence's largest and mean TD error. The networks train
+// through LibTorch's autograd.
+class R2d2 final : public Agent {
+ public:
+  R2d2(R2d2Options options, nn::RecurrentQNetwork online, nn::RecurrentQNetwork target,
+       std::shared_ptr<nn::FlatParameters> parameters,
+       std::unique_ptr<torch::optim::Optimizer> optimizer,
+       std::unique_ptr<replay::SequenceReplay> replay, std::int64_t total_steps,
+       std::uint64_t exploration_seed);
+
+  void act(core::ConstTypedPtr observations, const ActionsOut& out) override;
+  void observe(const StepOutcome& outcome) override;
+  bool update_ready() const override;
+  Statistics update(const TrainingProgress& progress) override;
+  void act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
+                  const ActionsOut& out) override;
+  // Epsilon-greedy at the final epsilon.
+  void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
+                      const ActionsOut& out) override;
+  void reset_evaluation_memory() override { evaluation_state_ = at::Tensor(); }
+  void evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
+                                 std::int64_t batch) override;
+  // Both networks, the optimizer, each env's memory and sequence in progress, counters and
+  // RNGs; the stored sequences are the replay's state (as DQN's transitions).
+  void save_state(core::StateWriter& out) const override;
+  void load_state(core::StateReader& in) override;
+  bool has_replay() const override { return true; }
+  void save_replay(core::StateWriter& out) const override;
+  void load_replay(core::StateReader& in) override;
+  // The online network's argmax, its memory taken and returned (nn::torchscript_policy).
+  std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
+
+  double epsilon() const;
+  void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
+
+ private:
+  // The online network's Q-values for `batch` rows of `observations` (floats) from `state`,
+  // which becomes the memory after the step.
+  at::Tensor step_online(const float* observations, std::int64_t batch, at::Tensor& state);
+  // Argmax per row of `q` [batch, actions] into `out`.
+  static void write_argmax(const at::Tensor& q, std::int64_t* out);
+  void update_target();
+
+  R2d2Options options_;
+  nn::RecurrentQNetwork online_, target_;
+  std::shared_ptr<nn::FlatParameters> parameters_;
+  std::unique_ptr<nn::FlatParameters> target_parameters_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::unique_ptr<replay::SequenceReplay> replay_;
+  std::int64_t num_envs_, observation_size_, total_steps_;
+  core::Rng exploration_rng_, replay_rng_;
+  GradientHook after_backward_;
+  // Each training env's memory [num_envs, state_size], what its next act() starts from (zero
+  // after an episode's end), and of the last act(), for observe(): the memories the actions
+  // were chosen from, the observations and the actions.
+  at::Tensor states_;
+  std::vector<float> acted_states_, last_actions_;
+  core::TypedRows last_observations_;
+  std::vector<float> input_floats_;
+  replay::SequenceBatch batch_;
+  at::Tensor evaluation_state_;  // the evaluation's memory per row (undefined: all start)
+  std::vector<std::uint8_t> evaluation_starts_;
+  std::int64_t env_steps_ = 0, vector_steps_ = 0, gradient_steps_ = 0;
+  std::int64_t min_replay_size_;  // update_ready() needs this many sequences stored
+
+  friend struct core::StateFieldsAccess;
+  template <class Fields>
+  void state_fields(Fields& fields);  // in the .cpp
+};
+
+}  // namespace mnrl::agents

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "nn/recurrent_q_network.h"
+#include "replay/sequence_replay.h"
+
+namespace mnrl::agents {
+
+struct R2d2LossOptions {
+  std::int64_t burn_in = 0;
+  double gamma = 0.99;
+  int n_step = 1;
+  bool double_q = true;
+  bool huber = true;  // else squared error
+  double priority_eta = 0.9;
+};
+
+// A batch of sequences as tensors on the networks' device.
+struct SequenceTensors {
+  at::Tensor observations;  // [(length + 1) * batch, observation_size], [time][sequence]
+  at::Tensor states;        // [batch, state_size]
+  at::Tensor weights;       // [batch] importance weights
+};
+
+struct R2d2Loss {
+  at::Tensor loss;               // to differentiate
+  std::vector<float> priorities; // per sequence: eta max |delta| + (1 - eta) mean |delta|
+  double td_loss = 0.0;          // the loss's value
+  double q_values = 0.0;         // mean Q of the trained steps' actions
+};
+
+// R2D2's loss on sampled sequences: both networks replay each sequence from the memory stored
+// with it. The online network's steps before `burn_in` only refresh its memory: no gradient
+// flows through them, except in sequences that begin an episode (their memory is exact, zero,
+// and every step is trained). The target of a trained step t is the n-step return within the
+// sequence, bootstrapped (unless the episode terminated first) from the target network's
+// value, at step j = min(t + n, steps), of the online network's greedy action there (Double
+// DQN) or its own. The loss is the importance-weighted mean over trained steps of the Huber
+// (or squared) TD error.
+R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl& target,
+                   const replay::SequenceBatch& batch, const SequenceTensors& tensors,
+                   const R2d2LossOptions& options);
+
+}  // namespace mnrl::agents

@@ -1,0 +1,221 @@
+#include "replay/sequence_replay.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/state_stream.h"
+
+namespace mnrl::replay {
+namespace {
+
+constexpr const char* kTag = "sequences";  // the stored sequences' section in a state stream
+
+const SequenceReplayOptions& checked(const SequenceReplayOptions& o) {
+  if (o.capacity < 1 || o.observation_size < 1 || o.state_size < 1 || o.num_envs < 1 ||
+      o.length < 1 || o.period < 1 || o.period > o.length) {
+    throw std::invalid_argument(
+        "SequenceReplay: sizes must be >= 1 and the period within [1, length]");
+  }
+  return o;
+}
+
+}  // namespace
+
+SequenceReplay::SequenceReplay(const SequenceReplayOptions& options)
+    : options_(checked(options)), priorities_(options.capacity, options.per, "SequenceReplay") {
+  const std::int64_t capacity = options.capacity, length = options.length;
+  const std::int64_t observation = options.observation_size, envs = options.num_envs;
+  observations_.resize(static_cast<std::size_t>(capacity * (length + 1) * observation));
+  actions_.resize(static_cast<std::size_t>(capacity * length));
+  rewards_.resize(static_cast<std::size_t>(capacity * length));
+  states_.resize(static_cast<std::size_t>(capacity * options.state_size));
+  steps_.resize(static_cast<std::size_t>(capacity));
+  terminated_.resize(static_cast<std::size_t>(capacity));
+  episode_start_.resize(static_cast<std::size_t>(capacity));
+  open_observations_.resize(static_cast<std::size_t>(envs * length * observation));
+  open_actions_.resize(static_cast<std::size_t>(envs * length));
+  open_rewards_.resize(static_cast<std::size_t>(envs * length));
+  open_states_.resize(static_cast<std::size_t>(envs * length * options.state_size));
+  open_steps_.assign(static_cast<std::size_t>(envs), 0);
+  open_episode_start_.assign(static_cast<std::size_t>(envs), 1);  // training starts episodes
+}
+
+void SequenceReplay::copy_observation(core::ConstTypedPtr rows, std::int64_t env,
+                                      float* out) const {
+  const std::int64_t size = options_.observation_size;
+  if (rows.dtype() == core::Dtype::float32) {
+    std::copy_n(rows.floats() + env * size, size, out);
+    return;
+  }
+  const std::uint8_t* bytes = rows.bytes() + env * size;
+  for (std::int64_t i = 0; i < size; ++i) out[i] = static_cast<float>(bytes[i]) * options_.byte_scale;
+}
+
+void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* states,
+                              const float* actions, const float* rewards,
+                              core::ConstTypedPtr next_observations,
+                              const std::uint8_t* terminated, const std::uint8_t* truncated,
+                              core::ConstTypedPtr final_observations) {
+  const std::int64_t length = options_.length, size = options_.observation_size;
+  const std::int64_t state = options_.state_size;
+  scratch_.resize(static_cast<std::size_t>(size));
+  for (std::int64_t env = 0; env < options_.num_envs; ++env) {
+    const auto e = static_cast<std::size_t>(env);
+    const std::int64_t t = open_steps_[e];
+    copy_observation(observations, env, &open_observations_[static_cast<std::size_t>((env * length + t) * size)]);
+    std::copy_n(states + env * state, state,
+                &open_states_[static_cast<std::size_t>((env * length + t) * state)]);
+    open_actions_[static_cast<std::size_t>(env * length + t)] = actions[env];
+    open_rewards_[static_cast<std::size_t>(env * length + t)] = rewards[env];
+    open_steps_[e] = t + 1;
+    const bool ended = terminated[env] || truncated[env];
+    if (!ended && t + 1 < length) continue;
+    copy_observation(ended ? final_observations : next_observations, env, scratch_.data());
+    store(env, t + 1, scratch_.data(), terminated[env] != 0, ended);
+  }
+}
+
+void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* after,
+                           bool terminated, bool episode_ended) {
+  const std::int64_t length = options_.length, size = options_.observation_size;
+  const std::int64_t state = options_.state_size;
+  const auto e = static_cast<std::size_t>(env);
+  const std::int64_t slot = next_slot_;
+  float* observations = &observations_[static_cast<std::size_t>(slot * (length + 1) * size)];
+  const float* open = &open_observations_[static_cast<std::size_t>(env * length * size)];
+  std::copy_n(open, steps * size, observations);
+  std::copy_n(after, size, observations + steps * size);
+  std::fill(observations + (steps + 1) * size, observations + (length + 1) * size, 0.0f);
+  float* actions = &actions_[static_cast<std::size_t>(slot * length)];
+  float* rewards = &rewards_[static_cast<std::size_t>(slot * length)];
+  std::copy_n(&open_actions_[static_cast<std::size_t>(env * length)], steps, actions);
+  std::copy_n(&open_rewards_[static_cast<std::size_t>(env * length)], steps, rewards);
+  std::fill(actions + steps, actions + length, 0.0f);
+  std::fill(rewards + steps, rewards + length, 0.0f);
+  std::copy_n(&open_states_[static_cast<std::size_t>(env * length * state)], state,
+              &states_[static_cast<std::size_t>(slot * state)]);
+  const auto s = static_cast<std::size_t>(slot);
+  steps_[s] = steps;
+  terminated_[s] = terminated;
+  episode_start_[s] = open_episode_start_[e];
+  priorities_.add(slot);
+  next_slot_ = (next_slot_ + 1) % options_.capacity;
+  size_ = std::min(size_ + 1, options_.capacity);
+
+  if (episode_ended) {
+    open_steps_[e] = 0;
+    open_episode_start_[e] = 1;
+    return;
+  }
+  // The next sequence starts `period` steps after this one: keep the steps it shares.
+  const std::int64_t kept = steps - options_.period;
+  const auto shift = [&](std::vector<float>& rows, std::int64_t width) {
+    float* first = &rows[static_cast<std::size_t>(env * length * width)];
+    std::copy_n(first + options_.period * width, kept * width, first);
+  };
+  shift(open_observations_, size);
+  shift(open_actions_, 1);
+  shift(open_rewards_, 1);
+  shift(open_states_, state);
+  open_steps_[e] = kept;
+  open_episode_start_[e] = 0;
+}
+
+void SequenceReplay::sample(core::Rng& rng, std::int64_t batch_size, double beta,
+                            SequenceBatch& out) {
+  if (size_ == 0) throw std::logic_error("SequenceReplay::sample: the buffer is empty");
+  const std::int64_t length = options_.length, size = options_.observation_size;
+  const std::int64_t state = options_.state_size, n = batch_size;
+  out.size = n;
+  out.indices.resize(static_cast<std::size_t>(n));
+  out.weights.resize(static_cast<std::size_t>(n));
+  priorities_.sample(rng, n, beta, out.indices.data(), out.weights.data());
+  out.observations.resize(static_cast<std::size_t>((length + 1) * n * size));
+  out.actions.resize(static_cast<std::size_t>(length * n));
+  out.rewards.resize(static_cast<std::size_t>(length * n));
+  out.states.resize(static_cast<std::size_t>(n * state));
+  out.steps.resize(static_cast<std::size_t>(n));
+  out.terminated.resize(static_cast<std::size_t>(n));
+  out.episode_start.resize(static_cast<std::size_t>(n));
+  for (std::int64_t b = 0; b < n; ++b) {
+    const std::int64_t slot = out.indices[static_cast<std::size_t>(b)];
+    for (std::int64_t t = 0; t <= length; ++t) {
+      std::copy_n(&observations_[static_cast<std::size_t>((slot * (length + 1) + t) * size)], size,
+                  &out.observations[static_cast<std::size_t>((t * n + b) * size)]);
+    }
+    for (std::int64_t t = 0; t < length; ++t) {
+      out.actions[static_cast<std::size_t>(t * n + b)] = actions_[static_cast<std::size_t>(slot * length + t)];
+      out.rewards[static_cast<std::size_t>(t * n + b)] = rewards_[static_cast<std::size_t>(slot * length + t)];
+    }
+    std::copy_n(&states_[static_cast<std::size_t>(slot * state)], state,
+                &out.states[static_cast<std::size_t>(b * state)]);
+    const auto s = static_cast<std::size_t>(slot);
+    out.steps[static_cast<std::size_t>(b)] = steps_[s];
+    out.terminated[static_cast<std::size_t>(b)] = terminated_[s];
+    out.episode_start[static_cast<std::size_t>(b)] = episode_start_[s];
+  }
+}
+
+void SequenceReplay::update_priorities(const SequenceBatch& batch, const float* priorities) {
+  priorities_.update(batch.indices.data(), priorities, batch.size, size_);
+}
+
+void SequenceReplay::save_sequences(core::StateWriter& out) const {
+  out.tag(kTag);
+  const SequenceReplayOptions& o = options_;
+  for (const std::int64_t value : {o.capacity, o.observation_size, o.state_size, o.length}) {
+    out.value(value);
+  }
+  out.value(size_);
+  out.value(next_slot_);
+  const auto stored = static_cast<std::size_t>(size_);
+  out.values(observations_.data(), stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  out.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
+  out.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
+  out.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));
+  out.values(steps_.data(), stored);
+  out.values(terminated_.data(), stored);
+  out.values(episode_start_.data(), stored);
+  priorities_.save_state(out, size_);
+}
+
+void SequenceReplay::load_sequences(core::StateReader& in) {
+  in.expect_tag(kTag);
+  const SequenceReplayOptions& o = options_;
+  const char* names[] = {"capacity", "observation size", "state size", "sequence length"};
+  int k = 0;
+  for (const std::int64_t value : {o.capacity, o.observation_size, o.state_size, o.length}) {
+    const auto saved = in.value<std::int64_t>();
+    if (saved != value) {
+      in.fail(std::string("sequence replay of ") + names[k] + " " + std::to_string(saved) +
+              ", this run's is " + std::to_string(value));
+    }
+    ++k;
+  }
+  const auto size = in.value<std::int64_t>();
+  const auto next_slot = in.value<std::int64_t>();
+  if (size < 0 || size > o.capacity || next_slot < 0 || next_slot >= o.capacity ||
+      (size < o.capacity && next_slot != size)) {
+    in.fail("sequence replay position " + std::to_string(size) + " / " +
+            std::to_string(next_slot) + " cannot occur");
+  }
+  const auto stored = static_cast<std::size_t>(size);
+  in.values(observations_.data(), stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  in.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
+  in.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
+  in.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));
+  in.values(steps_.data(), stored);
+  in.values(terminated_.data(), stored);
+  in.values(episode_start_.data(), stored);
+  for (std::size_t s = 0; s < stored; ++s) {
+    if (steps_[s] < 1 || steps_[s] > o.length || terminated_[s] > 1 || episode_start_[s] > 1) {
+      in.fail("sequence " + std::to_string(s) + " is malformed");
+    }
+  }
+  size_ = size;
+  next_slot_ = next_slot;
+  priorities_.load_state(in, size_);
+}
+
+}  // namespace mnrl::replay

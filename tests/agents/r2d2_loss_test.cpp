@@ -1,0 +1,134 @@
+// R2D2's loss on hand-made sequences: burn-in steps pass no gradient (except in sequences that
+// begin an episode), and targets are n-step returns within the sequence, bootstrapped from the
+// target network unless the episode terminated, with priorities mixing max and mean |TD error|.
+#include "agents/r2d2/r2d2_loss.h"
+
+#include <gtest/gtest.h>
+#include <torch/nn/init.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace mnrl::agents {
+namespace {
+
+constexpr std::int64_t kSequenceLength = 6, kSequenceCount = 2, kSequenceObservation = 3, kSequenceActions = 2;
+
+nn::RecurrentQNetwork make_recurrent_q_network() {
+  torch::manual_seed(11);
+  return nn::RecurrentQNetwork(nn::RecurrentQNetworkOptions(
+                                   kSequenceObservation, kSequenceActions, nn::RecurrentCoreOptions(0, 8))
+                                   .hidden_sizes({16}));
+}
+
+// Two sequences of kSequenceLength steps: the first begins an episode, the second does not; the
+// second's episode terminated after its 4th step (2 steps of padding).
+replay::SequenceBatch hand_made_sequences(std::int64_t state_size) {
+  replay::SequenceBatch batch;
+  batch.size = kSequenceCount;
+  for (std::int64_t i = 0; i < (kSequenceLength + 1) * kSequenceCount * kSequenceObservation; ++i) {
+    batch.observations.push_back(std::sin(0.7f * static_cast<float>(i)));
+  }
+  for (std::int64_t t = 0; t < kSequenceLength; ++t) {
+    for (std::int64_t b = 0; b < kSequenceCount; ++b) {
+      const bool padding = b == 1 && t >= 4;
+      batch.actions.push_back(padding ? 0.0f : static_cast<float>((t + b) % kSequenceActions));
+      batch.rewards.push_back(padding ? 0.0f : 1.0f + static_cast<float>(t) + 10.0f * b);
+    }
+  }
+  batch.states.assign(static_cast<std::size_t>(kSequenceCount * state_size), 0.0f);
+  for (std::int64_t i = state_size; i < 2 * state_size; ++i) batch.states[i] = 0.3f;
+  batch.steps = {kSequenceLength, 4};
+  batch.terminated = {0, 1};
+  batch.episode_start = {1, 0};
+  batch.indices = {0, 1};
+  batch.weights = {1.0f, 1.0f};
+  return batch;
+}
+
+SequenceTensors sequence_tensors_of(replay::SequenceBatch& batch, std::int64_t state_size) {
+  return {torch::from_blob(batch.observations.data(), {(kSequenceLength + 1) * kSequenceCount, kSequenceObservation})
+              .clone(),
+          torch::from_blob(batch.states.data(), {kSequenceCount, state_size}).clone(),
+          torch::from_blob(batch.weights.data(), {kSequenceCount}).clone()};
+}
+
+TEST(R2d2LossTest, BurnInStepsPassNoGradientUnlessTheSequenceBeginsAnEpisode) {
+  nn::RecurrentQNetwork online = make_recurrent_q_network(), target = make_recurrent_q_network();
+  replay::SequenceBatch batch = hand_made_sequences(online->state_size());
+  SequenceTensors tensors = sequence_tensors_of(batch, online->state_size());
+  tensors.observations.requires_grad_(true);
+  R2d2LossOptions options;
+  options.burn_in = 2;
+  options.n_step = 2;
+  r2d2_loss(*online, *target, batch, tensors, options).loss.backward();
+  const at::Tensor gradient =
+      tensors.observations.grad().view({kSequenceLength + 1, kSequenceCount, kSequenceObservation}).abs().sum(2);
+  for (std::int64_t t = 0; t < 2; ++t) {
+    EXPECT_GT(gradient[t][0].item<float>(), 0.0f) << "step " << t;  // an episode's start: trained
+    EXPECT_EQ(gradient[t][1].item<float>(), 0.0f) << "step " << t;  // burn-in only
+  }
+  for (std::int64_t t = 2; t < 4; ++t) {
+    EXPECT_GT(gradient[t][1].item<float>(), 0.0f) << "step " << t;
+  }
+  for (std::int64_t t = 4; t <= kSequenceLength; ++t) {  // padding, and the terminal observation
+    EXPECT_EQ(gradient[t][1].item<float>(), 0.0f) << "step " << t;
+  }
+}
+
+// With every weight zero the online network's Q is 0 and the target network's is its head's
+// bias c: the TD errors are the targets themselves, computed here by hand.
+TEST(R2d2LossTest, NStepTargetsWithinTheSequenceAndPriorities) {
+  nn::RecurrentQNetwork online = make_recurrent_q_network(), target = make_recurrent_q_network();
+  constexpr float c = 5.0f;
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : online->parameters()) p.zero_();
+    for (auto& p : target->parameters()) p.zero_();
+    target->advantage_head()->bias.fill_(c);
+  }
+  replay::SequenceBatch batch = hand_made_sequences(online->state_size());
+  const SequenceTensors tensors = sequence_tensors_of(batch, online->state_size());
+  R2d2LossOptions options;
+  options.burn_in = 2;
+  options.n_step = 3;
+  options.gamma = 0.5;
+  options.huber = false;
+  options.priority_eta = 0.25;
+  const R2d2Loss loss = r2d2_loss(*online, *target, batch, tensors, options);
+
+  // Sequence 0 (rewards 1..6, trained from step 0, not terminated: every target bootstraps).
+  // Sequence 1 (rewards 11..14, trained from step 2, terminated after step 3: no bootstrap).
+  const auto reward = [&](std::int64_t t, std::int64_t b) { return batch.rewards[t * kSequenceCount + b]; };
+  std::vector<double> errors[2];
+  for (std::int64_t t = 0; t < kSequenceLength; ++t) {
+    const std::int64_t m = std::min<std::int64_t>(3, kSequenceLength - t);
+    double g = 0, discount = 1;
+    for (std::int64_t k = 0; k < m; ++k, discount *= 0.5) g += discount * reward(t + k, 0);
+    errors[0].push_back(g + discount * c);
+  }
+  errors[1].push_back(reward(2, 1) + 0.5 * reward(3, 1));  // step 2: 2 steps to the end
+  errors[1].push_back(reward(3, 1));                       // step 3: the last
+  double squares = 0, count = 0;
+  std::vector<double> expected_priorities;
+  for (const auto& sequence : errors) {
+    double largest = 0, sum = 0;
+    for (const double e : sequence) {
+      squares += e * e;
+      largest = std::max(largest, e);
+      sum += e;
+      ++count;
+    }
+    expected_priorities.push_back(0.25 * largest + 0.75 * sum / static_cast<double>(sequence.size()));
+  }
+  EXPECT_NEAR(loss.td_loss, squares / count, 1e-3);
+  ASSERT_EQ(loss.priorities.size(), 2u);
+  EXPECT_NEAR(loss.priorities[0], expected_priorities[0], 1e-4);
+  EXPECT_NEAR(loss.priorities[1], expected_priorities[1], 1e-4);
+  EXPECT_EQ(loss.q_values, 0.0);
+}
+
+}  // namespace
+}  // namespace mnrl::agents
