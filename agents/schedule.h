@@ -10,11 +10,4 @@ inline double scheduled(double initial, const std::string& schedule, double rema
   return schedule == "linear" ? initial * remaining : initial;
 }
 
-// SB3's exploration schedule: epsilon goes linearly from `initial` to `final` over the first
-// `fraction` of training (`progress` 0 -> 1), then stays at `final`.
-inline double linear_exploration(double initial, double final, double fraction, double progress) {
-  if (fraction <= 0 || progress >= fraction) return final;
-  return initial + (final - initial) * progress / fraction;
-}
-
 }  // namespace mnrl::agents

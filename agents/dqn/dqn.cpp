@@ -67,9 +67,8 @@ Dqn::Dqn(DqnOptions options, nn::QNetwork online, nn::QNetwork target,
 double Dqn::epsilon() const {
   if (fixed_epsilon_) return *fixed_epsilon_;
   if (options_.distribution.noisy) return 0.0;
-  return linear_exploration(options_.exploration_initial_eps, options_.exploration_final_eps,
-                            options_.exploration_fraction,
-                            static_cast<double>(env_steps_) / static_cast<double>(total_steps_));
+  return options_.exploration.epsilon(static_cast<double>(env_steps_) /
+                                      static_cast<double>(total_steps_));
 }
 
 void Dqn::act(core::ConstTypedPtr observations, const ActionsOut& out) {
@@ -343,7 +342,7 @@ void Dqn::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
   act_greedy(observations, batch, out);
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   for (std::int64_t i = 0; i < batch; ++i) {
-    if (exploration_rng_.uniform() < options_.exploration_final_eps) {
+    if (exploration_rng_.uniform() < options_.exploration.final_eps) {
       out.indices[i] = static_cast<std::int64_t>(exploration_rng_.below(num_actions));
     }
   }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "agents/dqn/return_distribution_options.h"
+#include "agents/epsilon_greedy_options.h"
 #include "core/config.h"
 
 namespace mnrl::agents {
@@ -24,9 +25,7 @@ struct DqnOptions {
   std::int64_t train_freq = 4;                  // vector-env steps between updates
   std::int64_t gradient_steps = 1;              // gradient steps per update
   std::int64_t target_update_interval = 10000;  // env steps between target updates
-  double exploration_fraction = 0.1;            // share of training over which epsilon decays
-  double exploration_initial_eps = 1.0;
-  double exploration_final_eps = 0.05;
+  EpsilonGreedyOptions exploration;  // its keys sit in the section itself
   double max_grad_norm = 10.0;  // global gradient-norm clip
   // Adam's epsilon; 0: LibTorch's 1e-8 for DQN, 0.01 / batch_size for a return distribution
   // (the C51 and QR-DQN papers', SB3-contrib's QR-DQN, Dopamine's).
@@ -57,12 +56,7 @@ struct DqnOptions {
     v.field("gradient_steps", gradient_steps, "gradient steps per update", core::at_least(1));
     v.field("target_update_interval", target_update_interval,
             "env steps between target network updates", core::at_least(1));
-    v.field("exploration_fraction", exploration_fraction,
-            "fraction of training over which epsilon decays", core::between(0, 1));
-    v.field("exploration_initial_eps", exploration_initial_eps, "epsilon at the start",
-            core::between(0, 1));
-    v.field("exploration_final_eps", exploration_final_eps, "epsilon after the decay",
-            core::between(0, 1));
+    exploration.visit(v);
     v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));
     v.field("adam_eps", adam_eps,
             "Adam's epsilon; 0 = 1e-8, or 0.01 / batch_size with a return distribution",

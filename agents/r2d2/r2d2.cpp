@@ -42,9 +42,8 @@ R2d2::R2d2(R2d2Options options, nn::RecurrentQNetwork online, nn::RecurrentQNetw
 }
 
 double R2d2::epsilon() const {
-  return linear_exploration(options_.exploration_initial_eps, options_.exploration_final_eps,
-                            options_.exploration_fraction,
-                            static_cast<double>(env_steps_) / static_cast<double>(total_steps_));
+  return options_.exploration.epsilon(static_cast<double>(env_steps_) /
+                                      static_cast<double>(total_steps_));
 }
 
 at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state) {
@@ -115,7 +114,8 @@ Statistics R2d2::update(const TrainingProgress& progress) {
   const std::int64_t n = options_.batch_size;
   double loss_sum = 0.0, q_sum = 0.0;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
-    replay_->sample(replay_rng_, n, 1.0 - progress.remaining(), batch_);
+    replay_->sample(replay_rng_, n,
+                    replay::annealed_beta(options_.per_beta0, 1.0 - progress.remaining()), batch_);
     const std::int64_t positions = replay_->options().length + 1;
     const SequenceTensors tensors{
         at::from_blob(batch_.observations.data(), {positions * n, observation_size_}, at::kFloat),
@@ -168,7 +168,7 @@ void R2d2::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
   act_greedy(observations, batch, out);
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   for (std::int64_t i = 0; i < batch; ++i) {
-    if (exploration_rng_.uniform() < options_.exploration_final_eps) {
+    if (exploration_rng_.uniform() < options_.exploration.final_eps) {
       out.indices[i] = static_cast<std::int64_t>(exploration_rng_.below(num_actions));
     }
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "agents/epsilon_greedy_options.h"
 #include "core/config.h"
 
 namespace mnrl::agents {
@@ -36,10 +37,7 @@ struct R2d2Options {
   std::int64_t train_freq = 4;                 // vector-env steps between updates (as DQN's)
   std::int64_t gradient_steps = 1;             // gradient steps per update
   std::int64_t target_update_interval = 2500;  // gradient steps between target copies
-  // Epsilon-greedy in one process (as DQN's schedule; Ape-X's actors would fix their own).
-  double exploration_fraction = 0.1;
-  double exploration_initial_eps = 1.0;
-  double exploration_final_eps = 0.05;
+  EpsilonGreedyOptions exploration;  // DQN's schedule; its keys sit in the section itself
 
   std::int64_t sequence_period() const { return period > 0 ? period : std::max<std::int64_t>(1, seq_len / 2); }
 
@@ -69,12 +67,7 @@ struct R2d2Options {
     v.field("gradient_steps", gradient_steps, "gradient steps per update", core::at_least(1));
     v.field("target_update_interval", target_update_interval,
             "gradient steps between target network copies", core::at_least(1));
-    v.field("exploration_fraction", exploration_fraction,
-            "fraction of training over which epsilon decays", core::between(0, 1));
-    v.field("exploration_initial_eps", exploration_initial_eps, "epsilon at the start",
-            core::between(0, 1));
-    v.field("exploration_final_eps", exploration_final_eps, "epsilon after the decay",
-            core::between(0, 1));
+    exploration.visit(v);
   }
 };
 

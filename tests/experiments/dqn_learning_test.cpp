@@ -50,8 +50,8 @@ double best_dqn_evaluation(const std::string& config, int seed, std::int64_t bud
     EXPECT_GT(metrics.count[name], 0) << name;
   }
   const auto& dqn = options.hyperparameters<agents::DqnOptions>();
-  if (result.steps >= static_cast<std::int64_t>(dqn.exploration_fraction * budget)) {
-    EXPECT_DOUBLE_EQ(metrics.last["charts/epsilon"], dqn.exploration_final_eps);
+  if (result.steps >= static_cast<std::int64_t>(dqn.exploration.fraction * budget)) {
+    EXPECT_DOUBLE_EQ(metrics.last["charts/epsilon"], dqn.exploration.final_eps);
   }
   // The buffer holds every transition up to its capacity; the size was last reported at the
   // last update, at most train_freq steps (and n - 1 pending n-step transitions) before the end.

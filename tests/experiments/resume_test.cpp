@@ -110,6 +110,14 @@ std::vector<ResumeCase> resume_cases() {
                   "network.recurrent.hidden_size=16"},
                  4000,
                  1000},
+      // R2D2: each env's memory and sequence in progress, the stored sequences and their
+      // priorities, with checkpoints mid-sequence and mid-episode.
+      ResumeCase{"r2d2",
+                 "cartpole_novel_r2d2.yaml",
+                 {"train.eval_interval=1000", "r2d2.learning_starts=500",
+                  "network.recurrent.hidden_size=16", "r2d2.batch_size=8"},
+                 4000,
+                 1000},
       // IMPALA in one process: its trajectories' memories as PPO's rollout's.
       ResumeCase{"impala_lstm",
                  "cartpole_novel_impala_lstm.yaml",
