@@ -57,10 +57,12 @@ void Priorities::set_weight(std::int64_t slot, double weight) {
   mins_.set(slot, weight);
 }
 
-void Priorities::add(std::int64_t slot) { set_weight(slot, std::pow(max_priority_, options_.alpha)); }
+void Priorities::add(std::int64_t slot) {
+  set_weight(slot, std::pow(max_priority_, options_.alpha));
+}
 
-void Priorities::sample(core::Rng& rng, std::int64_t batch_size, double beta,
-                        std::int64_t* slots, float* weights) const {
+void Priorities::sample(core::Rng& rng, std::int64_t batch_size, double beta, std::int64_t* slots,
+                        float* weights) const {
   if (sums_.total() == 0.0) throw std::logic_error(owner_ + "::sample: the buffer is empty");
   if (batch_size < 0) {
     throw std::invalid_argument(owner_ + "::sample: negative batch_size " +
@@ -91,14 +93,12 @@ void Priorities::update(const std::int64_t* slots, const float* td_errors, std::
   }
   for (std::int64_t k = 0; k < count; ++k) {
     if (slots[k] < 0 || slots[k] >= stored) {
-      throw std::invalid_argument(owner_ + "::update_priorities: slot " +
-                                  std::to_string(slots[k]) + " is outside the " +
-                                  std::to_string(stored) + " stored items");
+      throw std::invalid_argument(owner_ + "::update_priorities: slot " + std::to_string(slots[k]) +
+                                  " is outside the " + std::to_string(stored) + " stored items");
     }
     if (!std::isfinite(td_errors[k])) {
-      throw std::invalid_argument(owner_ + "::update_priorities: TD error " +
-                                  format(td_errors[k]) + " for slot " + std::to_string(slots[k]) +
-                                  " is not finite");
+      throw std::invalid_argument(owner_ + "::update_priorities: TD error " + format(td_errors[k]) +
+                                  " for slot " + std::to_string(slots[k]) + " is not finite");
     }
   }
   for (std::int64_t k = 0; k < count; ++k) {

@@ -49,13 +49,14 @@ void SequenceReplay::copy_observation(core::ConstTypedPtr rows, std::int64_t env
     return;
   }
   const std::uint8_t* bytes = rows.bytes() + env * size;
-  for (std::int64_t i = 0; i < size; ++i) out[i] = static_cast<float>(bytes[i]) * options_.byte_scale;
+  for (std::int64_t i = 0; i < size; ++i)
+    out[i] = static_cast<float>(bytes[i]) * options_.byte_scale;
 }
 
 void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* states,
                               const float* actions, const float* rewards,
-                              core::ConstTypedPtr next_observations,
-                              const std::uint8_t* terminated, const std::uint8_t* truncated,
+                              core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
+                              const std::uint8_t* truncated,
                               core::ConstTypedPtr final_observations) {
   const std::int64_t length = options_.length, size = options_.observation_size;
   const std::int64_t state = options_.state_size;
@@ -63,7 +64,8 @@ void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* sta
   for (std::int64_t env = 0; env < options_.num_envs; ++env) {
     const auto e = static_cast<std::size_t>(env);
     const std::int64_t t = open_steps_[e];
-    copy_observation(observations, env, &open_observations_[static_cast<std::size_t>((env * length + t) * size)]);
+    copy_observation(observations, env,
+                     &open_observations_[static_cast<std::size_t>((env * length + t) * size)]);
     std::copy_n(states + env * state, state,
                 &open_states_[static_cast<std::size_t>((env * length + t) * state)]);
     open_actions_[static_cast<std::size_t>(env * length + t)] = actions[env];
@@ -145,8 +147,10 @@ void SequenceReplay::sample(core::Rng& rng, std::int64_t batch_size, double beta
                   &out.observations[static_cast<std::size_t>((t * n + b) * size)]);
     }
     for (std::int64_t t = 0; t < length; ++t) {
-      out.actions[static_cast<std::size_t>(t * n + b)] = actions_[static_cast<std::size_t>(slot * length + t)];
-      out.rewards[static_cast<std::size_t>(t * n + b)] = rewards_[static_cast<std::size_t>(slot * length + t)];
+      out.actions[static_cast<std::size_t>(t * n + b)] =
+          actions_[static_cast<std::size_t>(slot * length + t)];
+      out.rewards[static_cast<std::size_t>(t * n + b)] =
+          rewards_[static_cast<std::size_t>(slot * length + t)];
     }
     std::copy_n(&states_[static_cast<std::size_t>(slot * state)], state,
                 &out.states[static_cast<std::size_t>(b * state)]);
@@ -170,7 +174,8 @@ void SequenceReplay::save_sequences(core::StateWriter& out) const {
   out.value(size_);
   out.value(next_slot_);
   const auto stored = static_cast<std::size_t>(size_);
-  out.values(observations_.data(), stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  out.values(observations_.data(),
+             stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
   out.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
   out.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
   out.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));
@@ -197,11 +202,12 @@ void SequenceReplay::load_sequences(core::StateReader& in) {
   const auto next_slot = in.value<std::int64_t>();
   if (size < 0 || size > o.capacity || next_slot < 0 || next_slot >= o.capacity ||
       (size < o.capacity && next_slot != size)) {
-    in.fail("sequence replay position " + std::to_string(size) + " / " +
-            std::to_string(next_slot) + " cannot occur");
+    in.fail("sequence replay position " + std::to_string(size) + " / " + std::to_string(next_slot) +
+            " cannot occur");
   }
   const auto stored = static_cast<std::size_t>(size);
-  in.values(observations_.data(), stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  in.values(observations_.data(),
+            stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
   in.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
   in.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
   in.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));

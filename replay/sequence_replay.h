@@ -33,14 +33,14 @@ struct SequenceBatch {
   // [length + 1][size][observation_size]: the observation before each step, then the one
   // after the last (the final observation where the episode ended); zero past the end.
   std::vector<float> observations;
-  std::vector<float> actions;              // [length][size] (Discrete indices as floats)
-  std::vector<float> rewards;              // [length][size], zero past the end
-  std::vector<float> states;               // [size][state_size]: the memory before step 0
-  std::vector<std::int64_t> steps;         // [size] steps that happened (the rest is padding)
-  std::vector<std::uint8_t> terminated;    // [size] the episode terminated at the last step
-  std::vector<std::uint8_t> episode_start; // [size] step 0 begins an episode (zero memory)
-  std::vector<std::int64_t> indices;       // [size] slots, for priority updates
-  std::vector<float> weights;              // [size] importance weights
+  std::vector<float> actions;               // [length][size] (Discrete indices as floats)
+  std::vector<float> rewards;               // [length][size], zero past the end
+  std::vector<float> states;                // [size][state_size]: the memory before step 0
+  std::vector<std::int64_t> steps;          // [size] steps that happened (the rest is padding)
+  std::vector<std::uint8_t> terminated;     // [size] the episode terminated at the last step
+  std::vector<std::uint8_t> episode_start;  // [size] step 0 begins an episode (zero memory)
+  std::vector<std::int64_t> indices;        // [size] slots, for priority updates
+  std::vector<float> weights;               // [size] importance weights
 };
 
 // R2D2's replay (Kapturowski et al. 2019): fixed-length sequences of each env's steps with the

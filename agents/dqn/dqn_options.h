@@ -25,7 +25,7 @@ struct DqnOptions {
   std::int64_t train_freq = 4;                  // vector-env steps between updates
   std::int64_t gradient_steps = 1;              // gradient steps per update
   std::int64_t target_update_interval = 10000;  // env steps between target updates
-  EpsilonGreedyOptions exploration;  // its keys sit in the section itself
+  EpsilonGreedyOptions exploration;             // its keys sit in the section itself
   double max_grad_norm = 10.0;  // global gradient-norm clip
   // Adam's epsilon; 0: LibTorch's 1e-8 for DQN, 0.01 / batch_size for a return distribution
   // (the C51 and QR-DQN papers', SB3-contrib's QR-DQN, Dopamine's).

@@ -48,8 +48,8 @@ double R2d2::epsilon() const {
 
 at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state) {
   c10::InferenceMode inference;
-  const at::Tensor inputs = at::from_blob(const_cast<float*>(observations),
-                                          {batch, observation_size_}, at::kFloat);
+  const at::Tensor inputs =
+      at::from_blob(const_cast<float*>(observations), {batch, observation_size_}, at::kFloat);
   // A zero memory is an episode's start already: no restart flags.
   return online_->forward(inputs, at::zeros({batch}, at::kFloat), state, &state);
 }
@@ -61,9 +61,9 @@ void R2d2::write_argmax(const at::Tensor& q, std::int64_t* out) {
 
 void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
   const float byte_scale = replay_->options().byte_scale;
-  const float* inputs = core::as_floats(
-      observations, static_cast<std::size_t>(num_envs_ * observation_size_), input_floats_,
-      byte_scale);
+  const float* inputs =
+      core::as_floats(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
+                      input_floats_, byte_scale);
   last_observations_ = core::TypedRows(observations.dtype(), static_cast<std::size_t>(num_envs_),
                                        static_cast<std::size_t>(observation_size_));
   core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
@@ -144,11 +144,10 @@ void R2d2::update_target() {
   target_parameters_->values().copy_(parameters_->values());
 }
 
-void R2d2::act_greedy(core::ConstTypedPtr observations, std::int64_t batch,
-                      const ActionsOut& out) {
-  const float* inputs = core::as_floats(
-      observations, static_cast<std::size_t>(batch * observation_size_), input_floats_,
-      replay_->options().byte_scale);
+void R2d2::act_greedy(core::ConstTypedPtr observations, std::int64_t batch, const ActionsOut& out) {
+  const float* inputs =
+      core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
+                      input_floats_, replay_->options().byte_scale);
   // The evaluation's own memory: rows whose episode starts (all, at first) from zero.
   if (!evaluation_state_.defined() || evaluation_state_.size(0) != batch) {
     evaluation_state_ = at::zeros({batch, online_->state_size()}, at::kFloat);
@@ -174,8 +173,8 @@ void R2d2::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
   }
 }
 
-void R2d2::evaluation_episodes_ended(const std::uint8_t* terminated,
-                                     const std::uint8_t* truncated, std::int64_t batch) {
+void R2d2::evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
+                                     std::int64_t batch) {
   if (static_cast<std::int64_t>(evaluation_starts_.size()) != batch) return;
   for (std::int64_t i = 0; i < batch; ++i) {
     if (terminated[i] || truncated[i]) evaluation_starts_[static_cast<std::size_t>(i)] = 1;
@@ -186,21 +185,26 @@ template <class Fields>
 void R2d2::state_fields(Fields& fields) {
   fields.tag("r2d2");
   fields(nn::tensor_values(parameters_->values()), nn::tensor_values(target_parameters_->values()),
-         nn::optimizer_state(*optimizer_), nn::tensor_values(states_), *replay_,
-         exploration_rng_, replay_rng_, env_steps_, vector_steps_, gradient_steps_);
+         nn::optimizer_state(*optimizer_), nn::tensor_values(states_), *replay_, exploration_rng_,
+         replay_rng_, env_steps_, vector_steps_, gradient_steps_);
 }
 
 void R2d2::save_state(core::StateWriter& out) const { core::save_fields(out, *this); }
 
 void R2d2::load_state(core::StateReader& in) {
   core::load_fields(in, *this);
-  // Until load_replay(): the replay restarts empty and refills as at the start of a run.
-  min_replay_size_ = 1;
+  // Until load_replay(): the replay restarts empty, and updates wait for the sequences
+  // learning_starts env steps make, as at the start of a run.
+  min_replay_size_ = std::max<std::int64_t>(
+      1, std::min(options_.learning_starts / options_.sequence_period(), options_.buffer_size));
 }
 
 void R2d2::save_replay(core::StateWriter& out) const { replay_->save_sequences(out); }
 
-void R2d2::load_replay(core::StateReader& in) { replay_->load_sequences(in); }
+void R2d2::load_replay(core::StateReader& in) {
+  replay_->load_sequences(in);
+  min_replay_size_ = 1;
+}
 
 std::string R2d2::export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const {
   const nn::RecurrentQNetworkOptions& options = online_->options;

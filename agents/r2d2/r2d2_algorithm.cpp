@@ -22,9 +22,8 @@ class R2d2Algorithm final : public AlgorithmOf<R2d2Options> {
  protected:
   void check_options(const R2d2Options& r2d2, const AgentCheck& check) const override {
     if (!envs::is_discrete(check.spec.action_space)) {
-      throw check.document.error_at("algo", "algo: r2d2 needs Discrete actions; '" +
-                                                check.env.id + "' has " +
-                                                envs::describe(check.spec.action_space));
+      throw check.document.error_at("algo", "algo: r2d2 needs Discrete actions; '" + check.env.id +
+                                                "' has " + envs::describe(check.spec.action_space));
     }
     if (!check.network.recurrent.on()) {
       throw check.document.error_at(
@@ -38,11 +37,11 @@ class R2d2Algorithm final : public AlgorithmOf<R2d2Options> {
                                         std::to_string(r2d2.buffer_size) + " sequences");
     }
     if (r2d2.period > r2d2.burn_in + r2d2.seq_len) {
-      throw check.document.error_at(
-          "r2d2.period", "r2d2.period = " + std::to_string(r2d2.period) +
-                             " is longer than a sequence (burn_in + seq_len = " +
-                             std::to_string(r2d2.burn_in + r2d2.seq_len) +
-                             "): steps between sequences would never be stored");
+      throw check.document.error_at("r2d2.period",
+                                    "r2d2.period = " + std::to_string(r2d2.period) +
+                                        " is longer than a sequence (burn_in + seq_len = " +
+                                        std::to_string(r2d2.burn_in + r2d2.seq_len) +
+                                        "): steps between sequences would never be stored");
     }
   }
 
@@ -87,8 +86,8 @@ class R2d2Algorithm final : public AlgorithmOf<R2d2Options> {
   void scale(R2d2Options& r2d2, double factor) const override { r2d2.learning_rate *= factor; }
 
   StoredTransitions stored(const R2d2Options& r2d2, std::int64_t) const override {
-    return {"r2d2.buffer_size",
-            static_cast<double>(r2d2.buffer_size) * static_cast<double>(r2d2.burn_in + r2d2.seq_len + 1)};
+    return {"r2d2.buffer_size", static_cast<double>(r2d2.buffer_size) *
+                                    static_cast<double>(r2d2.burn_in + r2d2.seq_len + 1)};
   }
 };
 

@@ -41,7 +41,8 @@ R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl&
         online.forward(tensors.observations.narrow(0, 0, burn_in * n),
                        no_starts.narrow(0, 0, burn_in * n), tensors.states, &after_burn_in);
     std::vector<float> starts(static_cast<std::size_t>(n));
-    for (std::int64_t b = 0; b < n; ++b) starts[static_cast<std::size_t>(b)] = batch.episode_start[static_cast<std::size_t>(b)];
+    for (std::int64_t b = 0; b < n; ++b)
+      starts[static_cast<std::size_t>(b)] = batch.episode_start[static_cast<std::size_t>(b)];
     const at::Tensor begins_episode =
         at::from_blob(starts.data(), {n, 1}, at::kFloat).to(device, at::kBool, false, true);
     const at::Tensor carried = at::where(begins_episode, after_burn_in, after_burn_in.detach());
@@ -100,14 +101,17 @@ R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl&
   const at::Tensor trained = to_device(mask);
   const at::Tensor actions_taken =
       at::from_blob(taken.data(), {length, n, 1}, at::kLong).to(device, false, true);
-  const at::Tensor q_taken =
-      online_q.view({positions, n, actions}).narrow(0, 0, length).gather(2, actions_taken).squeeze(2);
+  const at::Tensor q_taken = online_q.view({positions, n, actions})
+                                 .narrow(0, 0, length)
+                                 .gather(2, actions_taken)
+                                 .squeeze(2);
   const at::Tensor errors = q_taken - target_values;
-  const at::Tensor per_step =
-      options.huber ? at::huber_loss(q_taken, target_values, at::Reduction::None, 1.0)
-                    : errors * errors;
+  const at::Tensor per_step = options.huber
+                                  ? at::huber_loss(q_taken, target_values, at::Reduction::None, 1.0)
+                                  : errors * errors;
   const at::Tensor weighted = per_step * trained * tensors.weights.view({1, n});
-  const double trained_steps = std::max(1.0, static_cast<double>(std::count(mask.begin(), mask.end(), 1.0f)));
+  const double trained_steps =
+      std::max(1.0, static_cast<double>(std::count(mask.begin(), mask.end(), 1.0f)));
   R2d2Loss result;
   result.loss = weighted.sum() / trained_steps;
   result.td_loss = result.loss.item<double>();

@@ -27,10 +27,10 @@ struct SequenceTensors {
 };
 
 struct R2d2Loss {
-  at::Tensor loss;               // to differentiate
-  std::vector<float> priorities; // per sequence: eta max |delta| + (1 - eta) mean |delta|
-  double td_loss = 0.0;          // the loss's value
-  double q_values = 0.0;         // mean Q of the trained steps' actions
+  at::Tensor loss;                // to differentiate
+  std::vector<float> priorities;  // per sequence: eta max |delta| + (1 - eta) mean |delta|
+  double td_loss = 0.0;           // the loss's value
+  double q_values = 0.0;          // mean Q of the trained steps' actions
 };
 
 // R2D2's loss on sampled sequences: both networks replay each sequence from the memory stored

@@ -37,9 +37,11 @@ struct R2d2Options {
   std::int64_t train_freq = 4;                 // vector-env steps between updates (as DQN's)
   std::int64_t gradient_steps = 1;             // gradient steps per update
   std::int64_t target_update_interval = 2500;  // gradient steps between target copies
-  EpsilonGreedyOptions exploration;  // DQN's schedule; its keys sit in the section itself
+  EpsilonGreedyOptions exploration;            // DQN's schedule; its keys sit in the section itself
 
-  std::int64_t sequence_period() const { return period > 0 ? period : std::max<std::int64_t>(1, seq_len / 2); }
+  std::int64_t sequence_period() const {
+    return period > 0 ? period : std::max<std::int64_t>(1, seq_len / 2);
+  }
 
   void visit(core::ConfigVisitor& v) {
     v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
@@ -50,8 +52,8 @@ struct R2d2Options {
     v.field("burn_in", burn_in, "steps replayed before the trained ones to refresh the memory",
             core::at_least(0));
     v.field("seq_len", seq_len, "trained steps per sequence", core::at_least(1));
-    v.field("period", period,
-            "steps between the starts of an env's sequences; 0 = seq_len / 2", core::at_least(0));
+    v.field("period", period, "steps between the starts of an env's sequences; 0 = seq_len / 2",
+            core::at_least(0));
     v.field("gamma", gamma, "discount factor", core::between(0, 1));
     v.field("n_step", n_step, "n-step returns (within a sequence)", core::at_least(1));
     v.field("double_q", double_q, "Double DQN targets");

@@ -2,14 +2,14 @@
 // each episode's return: `play policy.pt CartPoleNoVel-v1 [EPISODES]`. A recurrent policy's
 // memory (network.recurrent) is carried from step to step and starts from zero with each
 // episode. Needs LibTorch and mnrl's env layer (mnrl::envs), not mnrl's training.
+#include <torch/script.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <torch/script.h>
 
 #include "envs/registry.h"
 #include "envs/space.h"

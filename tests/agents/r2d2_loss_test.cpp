@@ -14,12 +14,13 @@
 namespace mnrl::agents {
 namespace {
 
-constexpr std::int64_t kSequenceLength = 6, kSequenceCount = 2, kSequenceObservation = 3, kSequenceActions = 2;
+constexpr std::int64_t kSequenceLength = 6, kSequenceCount = 2, kSequenceObservation = 3,
+                       kSequenceActions = 2;
 
 nn::RecurrentQNetwork make_recurrent_q_network() {
   torch::manual_seed(11);
-  return nn::RecurrentQNetwork(nn::RecurrentQNetworkOptions(
-                                   kSequenceObservation, kSequenceActions, nn::RecurrentCoreOptions(0, 8))
+  return nn::RecurrentQNetwork(nn::RecurrentQNetworkOptions(kSequenceObservation, kSequenceActions,
+                                                            nn::RecurrentCoreOptions(0, 8))
                                    .hidden_sizes({16}));
 }
 
@@ -49,7 +50,8 @@ replay::SequenceBatch hand_made_sequences(std::int64_t state_size) {
 }
 
 SequenceTensors sequence_tensors_of(replay::SequenceBatch& batch, std::int64_t state_size) {
-  return {torch::from_blob(batch.observations.data(), {(kSequenceLength + 1) * kSequenceCount, kSequenceObservation})
+  return {torch::from_blob(batch.observations.data(),
+                           {(kSequenceLength + 1) * kSequenceCount, kSequenceObservation})
               .clone(),
           torch::from_blob(batch.states.data(), {kSequenceCount, state_size}).clone(),
           torch::from_blob(batch.weights.data(), {kSequenceCount}).clone()};
@@ -64,8 +66,10 @@ TEST(R2d2LossTest, BurnInStepsPassNoGradientUnlessTheSequenceBeginsAnEpisode) {
   options.burn_in = 2;
   options.n_step = 2;
   r2d2_loss(*online, *target, batch, tensors, options).loss.backward();
-  const at::Tensor gradient =
-      tensors.observations.grad().view({kSequenceLength + 1, kSequenceCount, kSequenceObservation}).abs().sum(2);
+  const at::Tensor gradient = tensors.observations.grad()
+                                  .view({kSequenceLength + 1, kSequenceCount, kSequenceObservation})
+                                  .abs()
+                                  .sum(2);
   for (std::int64_t t = 0; t < 2; ++t) {
     EXPECT_GT(gradient[t][0].item<float>(), 0.0f) << "step " << t;  // an episode's start: trained
     EXPECT_EQ(gradient[t][1].item<float>(), 0.0f) << "step " << t;  // burn-in only
@@ -101,7 +105,9 @@ TEST(R2d2LossTest, NStepTargetsWithinTheSequenceAndPriorities) {
 
   // Sequence 0 (rewards 1..6, trained from step 0, not terminated: every target bootstraps).
   // Sequence 1 (rewards 11..14, trained from step 2, terminated after step 3: no bootstrap).
-  const auto reward = [&](std::int64_t t, std::int64_t b) { return batch.rewards[t * kSequenceCount + b]; };
+  const auto reward = [&](std::int64_t t, std::int64_t b) {
+    return batch.rewards[t * kSequenceCount + b];
+  };
   std::vector<double> errors[2];
   for (std::int64_t t = 0; t < kSequenceLength; ++t) {
     const std::int64_t m = std::min<std::int64_t>(3, kSequenceLength - t);
@@ -121,7 +127,8 @@ TEST(R2d2LossTest, NStepTargetsWithinTheSequenceAndPriorities) {
       sum += e;
       ++count;
     }
-    expected_priorities.push_back(0.25 * largest + 0.75 * sum / static_cast<double>(sequence.size()));
+    expected_priorities.push_back(0.25 * largest +
+                                  0.75 * sum / static_cast<double>(sequence.size()));
   }
   EXPECT_NEAR(loss.td_loss, squares / count, 1e-3);
   ASSERT_EQ(loss.priorities.size(), 2u);

@@ -192,11 +192,11 @@ INSTANTIATE_TEST_SUITE_P(
                         "env:\n  id: MinAtar/Breakout-v1\nnetwork:\n  cnn_channels: [8]\n",
                         "",
                         {"network.cnn_channels", "x.yaml:4", "set network.encoder"}},
-        ConfigErrorCase{
-            "SacWithAConvEncoder",
-            "algo: sac\nenv:\n  id: Pendulum-v1\nnetwork:\n  encoder: nature_cnn\n",
-            "",
-            {"network.encoder", "x.yaml:5", "works with a2c, a3c, apex_dqn, dqn, impala, ppo and r2d2"}},
+        ConfigErrorCase{"SacWithAConvEncoder",
+                        "algo: sac\nenv:\n  id: Pendulum-v1\nnetwork:\n  encoder: nature_cnn\n",
+                        "",
+                        {"network.encoder", "x.yaml:5",
+                         "works with a2c, a3c, apex_dqn, dqn, impala, ppo and r2d2"}},
         ConfigErrorCase{"RecurrentNetworkForDqn",
                         "algo: dqn\nnetwork:\n  recurrent:\n    type: lstm\n",
                         "",
@@ -206,21 +206,24 @@ INSTANTIATE_TEST_SUITE_P(
                         "algo: r2d2\nenv:\n  id: CartPoleNoVel-v1\n",
                         "",
                         {"network.recurrent.type", "r2d2 learns a recurrent Q-network"}},
-        ConfigErrorCase{"R2d2PeriodLongerThanASequence",
-                        "algo: r2d2\nnetwork:\n  recurrent:\n    type: gru\nr2d2:\n"
-                        "  burn_in: 4\n  seq_len: 8\n  period: 13\n",
-                        "",
-                        {"r2d2.period", "x.yaml:8", "longer than a sequence (burn_in + seq_len = 12)"}},
-        ConfigErrorCase{"RecurrentSequencesNotDividingTheRollout",
-                        "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: gru\nppo:\n"
-                        "  n_steps: 32\n  batch_size: 64\n  seq_len: 12\n",
-                        "",
-                        {"ppo.seq_len", "x.yaml:9", "ppo.seq_len = 12 does not divide ppo.n_steps = 32"}},
-        ConfigErrorCase{"RecurrentMinibatchNotWholeSequences",
-                        "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: lstm\nppo:\n"
-                        "  n_steps: 32\n  batch_size: 48\n",
-                        "",
-                        {"ppo.batch_size", "x.yaml:8", "not a whole number of sequences of ppo.seq_len = 32"}},
+        ConfigErrorCase{
+            "R2d2PeriodLongerThanASequence",
+            "algo: r2d2\nnetwork:\n  recurrent:\n    type: gru\nr2d2:\n"
+            "  burn_in: 4\n  seq_len: 8\n  period: 13\n",
+            "",
+            {"r2d2.period", "x.yaml:8", "longer than a sequence (burn_in + seq_len = 12)"}},
+        ConfigErrorCase{
+            "RecurrentSequencesNotDividingTheRollout",
+            "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: gru\nppo:\n"
+            "  n_steps: 32\n  batch_size: 64\n  seq_len: 12\n",
+            "",
+            {"ppo.seq_len", "x.yaml:9", "ppo.seq_len = 12 does not divide ppo.n_steps = 32"}},
+        ConfigErrorCase{
+            "RecurrentMinibatchNotWholeSequences",
+            "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: lstm\nppo:\n"
+            "  n_steps: 32\n  batch_size: 48\n",
+            "",
+            {"ppo.batch_size", "x.yaml:8", "not a whole number of sequences of ppo.seq_len = 32"}},
         ConfigErrorCase{"SharedTrunkOverSeparateMemories",
                         "network:\n  shared_trunk: true\n  recurrent:\n    type: lstm\n",
                         "",

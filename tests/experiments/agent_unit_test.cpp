@@ -119,11 +119,11 @@ INSTANTIATE_TEST_SUITE_P(
                   "cartpole_dqn.yaml",
                   {"dqn.learning_starts=64"},
                   {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
-        AgentCase{"r2d2",
-                  "cartpole_novel_r2d2.yaml",
-                  {"r2d2.learning_starts=64", "r2d2.batch_size=8",
-                   "network.recurrent.hidden_size=16"},
-                  {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        AgentCase{
+            "r2d2",
+            "cartpole_novel_r2d2.yaml",
+            {"r2d2.learning_starts=64", "r2d2.batch_size=8", "network.recurrent.hidden_size=16"},
+            {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
         // One process: one actor, its epsilon fixed, every transition prioritized.
         AgentCase{"apex_dqn",
                   "cartpole_apex.yaml",

@@ -79,7 +79,8 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
                 .find("env.wrappers: normalize_observation is not supported with algo: a3c"),
             std::string::npos);
   EXPECT_NE(config_error({"algo=a2d"})
-                .find("algo = 'a2d' is not one of: a2c, a3c, apex_dqn, ddpg, dqn, impala, ppo, r2d2, sac, td3"),
+                .find("algo = 'a2d' is not one of: a2c, a3c, apex_dqn, ddpg, dqn, impala, ppo, "
+                      "r2d2, sac, td3"),
             std::string::npos);
   EXPECT_NE(config_error({"a3c.workers=0"}).find("a3c.workers = 0 is out of range"),
             std::string::npos);

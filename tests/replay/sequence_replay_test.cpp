@@ -37,8 +37,8 @@ void step(SequenceReplay& replay, int k, int last, bool terminated) {
   const float action = static_cast<float>(k % 3), reward = static_cast<float>(k);
   const std::uint8_t ended_terminated = k == last && terminated;
   const std::uint8_t ended_truncated = k == last && !terminated;
-  replay.add_step(&observation, state, &action, &reward, &next, &ended_terminated,
-                  &ended_truncated, &final_observation);
+  replay.add_step(&observation, state, &action, &reward, &next, &ended_terminated, &ended_truncated,
+                  &final_observation);
 }
 
 // Every stored sequence, in slot order (equal priorities and one draw per slot: stratified
@@ -81,7 +81,7 @@ TEST(SequenceReplayTest, AnEpisodesLastSequenceIsPaddedAndTheNextEpisodeStartsAf
   const SequenceBatch batch = all_of(replay);
   const std::int64_t n = 2;
   EXPECT_EQ(batch.steps, (std::vector<std::int64_t>{2, 4}));
-  EXPECT_EQ(batch.terminated, (std::vector<std::uint8_t>{0, 0}));     // truncated: bootstrap
+  EXPECT_EQ(batch.terminated, (std::vector<std::uint8_t>{0, 0}));  // truncated: bootstrap
   EXPECT_EQ(batch.episode_start, (std::vector<std::uint8_t>{1, 1}));
   EXPECT_EQ(batch.observations[2 * n + 0], 101.0f);  // the final observation
   for (std::int64_t t = 2; t < 4; ++t) {
