@@ -64,8 +64,10 @@ void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
   const float* inputs =
       core::as_floats(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
                       input_floats_, byte_scale);
-  last_observations_ = core::TypedRows(observations.dtype(), static_cast<std::size_t>(num_envs_),
-                                       static_cast<std::size_t>(observation_size_));
+  if (last_observations_.dtype() != observations.dtype() || last_observations_.row_size() == 0) {
+    last_observations_ = core::TypedRows(observations.dtype(), static_cast<std::size_t>(num_envs_),
+                                         static_cast<std::size_t>(observation_size_));
+  }
   core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
                       last_observations_.data());
   acted_states_.assign(states_.data_ptr<float>(), states_.data_ptr<float>() + states_.numel());
