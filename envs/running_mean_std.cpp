@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace mnrl::envs {
@@ -33,6 +34,14 @@ void batch_moments(const T* rows, std::size_t num_rows, std::size_t size,
 
 RunningMeanStd::RunningMeanStd(std::size_t size)
     : mean_(size, 0.0), var_(size, 1.0), count_(kInitialCount) {}
+
+RunningMeanStd::RunningMeanStd(std::vector<double> mean, std::vector<double> var, double count)
+    : mean_(std::move(mean)), var_(std::move(var)), count_(count) {
+  if (mean_.size() != var_.size()) {
+    throw std::invalid_argument("RunningMeanStd: " + std::to_string(mean_.size()) + " means and " +
+                                std::to_string(var_.size()) + " variances");
+  }
+}
 
 void RunningMeanStd::update(const float* rows, std::size_t num_rows) {
   if (num_rows == 0) return;

@@ -15,6 +15,9 @@ namespace mnrl::envs {
 class RunningMeanStd {
  public:
   explicit RunningMeanStd(std::size_t size);
+  // Statistics gathered elsewhere (another process's), from their moments. Throws
+  // std::invalid_argument for mean and var of different sizes.
+  RunningMeanStd(std::vector<double> mean, std::vector<double> var, double count);
 
   std::size_t size() const { return mean_.size(); }
   const std::vector<double>& mean() const { return mean_; }

@@ -1,6 +1,7 @@
 #include "replay/sequence_replay.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -78,12 +79,20 @@ void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* sta
   }
 }
 
+std::int64_t SequenceReplay::claim_slot() {
+  const std::int64_t slot = next_slot_;
+  next_slot_ = (next_slot_ + 1) % options_.capacity;
+  size_ = std::min(size_ + 1, options_.capacity);
+  ++stored_total_;
+  return slot;
+}
+
 void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* after,
                            bool terminated, bool episode_ended) {
   const std::int64_t length = options_.length, size = options_.observation_size;
   const std::int64_t state = options_.state_size;
   const auto e = static_cast<std::size_t>(env);
-  const std::int64_t slot = next_slot_;
+  const std::int64_t slot = claim_slot();
   float* observations = &observations_[static_cast<std::size_t>(slot * (length + 1) * size)];
   const float* open = &open_observations_[static_cast<std::size_t>(env * length * size)];
   std::copy_n(open, steps * size, observations);
@@ -102,8 +111,6 @@ void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* af
   terminated_[s] = terminated;
   episode_start_[s] = open_episode_start_[e];
   priorities_.add(slot);
-  next_slot_ = (next_slot_ + 1) % options_.capacity;
-  size_ = std::min(size_ + 1, options_.capacity);
 
   if (episode_ended) {
     open_steps_[e] = 0;
@@ -127,12 +134,24 @@ void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* af
 void SequenceReplay::sample(core::Rng& rng, std::int64_t batch_size, double beta,
                             SequenceBatch& out) {
   if (size_ == 0) throw std::logic_error("SequenceReplay::sample: the buffer is empty");
+  out.size = batch_size;
+  out.indices.resize(static_cast<std::size_t>(batch_size));
+  out.weights.resize(static_cast<std::size_t>(batch_size));
+  priorities_.sample(rng, batch_size, beta, out.indices.data(), out.weights.data());
+  copy_indexed(out);
+}
+
+void SequenceReplay::gather(const std::int64_t* slots, std::int64_t count,
+                            SequenceBatch& out) const {
+  out.size = count;
+  out.indices.assign(slots, slots + count);
+  out.weights.assign(static_cast<std::size_t>(count), 1.0f);
+  copy_indexed(out);
+}
+
+void SequenceReplay::copy_indexed(SequenceBatch& out) const {
   const std::int64_t length = options_.length, size = options_.observation_size;
-  const std::int64_t state = options_.state_size, n = batch_size;
-  out.size = n;
-  out.indices.resize(static_cast<std::size_t>(n));
-  out.weights.resize(static_cast<std::size_t>(n));
-  priorities_.sample(rng, n, beta, out.indices.data(), out.weights.data());
+  const std::int64_t state = options_.state_size, n = out.size;
   out.observations.resize(static_cast<std::size_t>((length + 1) * n * size));
   out.actions.resize(static_cast<std::size_t>(length * n));
   out.rewards.resize(static_cast<std::size_t>(length * n));
@@ -163,6 +182,62 @@ void SequenceReplay::sample(core::Rng& rng, std::int64_t batch_size, double beta
 
 void SequenceReplay::update_priorities(const SequenceBatch& batch, const float* priorities) {
   priorities_.update(batch.indices.data(), priorities, batch.size, size_);
+}
+
+std::int64_t SequenceReplay::row_floats() const {
+  const SequenceReplayOptions& o = options_;
+  return (o.length + 1) * o.observation_size + 2 * o.length + o.state_size + 4;
+}
+
+std::int64_t SequenceReplay::slot_of(std::int64_t ordinal) const {
+  const std::int64_t back = stored_total_ - ordinal;  // 1 for the newest
+  if (back < 1 || back > size_) throw std::out_of_range("SequenceReplay::slot_of: not stored");
+  return ((next_slot_ - back) % options_.capacity + options_.capacity) % options_.capacity;
+}
+
+void SequenceReplay::pack(std::int64_t slot, float priority, float* out) const {
+  const SequenceReplayOptions& o = options_;
+  const std::int64_t observations = (o.length + 1) * o.observation_size;
+  out =
+      std::copy_n(&observations_[static_cast<std::size_t>(slot * observations)], observations, out);
+  out = std::copy_n(&actions_[static_cast<std::size_t>(slot * o.length)], o.length, out);
+  out = std::copy_n(&rewards_[static_cast<std::size_t>(slot * o.length)], o.length, out);
+  out = std::copy_n(&states_[static_cast<std::size_t>(slot * o.state_size)], o.state_size, out);
+  const auto s = static_cast<std::size_t>(slot);
+  *out++ = static_cast<float>(steps_[s]);
+  *out++ = terminated_[s];
+  *out++ = episode_start_[s];
+  *out = priority;
+}
+
+void SequenceReplay::add_packed(const float* row) {
+  const SequenceReplayOptions& o = options_;
+  const std::int64_t observations = (o.length + 1) * o.observation_size;
+  const float* tail = row + observations + 2 * o.length + o.state_size;
+  const float steps = tail[0], terminated = tail[1], episode_start = tail[2], priority = tail[3];
+  const auto is_flag = [](float value) { return value == 0.0f || value == 1.0f; };
+  if (!(steps >= 1.0f && steps <= static_cast<float>(o.length)) || steps != std::floor(steps) ||
+      !is_flag(terminated) || !is_flag(episode_start) || !std::isfinite(priority) ||
+      priority < 0.0f) {
+    throw std::invalid_argument(
+        "a sequence of " + std::to_string(steps) + " steps (length " + std::to_string(o.length) +
+        "), terminated " + std::to_string(terminated) + ", episode start " +
+        std::to_string(episode_start) + ", priority " + std::to_string(priority));
+  }
+  const std::int64_t slot = claim_slot();
+  std::copy_n(row, observations, &observations_[static_cast<std::size_t>(slot * observations)]);
+  row += observations;
+  std::copy_n(row, o.length, &actions_[static_cast<std::size_t>(slot * o.length)]);
+  row += o.length;
+  std::copy_n(row, o.length, &rewards_[static_cast<std::size_t>(slot * o.length)]);
+  row += o.length;
+  std::copy_n(row, o.state_size, &states_[static_cast<std::size_t>(slot * o.state_size)]);
+  const auto s = static_cast<std::size_t>(slot);
+  steps_[s] = static_cast<std::int64_t>(steps);
+  terminated_[s] = static_cast<std::uint8_t>(terminated);
+  episode_start_[s] = static_cast<std::uint8_t>(episode_start);
+  priorities_.add(slot);
+  priorities_.update(&slot, &priority, 1, size_);
 }
 
 void SequenceReplay::save_sequences(core::StateWriter& out) const {

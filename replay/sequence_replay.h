@@ -67,8 +67,25 @@ class SequenceReplay {
   // `batch_size` sequences drawn by priority into `out`, with importance weights at `beta`.
   // Throws std::logic_error when empty.
   void sample(core::Rng& rng, std::int64_t batch_size, double beta, SequenceBatch& out);
+  // The sequences in `slots` (each < size()) into `out`, with importance weights 1.
+  void gather(const std::int64_t* slots, std::int64_t count, SequenceBatch& out) const;
   // Each sampled sequence's new priority (R2D2's mix of its largest and mean |TD error|).
   void update_priorities(const SequenceBatch& batch, const float* priorities);
+
+  // Ape-X's actors and learner: sequences as rows of floats, each the observations, actions,
+  // rewards, the memory before step 0, the step count, terminated, episode_start and a
+  // priority. Observations travel as stored (floats, uint8 ones already scaled).
+  std::int64_t row_floats() const;
+  // Sequences stored since this replay was made; the `ordinal`th of them (counting from 0)
+  // lies in slot_of(ordinal) while it is among the last size() stored.
+  std::int64_t stored_total() const { return stored_total_; }
+  std::int64_t slot_of(std::int64_t ordinal) const;
+  // Slot `slot`'s sequence as a row, with `priority`, into `out` (row_floats() floats).
+  void pack(std::int64_t slot, float priority, float* out) const;
+  // Stores the sequence of a row pack() wrote, with its priority. Throws std::invalid_argument,
+  // storing nothing, for a malformed row (a step count outside [1, length], flags that are not
+  // 0 or 1, a priority that is not finite and >= 0).
+  void add_packed(const float* row);
 
   // The stored sequences and their priorities. load_sequences() throws core::StateError naming
   // the source for a state of other sizes or a malformed one; the contents are then
@@ -81,11 +98,16 @@ class SequenceReplay {
   // observation), and moves it on: emptied after an episode's end, else shifted by `period`.
   void store(std::int64_t env, std::int64_t steps, const float* after, bool terminated,
              bool episode_ended);
+  // Takes a slot for a new sequence (the oldest one's once full) and returns it.
+  std::int64_t claim_slot();
+  // out.indices' sequences into `out` (all but the indices and weights).
+  void copy_indexed(SequenceBatch& out) const;
   // One env's observation row (of `rows`, its `env`th) as floats into `out`.
   void copy_observation(core::ConstTypedPtr rows, std::int64_t env, float* out) const;
 
   SequenceReplayOptions options_;
   std::int64_t size_ = 0, next_slot_ = 0;
+  std::int64_t stored_total_ = 0;  // sequences stored since construction (not in the state)
   // Stored sequences, slot-major: [capacity][length + 1][observation_size], [capacity][length]
   // ..., [capacity][state_size], [capacity].
   std::vector<float> observations_, actions_, rewards_, states_;

@@ -21,10 +21,10 @@ class ApexAlgorithm final : public AlgorithmOf<ApexOptions> {
     check_dqn_options(apex.dqn(check.env.num_envs), "apex_dqn", check);
   }
 
-  // Explores with `epsilon`; an actor of several fixes its own (ApexOptions::actor_epsilon).
+  // Explores with `epsilon`; an actor of several fixes its own (ApexActorOptions::actor_epsilon).
   std::unique_ptr<Agent> make(const ApexOptions& apex, const AgentSetup& setup) const override {
     auto agent = make_dqn(apex.dqn(setup.num_envs), setup);
-    agent->fix_epsilon(apex.epsilon);
+    agent->fix_epsilon(apex.actors.epsilon);
     return agent;
   }
 

@@ -1,9 +1,10 @@
 #pragma once
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
+#include "agents/apex/apex_actor_options.h"
 #include "agents/dqn/dqn_options.h"
 #include "core/config.h"
 
@@ -31,24 +32,19 @@ struct ApexOptions {
   double per_beta0 = 0.4;                 // importance-sampling exponent, annealed to 1
   double per_eps = 1e-6;                  // added to |TD error|
   std::int64_t target_update_interval = 2500;  // learner updates between target copies
-  // Env steps the actors send per learner update at most: 0, as fast as the learner can (the
-  // paper); k > 0 bounds the learner to one update per k env steps received, DQN's replay
-  // ratio, so that a budget of env steps means the same on any machine.
-  std::int64_t steps_per_update = 0;
-  double epsilon = 0.4;        // actor i of N explores with epsilon^(1 + epsilon_alpha i/(N-1))
-  double epsilon_alpha = 7.0;  // (one actor: epsilon)
-  std::int64_t send_size = 50;           // transitions per message to the learner
-  std::int64_t broadcast_interval = 50;  // learner updates between sending the parameters
-  std::int64_t queue_size = 4;           // messages an actor may have in flight
+  ApexActorOptions actors;  // the actors' keys (steps_per_update, epsilon, send_size, ...)
   // The return's distribution (C51, QR-DQN, IQN) and noisy nets, as DQN's keys. With noisy
   // nets the actors still add their epsilons (epsilon: 0 leaves the noise alone).
   ReturnDistributionOptions distribution;
 
-  // Actor `actor` (0-based) of `actors`' epsilon.
-  double actor_epsilon(int actor, int actors) const {
-    if (actors <= 1) return epsilon;
-    return std::pow(epsilon, 1.0 + epsilon_alpha * actor / (actors - 1));
+  // The learner's replay is ready to sample once it holds this many transitions (DQN's
+  // warm-up: a replay smaller than learning_starts learns once it is full).
+  std::int64_t warm_items() const {
+    return std::max(std::min(learning_starts, buffer_size), batch_size);
   }
+
+  // An actor keeps no replay: its transitions go on to the learner.
+  void as_actor(std::int64_t) { buffer_size = batch_size; }
 
   // The DQN agent's options: every transition prioritized, a fixed epsilon (Dqn::fix_epsilon)
   // and, in one process (acting and learning in turn), an update every steps_per_update env
@@ -73,7 +69,7 @@ struct ApexOptions {
     dqn.distribution = distribution;
     dqn.tau = 1.0;
     dqn.gradient_steps = 1;
-    dqn.train_freq = std::max<std::int64_t>(1, steps_per_update / num_envs);
+    dqn.train_freq = actors.train_freq(num_envs);
     dqn.target_update_interval = target_update_interval * dqn.train_freq * num_envs;
     return dqn;
   }
@@ -95,17 +91,7 @@ struct ApexOptions {
     v.field("per_eps", per_eps, "added to |TD error| for priorities", core::greater_than(0));
     v.field("target_update_interval", target_update_interval,
             "learner updates between target network copies", core::at_least(1));
-    v.field("steps_per_update", steps_per_update,
-            "env steps received per learner update at most; 0 = as fast as it can",
-            core::at_least(0));
-    v.field("epsilon", epsilon, "base of the actors' epsilons", core::between(0, 1));
-    v.field("epsilon_alpha", epsilon_alpha, "spread of the actors' epsilons", core::at_least(0));
-    v.field("send_size", send_size, "transitions per message to the learner", core::at_least(1));
-    v.field("broadcast_interval", broadcast_interval,
-            "learner updates between sending the parameters to the actors", core::at_least(1));
-    v.field("queue_size", queue_size,
-            "messages an actor may have in flight before it waits for the learner",
-            core::at_least(1));
+    actors.visit(v, "transitions per message to the learner");
     distribution.visit(v);
   }
 };

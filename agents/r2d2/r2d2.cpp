@@ -6,7 +6,10 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "agents/r2d2/r2d2_loss.h"
 #include "agents/schedule.h"
@@ -42,6 +45,7 @@ R2d2::R2d2(R2d2Options options, nn::RecurrentQNetwork online, nn::RecurrentQNetw
 }
 
 double R2d2::epsilon() const {
+  if (fixed_epsilon_) return *fixed_epsilon_;
   return options_.exploration.epsilon(static_cast<double>(env_steps_) /
                                       static_cast<double>(total_steps_));
 }
@@ -106,24 +110,12 @@ Statistics R2d2::update(const TrainingProgress& progress) {
   const double learning_rate =
       scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
   nn::set_learning_rate(*optimizer_, learning_rate);
-  R2d2LossOptions loss_options;
-  loss_options.burn_in = options_.burn_in;
-  loss_options.gamma = options_.gamma;
-  loss_options.n_step = options_.n_step;
-  loss_options.double_q = options_.double_q;
-  loss_options.huber = options_.loss == "huber";
-  loss_options.priority_eta = options_.priority_eta;
   const std::int64_t n = options_.batch_size;
   double loss_sum = 0.0, q_sum = 0.0;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, n,
                     replay::annealed_beta(options_.per_beta0, 1.0 - progress.remaining()), batch_);
-    const std::int64_t positions = replay_->options().length + 1;
-    const SequenceTensors tensors{
-        at::from_blob(batch_.observations.data(), {positions * n, observation_size_}, at::kFloat),
-        at::from_blob(batch_.states.data(), {n, online_->state_size()}, at::kFloat),
-        at::from_blob(batch_.weights.data(), {n}, at::kFloat)};
-    const R2d2Loss loss = r2d2_loss(*online_, *target_, batch_, tensors, loss_options);
+    const R2d2Loss loss = loss_of_batch();
     parameters_->zero_grad();
     loss.loss.backward();
     if (after_backward_) after_backward_();
@@ -139,6 +131,58 @@ Statistics R2d2::update(const TrainingProgress& progress) {
           {"losses/q_values", q_sum / steps},
           {"charts/epsilon", epsilon()},
           {"charts/learning_rate", learning_rate}};
+}
+
+R2d2Loss R2d2::loss_of_batch() {
+  R2d2LossOptions options;
+  options.burn_in = options_.burn_in;
+  options.gamma = options_.gamma;
+  options.n_step = options_.n_step;
+  options.double_q = options_.double_q;
+  options.huber = options_.loss == "huber";
+  options.priority_eta = options_.priority_eta;
+  options.value_rescaling = options_.value_rescaling;
+  const std::int64_t n = batch_.size, positions = replay_->options().length + 1;
+  const SequenceTensors tensors{
+      at::from_blob(batch_.observations.data(), {positions * n, observation_size_}, at::kFloat),
+      at::from_blob(batch_.states.data(), {n, online_->state_size()}, at::kFloat),
+      at::from_blob(batch_.weights.data(), {n}, at::kFloat)};
+  return r2d2_loss(*online_, *target_, batch_, tensors, options);
+}
+
+void R2d2::take_sequences(std::int64_t count, float* out) {
+  std::vector<std::int64_t> slots(static_cast<std::size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    slots[static_cast<std::size_t>(k)] = replay_->slot_of(sequences_taken_ + k);
+  }
+  replay_->gather(slots.data(), count, batch_);
+  torch::NoGradGuard no_grad;
+  update_target();  // an actor measures with its copy of the learner's network alone
+  const R2d2Loss loss = loss_of_batch();
+  const std::int64_t row = replay_->row_floats();
+  for (std::int64_t k = 0; k < count; ++k) {
+    replay_->pack(slots[static_cast<std::size_t>(k)], loss.priorities[static_cast<std::size_t>(k)],
+                  out + k * row);
+  }
+  sequences_taken_ += count;
+}
+
+void R2d2::add_sequences(const float* rows, std::int64_t count) {
+  const std::int64_t row = replay_->row_floats(), length = replay_->options().length;
+  const std::int64_t observations = (length + 1) * observation_size_;
+  const auto actions = static_cast<float>(online_->options.num_actions());
+  for (std::int64_t k = 0; k < count; ++k) {
+    const float* sequence = rows + k * row;
+    for (std::int64_t t = 0; t < length; ++t) {
+      const float action = sequence[observations + t];
+      if (!(action >= 0.0f && action < actions) || action != std::floor(action)) {
+        throw std::invalid_argument("a sequence with action " + std::to_string(action) +
+                                    " (the network has " +
+                                    std::to_string(online_->options.num_actions()) + ")");
+      }
+    }
+    replay_->add_packed(sequence);
+  }
 }
 
 void R2d2::update_target() {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "agents/r2d2/r2d2_loss.h"
 #include "agents/r2d2/r2d2_options.h"
 #include "core/rng.h"
 #include "core/state_fields.h"
@@ -54,8 +55,29 @@ class R2d2 final : public Agent {
   // The online network's argmax, its memory taken and returned (nn::torchscript_policy).
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
+  // Epsilon-greedy's epsilon now: the fixed one if set, else the schedule's.
   double epsilon() const;
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
+
+  // For Ape-X's actors and learner (topologies/apex/apex_learner.h).
+  // Explores with `epsilon` from now on, instead of the schedule.
+  void fix_epsilon(double epsilon) { fixed_epsilon_ = epsilon; }
+  // The online network's parameters, one flat tensor.
+  const at::Tensor& parameters() const { return parameters_->values(); }
+  // Floats of a sequence as it travels (replay::SequenceReplay::pack).
+  std::int64_t sequence_floats() const { return replay_->row_floats(); }
+  // An actor's (its replay an outbox for what it has not sent): the sequences stored since
+  // the last take_sequences().
+  std::int64_t sequences_waiting() const { return replay_->stored_total() - sequences_taken_; }
+  // An actor's: the first `count` waiting sequences as rows into `out`, each with the priority
+  // R2D2's loss gives it under the online network as its own target, and drops them.
+  void take_sequences(std::int64_t count, float* out);
+  // A learner's: `count` rows an actor took. Throws std::invalid_argument, storing none from
+  // the first malformed row on, for a row of another shape or an action outside the network's.
+  void add_sequences(const float* rows, std::int64_t count);
+  std::int64_t replay_size() const { return replay_->size(); }
+  // Copies the online network into the target.
+  void update_target();
 
  private:
   // The online network's Q-values for `batch` rows of `observations` (floats) from `state`,
@@ -63,7 +85,8 @@ class R2d2 final : public Agent {
   at::Tensor step_online(const float* observations, std::int64_t batch, at::Tensor& state);
   // Argmax per row of `q` [batch, actions] into `out`.
   static void write_argmax(const at::Tensor& q, std::int64_t* out);
-  void update_target();
+  // The loss of batch_ (its options from options_).
+  R2d2Loss loss_of_batch();
 
   R2d2Options options_;
   nn::RecurrentQNetwork online_, target_;
@@ -86,6 +109,8 @@ class R2d2 final : public Agent {
   std::vector<std::uint8_t> evaluation_starts_;
   std::int64_t env_steps_ = 0, vector_steps_ = 0, gradient_steps_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many sequences stored
+  std::int64_t sequences_taken_ = 0;  // an actor's: by take_sequences() (not in the state)
+  std::optional<double> fixed_epsilon_;
 
   friend struct core::StateFieldsAccess;
   template <class Fields>

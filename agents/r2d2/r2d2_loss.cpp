@@ -20,7 +20,19 @@ std::int64_t first_trained(const replay::SequenceBatch& batch, std::int64_t sequ
   return batch.episode_start[static_cast<std::size_t>(sequence)] ? 0 : burn_in;
 }
 
+constexpr double kRescalingEpsilon = 1e-3;
+
 }  // namespace
+
+double rescaled_value(double x) {
+  return std::copysign(std::sqrt(std::abs(x) + 1.0) - 1.0, x) + kRescalingEpsilon * x;
+}
+
+double unrescaled_value(double h) {
+  const double e = kRescalingEpsilon;
+  const double root = (std::sqrt(1.0 + 4.0 * e * (std::abs(h) + 1.0 + e)) - 1.0) / (2.0 * e);
+  return std::copysign(root * root - 1.0, h);
+}
 
 R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl& target,
                    const replay::SequenceBatch& batch, const SequenceTensors& tensors,
@@ -85,8 +97,10 @@ R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl&
       if (!(j == steps && terminated)) {
         const float* chooser = q_at(options.double_q ? q_online : q_target, j, b);
         const std::int64_t best = std::max_element(chooser, chooser + actions) - chooser;
-        value += discount * q_at(q_target, j, b)[best];
+        const double bootstrap = q_at(q_target, j, b)[best];
+        value += discount * (options.value_rescaling ? unrescaled_value(bootstrap) : bootstrap);
       }
+      if (options.value_rescaling) value = rescaled_value(value);
       const auto row = static_cast<std::size_t>(t * n + b);
       targets[row] = static_cast<float>(value);
       mask[row] = 1.0f;

@@ -17,7 +17,15 @@ struct R2d2LossOptions {
   bool double_q = true;
   bool huber = true;  // else squared error
   double priority_eta = 0.9;
+  bool value_rescaling = false;  // the network learns h(Q) (see rescaled_value)
 };
+
+// R2D2's value rescaling (Pohlen et al. 2018): h(x) = sign(x) (sqrt(|x| + 1) - 1) + eps x with
+// eps = 1e-3, and its inverse. With it the network's outputs are h(Q): a target is
+// h(n-step rewards + discount h^-1(bootstrap output)), so that returns of any scale train
+// alike; h is increasing, so greedy actions are the same.
+double rescaled_value(double x);
+double unrescaled_value(double h);
 
 // A batch of sequences as tensors on the networks' device.
 struct SequenceTensors {
@@ -39,8 +47,8 @@ struct R2d2Loss {
 // and every step is trained). The target of a trained step t is the n-step return within the
 // sequence, bootstrapped (unless the episode terminated first) from the target network's
 // value, at step j = min(t + n, steps), of the online network's greedy action there (Double
-// DQN) or its own. The loss is the importance-weighted mean over trained steps of the Huber
-// (or squared) TD error.
+// DQN) or its own (both through value rescaling, where on). The loss is the importance-weighted
+// mean over trained steps of the Huber (or squared) TD error.
 R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl& target,
                    const replay::SequenceBatch& batch, const SequenceTensors& tensors,
                    const R2d2LossOptions& options);

@@ -30,6 +30,7 @@ struct R2d2Options {
   bool double_q = true;
   std::string loss = "huber";  // huber | mse
   double max_grad_norm = 40.0;
+  bool value_rescaling = true;  // learn h(Q) (r2d2_loss.h: rescaled_value)
   double priority_eta = 0.9;  // a sequence's priority: eta max |delta| + (1 - eta) mean |delta|
   double per_alpha = 0.9;
   double per_beta0 = 0.6;
@@ -43,7 +44,9 @@ struct R2d2Options {
     return period > 0 ? period : std::max<std::int64_t>(1, seq_len / 2);
   }
 
-  void visit(core::ConfigVisitor& v) {
+  // The learner's keys: all but train_freq, gradient_steps and the exploration schedule
+  // (apex_r2d2 sets those itself).
+  void visit_learning(core::ConfigVisitor& v) {
     v.learning_rate(learning_rate, lr_schedule, "Adam step size", core::greater_than(0));
     v.field("adam_eps", adam_eps, "Adam's epsilon", core::greater_than(0));
     v.field("buffer_size", buffer_size, "replay capacity (sequences)", core::at_least(1));
@@ -59,16 +62,22 @@ struct R2d2Options {
     v.field("double_q", double_q, "Double DQN targets");
     v.field("loss", loss, "TD loss", core::one_of({"huber", "mse"}));
     v.field("max_grad_norm", max_grad_norm, "gradient-norm clip", core::greater_than(0));
+    v.field("value_rescaling", value_rescaling,
+            "learn h(Q), h(x) = sign(x) (sqrt(|x| + 1) - 1) + 0.001 x, as the paper does");
     v.field("priority_eta", priority_eta,
             "sequence priority: eta max |TD error| + (1 - eta) mean |TD error|",
             core::between(0, 1));
     v.field("per_alpha", per_alpha, "priority exponent", core::between(0, 1));
     v.field("per_beta0", per_beta0, "initial importance-sampling exponent", core::between(0, 1));
     v.field("per_eps", per_eps, "added to priorities", core::greater_than(0));
-    v.field("train_freq", train_freq, "vector-env steps between updates", core::at_least(1));
-    v.field("gradient_steps", gradient_steps, "gradient steps per update", core::at_least(1));
     v.field("target_update_interval", target_update_interval,
             "gradient steps between target network copies", core::at_least(1));
+  }
+
+  void visit(core::ConfigVisitor& v) {
+    visit_learning(v);
+    v.field("train_freq", train_freq, "vector-env steps between updates", core::at_least(1));
+    v.field("gradient_steps", gradient_steps, "gradient steps per update", core::at_least(1));
     exploration.visit(v);
   }
 };

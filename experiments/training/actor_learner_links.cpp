@@ -62,6 +62,9 @@ std::int64_t get_count(const float* fields) {
                                    static_cast<double>(fields[1]));
 }
 
+// Floats of observation statistics of `size` elements in a message: mean, variance, count.
+std::int64_t statistics_floats(std::size_t size) { return 2 * static_cast<std::int64_t>(size) + 2; }
+
 }  // namespace
 
 ActorsLink::ActorsLink(distributed::Communicator& communicator, const ActorsLearnersLayout& layout,
@@ -69,8 +72,29 @@ ActorsLink::ActorsLink(distributed::Communicator& communicator, const ActorsLear
     : communicator_(communicator),
       actors_(layout.actors_of(communicator.rank())),
       payload_floats_(payload_floats),
-      message_(at::empty({payload_floats + kExperienceFields}, at::kFloat)),
+      message_(at::empty({message_floats()}, at::kFloat)),
       actors_running_(static_cast<int>(actors_.size())) {}
+
+std::int64_t ActorsLink::message_floats() const {
+  return payload_floats_ + (statistics_ ? statistics_floats(statistics_->size()) : 0) +
+         kExperienceFields;
+}
+
+void ActorsLink::merge_observation_statistics_into(
+    std::shared_ptr<envs::RunningMeanStd> statistics) {
+  statistics_ = std::move(statistics);
+  message_ = at::empty({message_floats()}, at::kFloat);
+}
+
+void ActorsLink::merge_statistics(int actor, const float* sent) {
+  const std::size_t size = statistics_->size();
+  std::vector<double> mean(sent, sent + size), var(sent + size, sent + 2 * size);
+  const auto count = static_cast<double>(get_count(sent + 2 * size));
+  actor_statistics_.insert_or_assign(actor, envs::RunningMeanStd(mean, var, count));
+  envs::RunningMeanStd merged(size);
+  for (const auto& [rank, statistics] : actor_statistics_) merged.merge(statistics);
+  *statistics_ = merged;
+}
 
 void ActorsLink::share_initial(at::Tensor parameters) { communicator_.broadcast(parameters, 0); }
 
@@ -79,11 +103,12 @@ bool ActorsLink::receive_message(int source, at::Tensor& message, ExperienceRepo
   report.source = communicator_.receive(message, source, kExperienceTag);
   waited_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const float* fields = message.data_ptr<float>() + payload_floats_;
+  const float* fields = message.data_ptr<float>() + message_floats() - kExperienceFields;
   if (fields[kFinal] != 0) {
     --actors_running_;
     return false;
   }
+  if (statistics_) merge_statistics(report.source, message.data_ptr<float>() + payload_floats_);
   report.steps = fields[kSteps];
   report.episodes = fields[kEpisodes];
   report.return_sum = fields[kReturnSum];
@@ -137,7 +162,7 @@ std::vector<ActorState> ActorsLink::collect_states(double timeout_seconds) {
       continue;
     }
     const int actor = *from;
-    Experience experience{at::empty({payload_floats_ + kExperienceFields}, at::kFloat), {}};
+    Experience experience{at::empty({message_floats()}, at::kFloat), {}};
     if (!receive_message(actor, experience.message, experience.report)) {
       throw std::logic_error("an actor ended while its learner collected the actors' states");
     }
@@ -201,6 +226,11 @@ LearnerLink::LearnerLink(distributed::Communicator& communicator,
 
 int LearnerLink::rank() const { return communicator_.rank(); }
 
+std::int64_t LearnerLink::message_floats() const {
+  return payload_floats_ + (statistics_ ? statistics_floats(statistics_->size()) : 0) +
+         kExperienceFields;
+}
+
 void LearnerLink::share_initial() { communicator_.broadcast(parameters_, 0); }
 
 bool LearnerLink::take_parameters() {
@@ -228,12 +258,18 @@ bool LearnerLink::state_requested() {
 
 float* LearnerLink::next_payload() {
   // A fresh message each time: start_send() holds the previous ones until they are delivered.
-  outgoing_ = at::empty({payload_floats_ + kExperienceFields}, at::kFloat);
+  outgoing_ = at::empty({message_floats()}, at::kFloat);
   return outgoing_.data_ptr<float>();
 }
 
 void LearnerLink::send(const EpisodeTally& tally, bool state_follows) {
-  float* fields = outgoing_.data_ptr<float>() + payload_floats_;
+  if (statistics_) {
+    float* out = outgoing_.data_ptr<float>() + payload_floats_;
+    out = std::copy(statistics_->mean().begin(), statistics_->mean().end(), out);
+    out = std::copy(statistics_->var().begin(), statistics_->var().end(), out);
+    put_count(std::llround(statistics_->count()), out);
+  }
+  float* fields = outgoing_.data_ptr<float>() + message_floats() - kExperienceFields;
   fields[kSteps] = static_cast<float>(tally.steps);
   fields[kEpisodes] = static_cast<float>(tally.episodes);
   fields[kReturnSum] = static_cast<float>(tally.return_sum);
@@ -251,8 +287,8 @@ void LearnerLink::send_state(const std::string& state) {
 }
 
 void LearnerLink::finish() {
-  at::Tensor final_message = at::zeros({payload_floats_ + kExperienceFields}, at::kFloat);
-  final_message.data_ptr<float>()[payload_floats_ + kFinal] = 1.0f;
+  at::Tensor final_message = at::zeros({message_floats()}, at::kFloat);
+  final_message.data_ptr<float>()[message_floats() - kExperienceFields + kFinal] = 1.0f;
   communicator_.start_send(final_message, learner_, kExperienceTag);
   communicator_.wait_for_sends(0);
 }

@@ -4,10 +4,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "envs/running_mean_std.h"
 #include "experiments/training/episode_tally.h"
 
 namespace mnrl::distributed {
@@ -23,9 +26,11 @@ struct ActorState;  // training_checkpoint.h
 // sizes, P = the number of parameters, F = the floats of the algorithm's payload (an IMPALA
 // trajectory, a batch of Ape-X transitions). Versions and steps take two floats each (exact to
 // 2^48).
-//  - experience, actor -> learner (tag 3): [payload (F) | env steps, episodes ended, their
-//    return sum, their length sum, 1 if this rank was asked to stop, the parameter version it
-//    acted with, 1 if its state follows, 1 if final];
+//  - experience, actor -> learner (tag 3): [payload (F) | observation statistics (S) | env
+//    steps, episodes ended, their return sum, their length sum, 1 if this rank was asked to
+//    stop, the parameter version it acted with, 1 if its state follows, 1 if final]; where the
+//    envs normalize observations, S = 2 n + 2 for observations of n elements: the actor's
+//    running mean and variance of each and their count (two floats), else none;
 //  - parameters, learner -> actor (tag 4): [parameters (P) | 1 to stop, their version, the
 //    global step];
 //  - state request, learner -> actor (tag 5): [1];
@@ -44,6 +49,8 @@ struct ActorState;  // training_checkpoint.h
 //  5. Once it stops (after a last step 4 where a final checkpoint follows), a learner sends
 //     each of its actors the stop flag, then receives (and drops) experience until each one's
 //     final message.
+// Each actor normalizes observations with its own running statistics; a learner merges the
+// latest of each of its actors into its own (what it evaluates, checkpoints and exports with).
 // Several learners average their gradients and agree on the steps taken, the episodes seen,
 // whether to stop and whether to update (LearnerGroup), among themselves.
 // A failing rank aborts the job (mnrl train), so no rank waits forever for a message.
@@ -80,6 +87,10 @@ class ActorsLink {
   ActorsLink(distributed::Communicator& communicator, const ActorsLearnersLayout& layout,
              std::int64_t payload_floats);
 
+  // Where the envs normalize observations: `statistics` (the learner envs') become the merge
+  // of the latest statistics each actor sent, after each message. Before the first receive().
+  void merge_observation_statistics_into(std::shared_ptr<envs::RunningMeanStd> statistics);
+
   int actors_running() const { return actors_running_; }
   // Protocol step 1.
   void share_initial(at::Tensor parameters);
@@ -113,9 +124,15 @@ class ActorsLink {
     ExperienceReport report;
   };
 
+  std::int64_t message_floats() const;
+  // From a message of `actor`: its observation statistics, merged into statistics_.
+  void merge_statistics(int actor, const float* sent);
+
   distributed::Communicator& communicator_;
   std::vector<int> actors_;
   std::int64_t payload_floats_;
+  std::shared_ptr<envs::RunningMeanStd> statistics_;      // null: no normalized observations
+  std::map<int, envs::RunningMeanStd> actor_statistics_;  // the latest each actor sent
   at::Tensor message_;  // the experience being read
   ExperienceReport report_;
   std::deque<Experience> kept_;  // what arrived while collect_states() waited, oldest first
@@ -134,6 +151,11 @@ class LearnerLink {
 
   int rank() const;
   const ActorsLearnersLayout& layout() const { return layout_; }
+  // Where the actor's envs normalize observations: `statistics`, sent with every message from
+  // then on (act_until_stopped attaches them before the first).
+  void send_observation_statistics(const envs::RunningMeanStd& statistics) {
+    statistics_ = &statistics;
+  }
   // Protocol step 1.
   void share_initial();
   // Takes the newest parameters the learner has sent (protocol step 2); false once it said
@@ -155,8 +177,11 @@ class LearnerLink {
   distributed::Communicator& communicator_;
   const ActorsLearnersLayout layout_;
   int learner_;
+  std::int64_t message_floats() const;
+
   at::Tensor parameters_, received_, outgoing_;
   std::int64_t payload_floats_, queue_size_;
+  const envs::RunningMeanStd* statistics_ = nullptr;
   std::int64_t version_ = 0;
   std::int64_t global_step_ = 0;
 };

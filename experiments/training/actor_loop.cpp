@@ -2,6 +2,7 @@
 
 #include "agents/agent.h"
 #include "core/state_stream.h"
+#include "envs/normalize_observation.h"
 #include "envs/vector_env.h"
 #include "experiments/checkpoints/training_checkpoint.h"
 #include "experiments/training/actor_learner_links.h"
@@ -61,6 +62,9 @@ std::int64_t act_until_stopped(LearnerLink& learner, Actor& actor, const Checkpo
                                                std::to_string(learner.rank()) + "'s actor state)",
                                            agent, envs);
     }
+  }
+  if (const auto* normalize = envs.find_transform<envs::NormalizeObservation>()) {
+    learner.send_observation_statistics(*normalize->statistics());
   }
   // After the actor's own state: its parameters are the learner's.
   learner.share_initial();

@@ -2,6 +2,7 @@
 
 #include "core/stop_signal.h"
 #include "distributed/communicator.h"
+#include "envs/normalize_observation.h"
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/replicas.h"
 #include "experiments/training/train_device.h"
@@ -52,6 +53,9 @@ LearnerTopology::LearnerTopology(const ExperimentOptions& options,
           make_learner(agent_options, learner_envs_.envs->spec(), learners_communicator_.get())),
       links_(describe(*replica_.agent, learner_envs_.envs->spec())),
       actors_(world, layout_of(options.distributed, world), links_.payload_floats) {
+  if (const auto* normalize = learner_envs_.envs->find_transform<envs::NormalizeObservation>()) {
+    actors_.merge_observation_statistics_into(normalize->statistics());
+  }
   parts_.agents = {replica_.agent.get()};
   parts_.envs = {learner_envs_.envs.get()};
   if (leader_) parts_.evaluator = learner_envs_.evaluator.get();

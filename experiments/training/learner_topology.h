@@ -21,7 +21,8 @@ ActorsLearnersLayout layout_of(const DistributedOptions& distributed,
 // What the learners of IMPALA and Ape-X share: a learner rank of an actors-and-learners job,
 // its agent (gradients averaged over the learners where there are several), its link to its
 // actors, the steps and the stop agreed among the learners, and what a checkpoint holds: every
-// learner's agent and (never stepped) envs, and every actor's state (collected from the actors
+// learner's agent and (never stepped) envs, whose observation statistics (where normalized)
+// are its actors' merged, and every actor's state (collected from the actors
 // at each checkpoint, and before they stop for a final one); rank 0 alone evaluates. Subclasses
 // receive their payloads and update in advance().
 class LearnerTopology : public TrainingTopology {

@@ -84,57 +84,74 @@ TEST(R2d2LossTest, BurnInStepsPassNoGradientUnlessTheSequenceBeginsAnEpisode) {
 
 // With every weight zero the online network's Q is 0 and the target network's is its head's
 // bias c: the TD errors are the targets themselves, computed here by hand.
+// With value rescaling the outputs are h(Q): a target is h(rewards + discount h^-1(output)).
 TEST(R2d2LossTest, NStepTargetsWithinTheSequenceAndPriorities) {
-  nn::RecurrentQNetwork online = make_recurrent_q_network(), target = make_recurrent_q_network();
-  constexpr float c = 5.0f;
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& p : online->parameters()) p.zero_();
-    for (auto& p : target->parameters()) p.zero_();
-    target->advantage_head()->bias.fill_(c);
-  }
-  replay::SequenceBatch batch = hand_made_sequences(online->state_size());
-  const SequenceTensors tensors = sequence_tensors_of(batch, online->state_size());
-  R2d2LossOptions options;
-  options.burn_in = 2;
-  options.n_step = 3;
-  options.gamma = 0.5;
-  options.huber = false;
-  options.priority_eta = 0.25;
-  const R2d2Loss loss = r2d2_loss(*online, *target, batch, tensors, options);
-
-  // Sequence 0 (rewards 1..6, trained from step 0, not terminated: every target bootstraps).
-  // Sequence 1 (rewards 11..14, trained from step 2, terminated after step 3: no bootstrap).
-  const auto reward = [&](std::int64_t t, std::int64_t b) {
-    return batch.rewards[t * kSequenceCount + b];
-  };
-  std::vector<double> errors[2];
-  for (std::int64_t t = 0; t < kSequenceLength; ++t) {
-    const std::int64_t m = std::min<std::int64_t>(3, kSequenceLength - t);
-    double g = 0, discount = 1;
-    for (std::int64_t k = 0; k < m; ++k, discount *= 0.5) g += discount * reward(t + k, 0);
-    errors[0].push_back(g + discount * c);
-  }
-  errors[1].push_back(reward(2, 1) + 0.5 * reward(3, 1));  // step 2: 2 steps to the end
-  errors[1].push_back(reward(3, 1));                       // step 3: the last
-  double squares = 0, count = 0;
-  std::vector<double> expected_priorities;
-  for (const auto& sequence : errors) {
-    double largest = 0, sum = 0;
-    for (const double e : sequence) {
-      squares += e * e;
-      largest = std::max(largest, e);
-      sum += e;
-      ++count;
+  for (const bool rescaling : {false, true}) {
+    SCOPED_TRACE(rescaling ? "value rescaling" : "plain values");
+    nn::RecurrentQNetwork online = make_recurrent_q_network(), target = make_recurrent_q_network();
+    constexpr float c = 5.0f;
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& p : online->parameters()) p.zero_();
+      for (auto& p : target->parameters()) p.zero_();
+      target->advantage_head()->bias.fill_(c);
     }
-    expected_priorities.push_back(0.25 * largest +
-                                  0.75 * sum / static_cast<double>(sequence.size()));
+    replay::SequenceBatch batch = hand_made_sequences(online->state_size());
+    const SequenceTensors tensors = sequence_tensors_of(batch, online->state_size());
+    R2d2LossOptions options;
+    options.burn_in = 2;
+    options.n_step = 3;
+    options.gamma = 0.5;
+    options.huber = false;
+    options.priority_eta = 0.25;
+    options.value_rescaling = rescaling;
+    const R2d2Loss loss = r2d2_loss(*online, *target, batch, tensors, options);
+
+    // Sequence 0 (rewards 1..6, trained from step 0, not terminated: every target bootstraps).
+    // Sequence 1 (rewards 11..14, trained from step 2, terminated after step 3: no bootstrap).
+    const auto reward = [&](std::int64_t t, std::int64_t b) {
+      return batch.rewards[t * kSequenceCount + b];
+    };
+    const auto h = [&](double x) { return rescaling ? rescaled_value(x) : x; };
+    const double bootstrap = rescaling ? unrescaled_value(c) : c;
+    std::vector<double> errors[2];
+    for (std::int64_t t = 0; t < kSequenceLength; ++t) {
+      const std::int64_t m = std::min<std::int64_t>(3, kSequenceLength - t);
+      double g = 0, discount = 1;
+      for (std::int64_t k = 0; k < m; ++k, discount *= 0.5) g += discount * reward(t + k, 0);
+      errors[0].push_back(h(g + discount * bootstrap));
+    }
+    errors[1].push_back(h(reward(2, 1) + 0.5 * reward(3, 1)));  // step 2: 2 steps to the end
+    errors[1].push_back(h(reward(3, 1)));                       // step 3: the last
+    double squares = 0, count = 0;
+    std::vector<double> expected_priorities;
+    for (const auto& sequence : errors) {
+      double largest = 0, sum = 0;
+      for (const double e : sequence) {
+        squares += e * e;
+        largest = std::max(largest, e);
+        sum += e;
+        ++count;
+      }
+      expected_priorities.push_back(0.25 * largest +
+                                    0.75 * sum / static_cast<double>(sequence.size()));
+    }
+    EXPECT_NEAR(loss.td_loss, squares / count, 1e-3);
+    ASSERT_EQ(loss.priorities.size(), 2u);
+    EXPECT_NEAR(loss.priorities[0], expected_priorities[0], 1e-4);
+    EXPECT_NEAR(loss.priorities[1], expected_priorities[1], 1e-4);
+    EXPECT_EQ(loss.q_values, 0.0);
   }
-  EXPECT_NEAR(loss.td_loss, squares / count, 1e-3);
-  ASSERT_EQ(loss.priorities.size(), 2u);
-  EXPECT_NEAR(loss.priorities[0], expected_priorities[0], 1e-4);
-  EXPECT_NEAR(loss.priorities[1], expected_priorities[1], 1e-4);
-  EXPECT_EQ(loss.q_values, 0.0);
+}
+
+// h(x) = sign(x) (sqrt(|x| + 1) - 1) + 0.001 x, and its inverse undoes it.
+TEST(R2d2LossTest, ValueRescalingAndItsInverse) {
+  EXPECT_EQ(rescaled_value(0.0), 0.0);
+  EXPECT_NEAR(rescaled_value(3.0), 1.003, 1e-12);
+  EXPECT_NEAR(rescaled_value(-8.0), -2.008, 1e-12);
+  for (const double x : {-1000.0, -37.5, -1.0, -1e-3, 0.0, 0.25, 1.0, 99.0, 1e4}) {
+    EXPECT_NEAR(unrescaled_value(rescaled_value(x)), x, 1e-9 * std::max(1.0, std::abs(x))) << x;
+  }
 }
 
 }  // namespace

@@ -15,6 +15,9 @@
 #include "core/openblas.h"
 #include "core/state_stream.h"
 #include "distributed/byte_exchange.h"
+#include "envs/env_options.h"
+#include "envs/normalize_observation.h"
+#include "envs/vector_env.h"
 #include "experiments/checkpoints/checkpoint.h"
 #include "experiments/checkpoints/training_checkpoint.h"
 #include "experiments/config/experiment_options.h"
@@ -393,6 +396,36 @@ TEST_F(DataParallelTest, RecurrentActorsAndLearnersCheckpointAndResume) {
     SCOPED_TRACE(config);
     dir_ = shared_directory(std::string("memory_") + config);
     run_checkpointed_resume_and_evaluate(config, memory);
+  }
+}
+
+// Each actor normalizes observations with its own running statistics; a learner's (what it
+// evaluates, checkpoints and exports with) are its actors' merged, so the last checkpoint's
+// count every observation the actors saw up to their last messages, as one process's count its
+// own.
+TEST_F(DataParallelTest, LearnersNormalizeObservationsWithTheirActorsStatistics) {
+  dir_ = shared_directory("normalized");
+  const std::vector<std::string> overrides{"train.total_steps=4000", "train.eval_interval=2000",
+                                           "checkpoint.interval=2000",
+                                           "env.wrappers=[normalize_observation]"};
+  train("cartpole_impala.yaml", overrides, "run");
+  if (communicator().rank() != 0) return;
+  const Checkpoint last = Checkpoint::open(list_checkpoints(dir_ / "run").back());
+  const ExperimentOptions options =
+      load_experiment(MNRL_SOURCE_DIR "/configs/cartpole_impala.yaml", overrides);
+  auto envs = envs::make_vector_env(options.env, 0);
+  const std::string bytes = last.read("envs.state");
+  core::StateReader in(bytes, "envs.state");
+  envs->load_state(in);
+  const envs::RunningMeanStd& statistics =
+      *envs->find_transform<envs::NormalizeObservation>()->statistics();
+  const auto step = static_cast<double>(last.info().step);
+  // A step adds its observation, and where an episode ended the final one too.
+  EXPECT_GE(statistics.count(), 0.9 * step);
+  EXPECT_LE(statistics.count(), 2.0 * step + 100.0);
+  for (std::size_t i = 0; i < statistics.size(); ++i) {
+    EXPECT_NE(statistics.var()[i], 1.0) << i;  // not the untouched start
+    EXPECT_GT(statistics.var()[i], 0.0) << i;
   }
 }
 

@@ -3,6 +3,7 @@
 // that goes on exactly as the agent it was saved from.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <stdexcept>
@@ -11,9 +12,12 @@
 #include <vector>
 
 #include "agents/apex/apex_options.h"
+#include "agents/apex/apex_r2d2_options.h"
 #include "agents/dqn/dqn.h"
 #include "agents/impala/impala.h"
 #include "agents/off_policy/continuous_off_policy_agent.h"
+#include "agents/r2d2/r2d2.h"
+#include "agents/r2d2/r2d2_loss.h"
 #include "core/state_stream.h"
 #include "experiments/config/experiment_options.h"
 #include "experiments/training/actor_loop.h"
@@ -124,6 +128,12 @@ INSTANTIATE_TEST_SUITE_P(
             "cartpole_novel_r2d2.yaml",
             {"r2d2.learning_starts=64", "r2d2.batch_size=8", "network.recurrent.hidden_size=16"},
             {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
+        // One process: one actor, its epsilon fixed, an update every steps_per_update steps.
+        AgentCase{"apex_r2d2",
+                  "cartpole_novel_apex_r2d2.yaml",
+                  {"apex_r2d2.learning_starts=64", "apex_r2d2.batch_size=8",
+                   "network.recurrent.hidden_size=16"},
+                  {"losses/td_loss", "losses/q_values", "charts/epsilon"}},
         // One process: one actor, its epsilon fixed, every transition prioritized.
         AgentCase{"apex_dqn",
                   "cartpole_apex.yaml",
@@ -267,10 +277,10 @@ TEST(ActorStateTest, AnActorCarriesOnFromItsSavedState) {
 // Ape-X's actors explore with epsilon^(1 + alpha i/(N-1)): 0.4 to 0.4^8 by default.
 TEST(ApexTest, ActorsExploreWithTheirOwnEpsilons) {
   const agents::ApexOptions apex;
-  EXPECT_DOUBLE_EQ(apex.actor_epsilon(0, 1), 0.4);
-  EXPECT_DOUBLE_EQ(apex.actor_epsilon(0, 3), 0.4);
-  EXPECT_DOUBLE_EQ(apex.actor_epsilon(1, 3), std::pow(0.4, 4.5));
-  EXPECT_DOUBLE_EQ(apex.actor_epsilon(2, 3), std::pow(0.4, 8.0));
+  EXPECT_DOUBLE_EQ(apex.actors.actor_epsilon(0, 1), 0.4);
+  EXPECT_DOUBLE_EQ(apex.actors.actor_epsilon(0, 3), 0.4);
+  EXPECT_DOUBLE_EQ(apex.actors.actor_epsilon(1, 3), std::pow(0.4, 4.5));
+  EXPECT_DOUBLE_EQ(apex.actors.actor_epsilon(2, 3), std::pow(0.4, 8.0));
 }
 
 // An actor's initial priorities are |y - Q(s, a)|, y = r + discount max_a' Q(s', a') unless
@@ -328,6 +338,71 @@ TEST(ApexTest, ALearnerRefusesDamagedTransitions) {
   EXPECT_EQ(dqn.replay_size(), 0);
   dqn.add_transition(transition, 1.0f);
   EXPECT_EQ(dqn.replay_size(), 1);
+}
+
+// Ape-X's R2D2: an actor's replay is an outbox; the sequences it takes carry the priority
+// R2D2's loss gives them under the actor's network. With every parameter zero (all outputs 0)
+// and priority_eta 1, a sequence's priority is h (value rescaling) of its largest n-step
+// discounted reward sum over its trained steps (bootstrapping adds 0). A learner stores them and
+// refuses a sequence whose action is not one of its network's, storing nothing.
+TEST(ApexTest, R2d2ActorsSendSequencesWithTheirPriorities) {
+  const std::int64_t burn_in = 2, length = 6, n_step = 3;
+  const double gamma = 0.9;
+  const ExperimentOptions options = load_experiment(
+      std::string(MNRL_SOURCE_DIR "/configs/cartpole_novel_apex_r2d2.yaml"),
+      {"apex_r2d2.burn_in=2", "apex_r2d2.seq_len=4", "apex_r2d2.period=3", "apex_r2d2.send_size=5",
+       "apex_r2d2.n_step=3", "apex_r2d2.gamma=0.9", "apex_r2d2.priority_eta=1",
+       "network.recurrent.hidden_size=16", "env.num_envs=2"});
+  ExperimentOptions actor_options = options;
+  actor_options.hyperparameters<agents::ApexR2d2Options>().as_actor(options.env.num_envs);
+  auto envs = envs::make_vector_env(options.env, 3);
+  envs->reset();
+  auto actor_agent = make_agent(actor_options, envs->spec());
+  auto& actor = dynamic_cast<agents::R2d2&>(*actor_agent);
+  {
+    torch::NoGradGuard no_grad;
+    const_cast<at::Tensor&>(actor.parameters()).zero_();
+  }
+  EnvStepper stepper(actor, *envs);
+  while (actor.sequences_waiting() < 5) stepper.step();
+  const std::int64_t row = actor.sequence_floats();
+  const std::int64_t observations = (length + 1) * 4;  // CartPoleNoVel: velocities zeroed
+  ASSERT_GT(row, observations + 2 * length + 4);       // and the memory
+  std::vector<float> rows(static_cast<std::size_t>(5 * row));
+  actor.take_sequences(5, rows.data());
+  EXPECT_LT(actor.sequences_waiting(), options.env.num_envs);
+  for (std::int64_t k = 0; k < 5; ++k) {
+    const float* sequence = &rows[static_cast<std::size_t>(k * row)];
+    const float* rewards = sequence + observations + length;
+    const float* tail = sequence + row - 4;  // steps, terminated, episode start, priority
+    const auto steps = static_cast<std::int64_t>(tail[0]);
+    double largest = 0.0;
+    for (std::int64_t t = tail[2] != 0.0f ? 0 : burn_in; t < steps; ++t) {
+      double sum = 0.0, discount = 1.0;
+      for (std::int64_t i = t; i < std::min(t + n_step, steps); ++i, discount *= gamma) {
+        sum += discount * rewards[i];
+      }
+      largest = std::max(largest, sum);
+    }
+    EXPECT_NEAR(tail[3], agents::rescaled_value(largest), 1e-5)
+        << "sequence " << k << " of " << steps << " steps";
+  }
+
+  auto learner_agent = make_agent(options, envs->spec());
+  auto& learner = dynamic_cast<agents::R2d2&>(*learner_agent);
+  learner.add_sequences(rows.data(), 5);
+  EXPECT_EQ(learner.replay_size(), 5);
+  std::vector<float> damaged(rows.begin(), rows.begin() + row);
+  for (const float action : {2.0f, -1.0f, 0.5f}) {
+    damaged[static_cast<std::size_t>(observations + 1)] = action;
+    try {
+      learner.add_sequences(damaged.data(), 1);
+      ADD_FAILURE() << "action " << action << " was stored";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("(the network has 2)"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(learner.replay_size(), 5);
 }
 
 // lr_schedule: linear (here rl-zoo's lin_<x>) sets every optimizer's step size before each

@@ -78,10 +78,12 @@ TEST(AlgorithmOptionsTest, CombinationsThatCannotWorkAreConfigErrors) {
   EXPECT_NE(config_error({"env.wrappers=[normalize_observation]"})
                 .find("env.wrappers: normalize_observation is not supported with algo: a3c"),
             std::string::npos);
-  EXPECT_NE(config_error({"algo=a2d"})
-                .find("algo = 'a2d' is not one of: a2c, a3c, apex_dqn, ddpg, dqn, impala, ppo, "
-                      "r2d2, sac, td3"),
-            std::string::npos);
+  EXPECT_NE(
+      config_error({"algo=a2d"})
+          .find(
+              "algo = 'a2d' is not one of: a2c, a3c, apex_dqn, apex_r2d2, ddpg, dqn, impala, ppo, "
+              "r2d2, sac, td3"),
+      std::string::npos);
   EXPECT_NE(config_error({"a3c.workers=0"}).find("a3c.workers = 0 is out of range"),
             std::string::npos);
   // MountainCarContinuous's actions are bounded; a clip_action wrapper makes them unbounded,

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -161,6 +163,61 @@ TEST(SequenceReplayTest, SavedSequencesAndOpenOnesComeBackExactly) {
     EXPECT_NE(std::string(e.what()).find("replay.state"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("sequence length 4"), std::string::npos) << e.what();
   }
+}
+
+// Ape-X: an actor's replay (a small ring used as an outbox) packs its newest sequences into
+// rows; a learner's replay stores them as they were, with the priority they came with, and
+// refuses a damaged row without storing it.
+TEST(SequenceReplayTest, PackedSequencesArriveAsTheyWereStoredWithTheirPriorities) {
+  SequenceReplayOptions small = one_env(4, 2);
+  small.capacity = 3;
+  SequenceReplay actor(small);
+  for (int k = 0; k < 10; ++k) step(actor, k, 9, true);                    // 4 sequences
+  for (int k = 10; k < 12; ++k) step(actor, k, 11, /*terminated=*/false);  // 1, truncated
+  ASSERT_EQ(actor.stored_total(), 5);
+  EXPECT_EQ(actor.size(), 3);
+  EXPECT_THROW(actor.slot_of(1), std::out_of_range);  // overwritten
+  const std::int64_t row = actor.row_floats();
+  EXPECT_EQ(row, 5 + 2 * 4 + 2 + 4);
+  std::vector<float> rows(static_cast<std::size_t>(3 * row));
+  for (std::int64_t k = 0; k < 3; ++k) {
+    actor.pack(actor.slot_of(2 + k), 0.5f + static_cast<float>(k), &rows[k * row]);
+  }
+
+  SequenceReplay learner(one_env(4, 2));
+  for (std::int64_t k = 0; k < 3; ++k) learner.add_packed(&rows[k * row]);
+  ASSERT_EQ(learner.size(), 3);
+  SequenceBatch batch;
+  const std::int64_t slots[3] = {0, 1, 2};
+  learner.gather(slots, 3, batch);
+  EXPECT_EQ(batch.weights, (std::vector<float>{1.0f, 1.0f, 1.0f}));
+  const std::int64_t n = 3;
+  EXPECT_EQ(batch.steps, (std::vector<std::int64_t>{4, 4, 2}));  // steps 4-7, 6-9, 10-11
+  EXPECT_EQ(batch.terminated, (std::vector<std::uint8_t>{0, 1, 0}));
+  EXPECT_EQ(batch.episode_start, (std::vector<std::uint8_t>{0, 0, 1}));
+  EXPECT_EQ(batch.observations[0 * n + 1], 6.0f);
+  EXPECT_EQ(batch.observations[4 * n + 1], 109.0f);  // the final observation
+  EXPECT_EQ(batch.states[2 * 2], 10.0f);
+  EXPECT_EQ(batch.actions[1 * n + 0], 2.0f);  // step 5
+  EXPECT_EQ(batch.rewards[3 * n + 1], 9.0f);
+  // The priorities came along: the last row (2.5) is drawn most.
+  core::Rng rng(5);
+  SequenceBatch drawn;
+  learner.sample(rng, 300, 0.4, drawn);
+  const auto counts = [&](std::int64_t slot) {
+    return std::count(drawn.indices.begin(), drawn.indices.end(), slot);
+  };
+  EXPECT_GT(counts(2), counts(1));
+  EXPECT_GT(counts(1), counts(0));
+
+  std::vector<float> damaged(rows.begin(), rows.begin() + row);
+  damaged[static_cast<std::size_t>(row - 4)] = 5.0f;  // 5 steps in a sequence of 4
+  EXPECT_THROW(learner.add_packed(damaged.data()), std::invalid_argument);
+  damaged[static_cast<std::size_t>(row - 4)] = 4.0f;
+  damaged[static_cast<std::size_t>(row - 1)] = std::nanf("");  // the priority
+  EXPECT_THROW(learner.add_packed(damaged.data()), std::invalid_argument);
+  EXPECT_EQ(learner.size(), 3);
+  EXPECT_EQ(learner.stored_total(), 3);
 }
 
 }  // namespace
