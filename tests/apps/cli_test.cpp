@@ -212,6 +212,16 @@ INSTANTIATE_TEST_SUITE_P(
             "  burn_in: 4\n  seq_len: 8\n  period: 13\n",
             "",
             {"r2d2.period", "x.yaml:8", "longer than a sequence (burn_in + seq_len = 12)"}},
+        ConfigErrorCase{"ApexR2d2WithoutMemory",
+                        "algo: apex_r2d2\nenv:\n  id: CartPoleNoVel-v1\n",
+                        "",
+                        {"network.recurrent.type", "apex_r2d2 learns a recurrent Q-network"}},
+        ConfigErrorCase{
+            "ApexR2d2BatchLargerThanItsReplay",
+            "algo: apex_r2d2\nnetwork:\n  recurrent:\n    type: lstm\napex_r2d2:\n"
+            "  buffer_size: 10\n  batch_size: 11\n",
+            "",
+            {"apex_r2d2.batch_size", "x.yaml:7", "larger than apex_r2d2.buffer_size = 10"}},
         ConfigErrorCase{
             "RecurrentSequencesNotDividingTheRollout",
             "env:\n  num_envs: 4\nnetwork:\n  recurrent:\n    type: gru\nppo:\n"

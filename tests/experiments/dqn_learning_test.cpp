@@ -43,7 +43,9 @@ double best_dqn_evaluation(const std::string& config, int seed, std::int64_t bud
   } else {
     EXPECT_EQ(result.steps, budget);
     // Without an early stop only the final evaluation, at the budget's end, can have reached it.
-    if (best >= score) EXPECT_GE(result.final_evaluation.mean_return, score);
+    if (best >= score) {
+      EXPECT_GE(result.final_evaluation.mean_return, score);
+    }
   }
   EXPECT_EQ(metrics.count["eval/mean_return"],
             static_cast<int>((result.steps + kEvalInterval - 1) / kEvalInterval));

@@ -126,7 +126,9 @@ TEST(SequenceReplayTest, PrioritiesSteerSampling) {
   EXPECT_GT(drawn, 56);
   for (std::int64_t b = 0; b < 64; ++b) {
     EXPECT_LE(batch.weights[b], 1.0f);
-    if (batch.indices[b] == 2) EXPECT_LT(batch.weights[b], 0.1f);  // over-drawn, down-weighted
+    if (batch.indices[b] == 2) {
+      EXPECT_LT(batch.weights[b], 0.1f);  // over-drawn, down-weighted
+    }
   }
 }
 
