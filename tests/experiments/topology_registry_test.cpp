@@ -20,7 +20,8 @@ TEST(TopologyRegistryTest, EveryRegisteredAlgorithmsTopologyIsThere) {
     EXPECT_TRUE(TopologyRegistry::global().contains(algorithms.at(algo).topology()))
         << algo << " names topology '" << algorithms.at(algo).topology() << "'";
   }
-  for (const char* name : {"replicas", "a3c_workers", "impala_actors", "apex_actors"}) {
+  for (const char* name :
+       {"replicas", "a3c_workers", "impala_actors", "apex_actors", "apex_r2d2_actors"}) {
     EXPECT_TRUE(TopologyRegistry::global().contains(name)) << name;
   }
 }

@@ -26,7 +26,8 @@ TEST(WithoutTopologiesTest, AnAlgorithmWhoseTopologyIsMissingIsRefusedByName) {
   for (const auto& [config, algo, topology] :
        {std::tuple{"cartpole_a3c.yaml", "a3c", "a3c_workers"},
         std::tuple{"cartpole_impala.yaml", "impala", "impala_actors"},
-        std::tuple{"cartpole_apex.yaml", "apex_dqn", "apex_actors"}}) {
+        std::tuple{"cartpole_apex.yaml", "apex_dqn", "apex_actors"},
+        std::tuple{"cartpole_novel_apex_r2d2.yaml", "apex_r2d2", "apex_r2d2_actors"}}) {
     const std::string error = config_error(config);
     EXPECT_NE(error.find(std::string("algo: ") + algo + " trains as topology '" + topology +
                          "', which this program was built without (link mnrl::topologies"),
