@@ -177,14 +177,10 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
   const at::Tensor inputs = floats_on(device_, observations, batch, buffer_.observation_size());
   nn::PolicyValue output;
   if (memory_) {
-    // The evaluation's own memory: rows whose episode starts (all, at first) from zero.
-    if (!evaluation_state_.defined() || evaluation_state_.size(0) != batch) {
-      evaluation_state_ = at::zeros({batch, memory_->state_size()}, at::kFloat).to(device_);
-      evaluation_starts_.assign(static_cast<std::size_t>(batch), 1.0f);
-    }
-    output = model_->forward(inputs, floats_on(device_, evaluation_starts_.data(), batch),
-                             evaluation_state_, &evaluation_state_);
-    std::fill(evaluation_starts_.begin(), evaluation_starts_.end(), 0.0f);
+    evaluation_memory_.prepare(batch, memory_->state_size(), device_);
+    output = model_->forward(inputs, floats_on(device_, evaluation_memory_.starts(), batch),
+                             evaluation_memory_.state(), &evaluation_memory_.state());
+    evaluation_memory_.stepped();
   } else {
     output = model_->forward(inputs);
   }
@@ -195,10 +191,7 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
 void ActorCriticAgent::evaluation_episodes_ended(const std::uint8_t* terminated,
                                                  const std::uint8_t* truncated,
                                                  std::int64_t batch) {
-  if (!memory_ || static_cast<std::int64_t>(evaluation_starts_.size()) != batch) return;
-  for (std::int64_t i = 0; i < batch; ++i) {
-    if (terminated[i] || truncated[i]) evaluation_starts_[static_cast<std::size_t>(i)] = 1.0f;
-  }
+  if (memory_) evaluation_memory_.episodes_ended(terminated, truncated, batch);
 }
 
 template <class Fields>

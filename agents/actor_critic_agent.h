@@ -11,6 +11,7 @@
 #include "agents/actor_critic_loss_gradients.h"
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
+#include "agents/evaluation_memory.h"
 #include "agents/graphed_gradient_steps.h"
 #include "agents/loss_sums.h"
 #include "agents/rollout_batch.h"
@@ -47,7 +48,7 @@ class ActorCriticAgent : public Agent {
                   const ActionsOut& out) override;
   void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                       const ActionsOut& out) override;
-  void reset_evaluation_memory() override { evaluation_state_ = at::Tensor(); }
+  void reset_evaluation_memory() override { evaluation_memory_.reset(); }
   void evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
                                  std::int64_t batch) override;
   // The parameters, the optimizer, the rollout so far, the last observations, gSDE's
@@ -177,9 +178,7 @@ class ActorCriticAgent : public Agent {
   std::unique_ptr<GraphedGradientSteps> graphed_;
   std::optional<RolloutMemory> memory_;  // recurrent models only
   std::int64_t sequence_length_;
-  // The evaluation's memory per row (undefined: every row starts an episode) and its flags.
-  at::Tensor evaluation_state_;
-  std::vector<float> evaluation_starts_;
+  EvaluationMemory evaluation_memory_;  // recurrent models only
 };
 
 // Fraction of the returns' variance the values explain (1 = perfect, <= 0 = none), as SB3.

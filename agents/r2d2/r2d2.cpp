@@ -50,12 +50,15 @@ double R2d2::epsilon() const {
                                       static_cast<double>(total_steps_));
 }
 
-at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state) {
+at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state,
+                             const float* starts) {
   c10::InferenceMode inference;
   const at::Tensor inputs =
       at::from_blob(const_cast<float*>(observations), {batch, observation_size_}, at::kFloat);
-  // A zero memory is an episode's start already: no restart flags.
-  return online_->forward(inputs, at::zeros({batch}, at::kFloat), state, &state);
+  const at::Tensor episode_starts =
+      starts ? at::from_blob(const_cast<float*>(starts), {batch}, at::kFloat)
+             : at::zeros({batch}, at::kFloat);
+  return online_->forward(inputs, episode_starts, state, &state);
 }
 
 void R2d2::write_argmax(const at::Tensor& q, std::int64_t* out) {
@@ -75,6 +78,7 @@ void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
   core::copy_elements(observations, static_cast<std::size_t>(num_envs_ * observation_size_),
                       last_observations_.data());
   acted_states_.assign(states_.data_ptr<float>(), states_.data_ptr<float>() + states_.numel());
+  // observe() zeroed the memory of an env whose episode ended: no restart flags.
   write_argmax(step_online(inputs, num_envs_, states_), out.indices);
   const double eps = epsilon();
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
@@ -194,18 +198,10 @@ void R2d2::act_greedy(core::ConstTypedPtr observations, std::int64_t batch, cons
   const float* inputs =
       core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
                       input_floats_, replay_->options().byte_scale);
-  // The evaluation's own memory: rows whose episode starts (all, at first) from zero.
-  if (!evaluation_state_.defined() || evaluation_state_.size(0) != batch) {
-    evaluation_state_ = at::zeros({batch, online_->state_size()}, at::kFloat);
-    evaluation_starts_.assign(static_cast<std::size_t>(batch), 0);
-  }
-  float* states = evaluation_state_.data_ptr<float>();
-  const std::int64_t size = online_->state_size();
-  for (std::int64_t i = 0; i < batch; ++i) {
-    if (evaluation_starts_[static_cast<std::size_t>(i)]) std::fill_n(states + i * size, size, 0.0f);
-  }
-  std::fill(evaluation_starts_.begin(), evaluation_starts_.end(), 0);
-  write_argmax(step_online(inputs, batch, evaluation_state_), out.indices);
+  evaluation_memory_.prepare(batch, online_->state_size(), at::kCPU);
+  write_argmax(step_online(inputs, batch, evaluation_memory_.state(), evaluation_memory_.starts()),
+               out.indices);
+  evaluation_memory_.stepped();
 }
 
 void R2d2::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
@@ -221,10 +217,7 @@ void R2d2::act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
 
 void R2d2::evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
                                      std::int64_t batch) {
-  if (static_cast<std::int64_t>(evaluation_starts_.size()) != batch) return;
-  for (std::int64_t i = 0; i < batch; ++i) {
-    if (terminated[i] || truncated[i]) evaluation_starts_[static_cast<std::size_t>(i)] = 1;
-  }
+  evaluation_memory_.episodes_ended(terminated, truncated, batch);
 }
 
 template <class Fields>

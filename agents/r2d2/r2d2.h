@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "agents/agent.h"
+#include "agents/evaluation_memory.h"
 #include "agents/r2d2/r2d2_loss.h"
 #include "agents/r2d2/r2d2_options.h"
 #include "core/rng.h"
@@ -42,7 +43,7 @@ class R2d2 final : public Agent {
   // Epsilon-greedy at the final epsilon.
   void act_stochastic(core::ConstTypedPtr observations, std::int64_t batch,
                       const ActionsOut& out) override;
-  void reset_evaluation_memory() override { evaluation_state_ = at::Tensor(); }
+  void reset_evaluation_memory() override { evaluation_memory_.reset(); }
   void evaluation_episodes_ended(const std::uint8_t* terminated, const std::uint8_t* truncated,
                                  std::int64_t batch) override;
   // Both networks, the optimizer, each env's memory and sequence in progress, counters and
@@ -81,8 +82,10 @@ class R2d2 final : public Agent {
 
  private:
   // The online network's Q-values for `batch` rows of `observations` (floats) from `state`,
-  // which becomes the memory after the step.
-  at::Tensor step_online(const float* observations, std::int64_t batch, at::Tensor& state);
+  // which becomes the memory after the step; `starts` (1 where a row's episode starts: its
+  // memory restarts from zero) or null (none does).
+  at::Tensor step_online(const float* observations, std::int64_t batch, at::Tensor& state,
+                         const float* starts = nullptr);
   // Argmax per row of `q` [batch, actions] into `out`.
   static void write_argmax(const at::Tensor& q, std::int64_t* out);
   // The loss of batch_ (its options from options_).
@@ -105,8 +108,7 @@ class R2d2 final : public Agent {
   core::TypedRows last_observations_;
   std::vector<float> input_floats_;
   replay::SequenceBatch batch_;
-  at::Tensor evaluation_state_;  // the evaluation's memory per row (undefined: all start)
-  std::vector<std::uint8_t> evaluation_starts_;
+  EvaluationMemory evaluation_memory_;
   std::int64_t env_steps_ = 0, vector_steps_ = 0, gradient_steps_ = 0;
   std::int64_t min_replay_size_;  // update_ready() needs this many sequences stored
   std::int64_t sequences_taken_ = 0;  // an actor's: by take_sequences() (not in the state)
