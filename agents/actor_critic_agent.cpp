@@ -47,8 +47,7 @@ ActorCriticAgent::ActorCriticAgent(nn::ActorCritic model,
       sde_sample_freq_(sde_sample_freq),
       next_observations_(static_cast<std::size_t>(buffer_.num_envs() * buffer_.observation_size())),
       device_(parameters_->values().device()),
-      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash() &&
-               !model_->recurrent()),
+      by_hand_(device_.is_cpu() && !model_->options.use_sde() && !model_->options.squash()),
       sequence_length_(buffer_.n_steps()) {
   if (model_->recurrent()) {
     memory_.emplace(buffer_.n_steps(), buffer_.num_envs(), model_->state_size());
@@ -65,8 +64,15 @@ void ActorCriticAgent::act(core::ConstTypedPtr typed_observations, const Actions
   std::memcpy(buffer_.observations_at_step(), observations,
               static_cast<std::size_t>(n * size) * sizeof(float));
   if (by_hand_) {
-    nn::ActorCriticPass& pass = pass_for(n);
-    pass.forward(observations);
+    nn::ActorCriticPass& pass = pass_for(n, 1);
+    if (memory_) {
+      memory_->record_step(buffer_.step());
+      pass.forward(observations, memory_->episode_starts().data(), memory_->states().data());
+      pass.write_state(memory_->states().data());
+      memory_->steps_taken();
+    } else {
+      pass.forward(observations);
+    }
     // The rollout keeps the sample itself (an index as a float, or the unclipped values).
     sample_actions(policy_head(), pass.policy_output(), n, buffer_.actions_at_step(),
                    buffer_.log_probs_at_step());
@@ -168,8 +174,16 @@ void ActorCriticAgent::act_without_storing(core::ConstTypedPtr typed_observation
       typed_observations, static_cast<std::size_t>(batch * buffer_.observation_size()),
       input_floats_, model_->options.byte_scale());
   if (by_hand_ && !sample) {
-    nn::ActorCriticPass& pass = pass_for(batch);
-    pass.forward(observations);
+    nn::ActorCriticPass& pass = pass_for(batch, 1);
+    if (memory_) {
+      evaluation_memory_.prepare(batch, memory_->state_size(), device_);
+      float* state = evaluation_memory_.state().data_ptr<float>();
+      pass.forward(observations, evaluation_memory_.starts(), state);
+      pass.write_state(state);
+      evaluation_memory_.stepped();
+    } else {
+      pass.forward(observations);
+    }
     write_modes(pass.policy_output(), batch, out);
     return;
   }
@@ -454,17 +468,25 @@ GraphedGradientSteps* ActorCriticAgent::graphed_steps() {
 
 LossValues ActorCriticAgent::write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,
                                                      const ActorCriticLossOptions& options) {
-  const RolloutRows batch = gather_rows(rows, count);
-  nn::ActorCriticPass& pass = pass_for(count);
-  pass.forward(batch.observations);
+  // A recurrent model's sequences: minibatches' of sequence_length() steps, or the whole
+  // rollout's, one per env.
+  const std::int64_t steps = !memory_ ? 1 : rows ? sequence_length_ : count / rollout_envs();
+  const RolloutRows batch = gather_rows(rows, count, steps);
+  nn::ActorCriticPass& pass = pass_for(count, steps);
+  if (memory_) {
+    pass.forward(batch.observations, batch.episode_starts, batch.memory);
+  } else {
+    pass.forward(batch.observations);
+  }
   const LossValues loss = actor_critic_loss_gradients(pass, policy_head(), batch, options);
   pass.backward();
   return loss;
 }
 
-nn::ActorCriticPass& ActorCriticAgent::pass_for(std::int64_t batch_size) {
-  auto pass = passes_.find(batch_size);
-  if (pass == passes_.end()) pass = passes_.try_emplace(batch_size, model_, batch_size).first;
+nn::ActorCriticPass& ActorCriticAgent::pass_for(std::int64_t batch_size, std::int64_t steps) {
+  const std::pair key{batch_size, steps};
+  auto pass = passes_.find(key);
+  if (pass == passes_.end()) pass = passes_.try_emplace(key, model_, batch_size, steps).first;
   return pass->second;
 }
 
@@ -505,7 +527,8 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
   return {v[0], v[1], v[2], v[3], v[4], options.clip_range ? v[5] : 0.0};
 }
 
-RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count) {
+RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count,
+                                          std::int64_t steps) {
   const std::int64_t observation_size = buffer_.observation_size();
   const std::int64_t action_size = buffer_.action_size();
   if (!rows) {
@@ -515,10 +538,15 @@ RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t
             buffer_.log_probs(),
             buffer_.values(),
             buffer_.advantages(),
-            buffer_.returns()};
+            buffer_.returns(),
+            memory_ ? memory_->rollout_episode_starts() : nullptr,
+            memory_ ? memory_->rollout_states() : nullptr};  // step 0's rows: every env's
   }
+  const std::int64_t sequences = count / steps;
+  const std::int64_t state_size = memory_ ? memory_->state_size() : 0;
+  const std::int64_t memory_width = memory_ ? count + sequences * state_size : 0;
   const std::int64_t width = observation_size + action_size + 4;
-  gathered_.resize(static_cast<std::size_t>(count * width));
+  gathered_.resize(static_cast<std::size_t>(count * width + memory_width));
   float* observations = gathered_.data();
   float* actions = observations + count * observation_size;
   float* scalars = actions + count * action_size;  // log-probs, values, advantages, returns
@@ -532,13 +560,22 @@ RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t
     scalars[2 * count + i] = buffer_.advantages()[r];
     scalars[3 * count + i] = buffer_.returns()[r];
   }
-  return {count,
-          observations,
-          actions,
-          scalars,
-          scalars + count,
-          scalars + 2 * count,
-          scalars + 3 * count};
+  RolloutRows gathered{count,          observations,       actions,           scalars,
+                       scalars + count, scalars + 2 * count, scalars + 3 * count};
+  if (!memory_) return gathered;
+  float* episode_starts = scalars + 4 * count;
+  float* memory = episode_starts + count;
+  for (std::int64_t i = 0; i < count; ++i) {
+    episode_starts[i] = memory_->rollout_episode_starts()[rows[i]];
+  }
+  // Rows [0, sequences) are the sequences' first steps.
+  for (std::int64_t k = 0; k < sequences; ++k) {
+    std::copy_n(memory_->rollout_states() + rows[k] * state_size, state_size,
+                memory + k * state_size);
+  }
+  gathered.episode_starts = episode_starts;
+  gathered.memory = memory;
+  return gathered;
 }
 
 double explained_variance(const at::Tensor& returns, const at::Tensor& values) {

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "agents/action_bounds.h"
@@ -34,7 +35,7 @@ namespace mnrl::agents {
 // A recurrent model (network.recurrent) carries a memory per env (RolloutMemory): zeroed where
 // an episode starts, kept with every rollout row, and replayed in the update over sequences of
 // sequence_length steps (truncated backpropagation through time, as SB3-contrib's
-// RecurrentPPO), through autograd.
+// RecurrentPPO), by hand as memoryless ones (nn::ActorCriticPass) where their loss is.
 class ActorCriticAgent : public Agent {
  public:
   ActorCriticAgent(nn::ActorCritic model, std::shared_ptr<nn::FlatParameters> parameters,
@@ -131,8 +132,9 @@ class ActorCriticAgent : public Agent {
   void write_env_actions(const float* actions, std::int64_t rows, const ActionsOut& out) const;
   // The distribution's modes for the policy head's `outputs`, as the env takes them.
   void write_modes(const float* outputs, std::int64_t rows, const ActionsOut& out) const;
-  // The hand-written pass for a batch size (made at first use), and the policy head it feeds.
-  nn::ActorCriticPass& pass_for(std::int64_t batch_size);
+  // The hand-written pass for a batch size of sequences of `steps` steps (1 for a memoryless
+  // model), made at first use, and the policy head it feeds.
+  nn::ActorCriticPass& pass_for(std::int64_t batch_size, std::int64_t steps);
   PolicyHead policy_head() const;
   // The gradients of the loss on those rows, by hand or through autograd.
   LossValues write_gradients_by_hand(const std::int64_t* rows, std::int64_t count,
@@ -149,8 +151,10 @@ class ActorCriticAgent : public Agent {
   at::Tensor last_values_of_next_observations();
   // The rollout's actions as the distributions take them: int64 indices or float values.
   at::Tensor rollout_actions() const;
-  // The rollout's rows `rows` copied together, for the hand-written pass.
-  RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count);
+  // The rollout's rows `rows` copied together (a recurrent model's as sequences of `steps`
+  // steps, with their episode starts and first memory), for the hand-written pass; without
+  // `rows`, the whole rollout in place.
+  RolloutRows gather_rows(const std::int64_t* rows, std::int64_t count, std::int64_t steps);
 
   friend struct core::StateFieldsAccess;
   template <class Fields>
@@ -167,10 +171,10 @@ class ActorCriticAgent : public Agent {
   // Where the model lives (train.device): a rollout crosses to it once per update.
   at::Device device_;
   // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed), and its
-  // passes by batch size (a rollout that minibatches do not divide has a
+  // passes by batch size and sequence steps (a rollout that minibatches do not divide has a
   // smaller last one).
   bool by_hand_;
-  std::map<std::int64_t, nn::ActorCriticPass> passes_;
+  std::map<std::pair<std::int64_t, std::int64_t>, nn::ActorCriticPass> passes_;
   std::vector<float> gathered_;  // gather_rows()' storage
   std::vector<float> learner_values_;  // finish_rollout_vtrace()'s V(x_t), under its batch
   CudaGraphs cuda_graphs_ = CudaGraphs::off;

@@ -18,6 +18,10 @@ struct RolloutRows {
   const float* values = nullptr;        // [count] at collection time
   const float* advantages = nullptr;    // [count]
   const float* returns = nullptr;       // [count]
+  // A recurrent model's rows are sequences laid out [step][sequence]: every row's episode-start
+  // flag [count], and the memory before each sequence's first step [sequences, state_size].
+  const float* episode_starts = nullptr;
+  const float* memory = nullptr;
 };
 
 // The parts of the loss on one (mini)batch, and PPO's diagnostics (as CleanRL computes them).

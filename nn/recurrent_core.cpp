@@ -10,8 +10,6 @@
 namespace mnrl::nn {
 namespace {
 
-std::int64_t rnn_count(const RecurrentCoreOptions& options) { return options.shared() ? 1 : 2; }
-
 // h and c (LSTM) or h (GRU) per layer.
 std::int64_t tensors_per_layer(const RecurrentCoreOptions& options) {
   return options.cell() == RecurrentCell::lstm ? 2 : 1;
@@ -34,7 +32,7 @@ std::vector<std::int64_t> segment_starts(const at::Tensor& episode_starts) {
 RecurrentCoreImpl::RecurrentCoreImpl(RecurrentCoreOptions options_) : options(options_) {
   TORCH_CHECK(options.hidden_size() > 0 && options.layers() > 0,
               "RecurrentCore: hidden_size and layers must be positive");
-  for (std::int64_t r = 0; r < rnn_count(options); ++r) {
+  for (std::int64_t r = 0; r < rnn_count(); ++r) {
     const std::string name = r == 0 ? "policy_rnn" : "value_rnn";
     if (options.cell() == RecurrentCell::lstm) {
       lstms_[r] = register_module(
@@ -49,16 +47,17 @@ RecurrentCoreImpl::RecurrentCoreImpl(RecurrentCoreOptions options_) : options(op
 }
 
 std::int64_t RecurrentCoreImpl::state_size() const {
-  return rnn_count(options) * options.layers() * tensors_per_layer(options) * options.hidden_size();
+  return rnn_count() * options.layers() * tensors_per_layer(options) * options.hidden_size();
 }
 
-std::shared_ptr<torch::nn::Module> RecurrentCoreImpl::policy_rnn() const {
-  if (options.cell() == RecurrentCell::lstm) return lstms_[0].ptr();
-  return grus_[0].ptr();
+std::shared_ptr<torch::nn::Module> RecurrentCoreImpl::rnn(std::int64_t index) const {
+  TORCH_CHECK(index >= 0 && index < rnn_count(), "RecurrentCore: no RNN ", index);
+  if (options.cell() == RecurrentCell::lstm) return lstms_[index].ptr();
+  return grus_[index].ptr();
 }
 
 std::int64_t RecurrentCoreImpl::policy_state_size() const {
-  return state_size() / rnn_count(options);
+  return state_size() / rnn_count();
 }
 
 at::Tensor RecurrentCoreImpl::run(int rnn, const at::Tensor& inputs, const at::Tensor& state,
@@ -86,7 +85,7 @@ RecurrentOutput RecurrentCoreImpl::forward(const at::Tensor& inputs,
   const std::int64_t steps = inputs.size(0);
   TORCH_CHECK(episode_starts.size(0) == steps && state.size(1) == state_size(),
               "RecurrentCore: inputs, episode starts and state disagree");
-  const std::int64_t rnns = rnn_count(options);
+  const std::int64_t rnns = rnn_count();
   const std::int64_t part = state_size() / rnns;
   const std::vector<std::int64_t> segments = segment_starts(episode_starts);
   std::vector<at::Tensor> outputs[2];

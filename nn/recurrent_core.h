@@ -43,9 +43,12 @@ class RecurrentCoreImpl : public torch::nn::Module {
   explicit RecurrentCoreImpl(RecurrentCoreOptions options);
 
   std::int64_t state_size() const;
-  // The policy's RNN (the first), whose part of the state comes first, policy_state_size()
-  // wide; its parameters as LibTorch names them (weight_ih_l0, weight_hh_l0, bias_ih_l0, ...).
-  std::shared_ptr<torch::nn::Module> policy_rnn() const;
+  // The RNNs: 1 when shared, else the policy's then the value's, each with its part of the
+  // state in that order, policy_state_size() wide; their parameters as LibTorch names them
+  // (weight_ih_l0, weight_hh_l0, bias_ih_l0, ...).
+  std::int64_t rnn_count() const { return options.shared() ? 1 : 2; }
+  std::shared_ptr<torch::nn::Module> rnn(std::int64_t index) const;
+  std::shared_ptr<torch::nn::Module> policy_rnn() const { return rnn(0); }
   std::int64_t policy_state_size() const;
 
   // `inputs` [steps, batch, input_size] from `state` [batch, state_size()]; `episode_starts`

@@ -38,6 +38,8 @@ struct Case {
   ActorCriticLossOptions loss;
   // Images: the encoder shared by both sides, whose gradient is the sum of theirs.
   std::optional<nn::ConvEncoderOptions> encoder = std::nullopt;
+  // Memory: rows are sequences, with episode starts inside them and a memory to start from.
+  std::optional<nn::RecurrentCoreOptions> recurrent = std::nullopt;
 };
 
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
@@ -47,12 +49,14 @@ class ActorCriticLossGradientsTest : public ::testing::TestWithParam<Case> {};
 TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
   const Case& c = GetParam();
   torch::manual_seed(7);
-  const std::int64_t batch = 37, action_size = 3;
+  // A recurrent model's rows: 6 steps of 6 sequences.
+  const std::int64_t steps = c.recurrent ? 6 : 1, batch = c.recurrent ? 36 : 37, action_size = 3;
   const std::int64_t observation_size =
       c.encoder ? c.encoder->image_shape()[0] * c.encoder->image_shape()[1] * c.encoder->image_shape()[2]
                 : 5;
   nn::ActorCritic model(nn::ActorCriticOptions(observation_size, action_size)
                             .encoder(c.encoder)
+                            .recurrent(c.recurrent)
                             .hidden_sizes(c.hidden)
                             .activation(c.activation)
                             .shared_trunk(c.shared_trunk)
@@ -69,21 +73,30 @@ TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
                                             : at::randn({batch, observation_size});
   const at::Tensor actions = c.continuous ? at::randn({batch, action_size})
                                           : at::randint(action_size, {batch}, at::kLong);
+  // Memory rows (the first `sequences` are read) and episode starts, some at the first step.
+  const std::int64_t sequences = batch / steps;
+  at::Tensor memory, episode_starts;
+  if (c.recurrent) {
+    memory = at::randn({batch, model->state_size()}) * 0.5;
+    episode_starts = (at::rand({batch}) < 0.15).to(at::kFloat);
+  }
   // Old log-probs and values off the current ones, so that ratios and values get clipped.
   at::Tensor old_log_probs, old_values;
   {
     torch::NoGradGuard no_grad;
-    const nn::PolicyValue output = model->forward(observations);
+    const nn::PolicyValue output =
+        c.recurrent ? model->forward(observations, episode_starts, memory.narrow(0, 0, sequences))
+                    : model->forward(observations);
     old_log_probs = model->distribution(output)->log_prob(actions) + at::randn({batch}) * 0.3;
     old_values = output.value + at::randn({batch}) * 0.5;
   }
   const at::Tensor advantages = at::randn({batch}) * 2 + 0.5;
   const at::Tensor returns = at::randn({batch});
   const RolloutBatch rollout{observations, actions, old_log_probs, old_values, advantages, returns,
-                             {},           {}};
+                             memory,       episode_starts};
 
   parameters.zero_grad();
-  const ActorCriticLoss expected = actor_critic_loss(*model, rollout, c.loss);
+  const ActorCriticLoss expected = actor_critic_loss(*model, rollout, c.loss, sequences);
   expected.total.backward();
   const at::Tensor expected_gradients = parameters.gradients().clone();
   parameters.gradients().fill_(123.0f);  // the pass and the loss must overwrite every gradient
@@ -103,8 +116,12 @@ TEST_P(ActorCriticLossGradientsTest, MatchesAutograd) {
     head.log_std = model->log_std().data_ptr<float>();
     head.log_std_gradient = log_std_gradient.data_ptr<float>();
   }
-  nn::ActorCriticPass pass(model, batch);
-  pass.forward(rows.observations);
+  nn::ActorCriticPass pass(model, batch, steps);
+  if (c.recurrent) {
+    pass.forward(rows.observations, episode_starts.data_ptr<float>(), memory.data_ptr<float>());
+  } else {
+    pass.forward(rows.observations);
+  }
   const LossValues loss = actor_critic_loss_gradients(pass, head, rows, c.loss);
   pass.backward();
 
@@ -149,7 +166,25 @@ INSTANTIATE_TEST_SUITE_P(
              a2c(0.01, false),
              nn::ConvEncoderOptions({3, 9, 9}).channels({4, 3}).kernel_sizes({3, 3}).strides({2, 1}).features(12)},
         Case{"GaussianPpoOverImagesSharedTrunk", true, true, nn::Activation::relu, {8},
-             ppo(0.2, 0.0, false), nn::ConvEncoderOptions::minatar({2, 5, 5})}),
+             ppo(0.2, 0.0, false), nn::ConvEncoderOptions::minatar({2, 5, 5})},
+        // Memory: separate LSTMs (SB3-contrib's default), a shared core under separate trunks
+        // or one trunk, GRUs of two layers, and cores over an encoder.
+        Case{"CategoricalPpoLstms", false, false, nn::Activation::relu, {16},
+             ppo(0.2, 0.01, true), std::nullopt, nn::RecurrentCoreOptions(0, 8)},
+        Case{"GaussianPpoSharedLstmSeparateTrunks", true, false, nn::Activation::tanh, {},
+             ppo(0.2, 0.0, false), std::nullopt, nn::RecurrentCoreOptions(0, 8).shared(true)},
+        Case{"GaussianA2cSharedGruOfTwoLayersSharedTrunk", true, true, nn::Activation::tanh, {8},
+             a2c(0.01, true), std::nullopt,
+             nn::RecurrentCoreOptions(0, 6).cell(nn::RecurrentCell::gru).layers(2).shared(true)},
+        Case{"CategoricalPpoGrusOfTwoLayers", false, false, nn::Activation::relu, {8},
+             ppo(0.2, 0.0, true), std::nullopt,
+             nn::RecurrentCoreOptions(0, 6).cell(nn::RecurrentCell::gru).layers(2)},
+        Case{"CategoricalPpoOverImagesLstms", false, false, nn::Activation::relu, {},
+             ppo(0.2, 0.01, true), nn::ConvEncoderOptions::minatar({2, 6, 6}),
+             nn::RecurrentCoreOptions(0, 8)},
+        Case{"GaussianA2cOverImagesSharedGruSeparateTrunks", true, false, nn::Activation::tanh,
+             {8}, a2c(0.01, false), nn::ConvEncoderOptions::minatar({2, 5, 5}),
+             nn::RecurrentCoreOptions(0, 8).cell(nn::RecurrentCell::gru).shared(true)}),
     [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
 // Rollout actions drawn by hand: frequencies as the softmax says, log-probs as the distribution.

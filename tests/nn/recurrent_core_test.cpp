@@ -5,6 +5,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/full.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/zeros.h>
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "nn/actor_critic.h"
 #include "nn/flat_parameters.h"
+#include "nn/recurrent_core_pass.h"
 
 namespace mnrl::nn {
 namespace {
@@ -113,6 +115,52 @@ TEST_P(RecurrentCoreTest, NoGradientCrossesAnEpisodeStart) {
   EXPECT_EQ(state.grad()[0].abs().sum().item<float>(), 0.0f);
   EXPECT_EQ(state.grad()[2].abs().sum().item<float>(), 0.0f);
   EXPECT_EQ(state.grad()[1].abs().sum().item<float>(), 0.0f);  // env 1's rows were not used
+}
+
+// The hand-written pass gives autograd's features, memory after the last step, parameter
+// gradients and input gradients, with episode starts inside the sequence and at its first step.
+TEST_P(RecurrentCoreTest, TheHandWrittenPassMatchesAutograd) {
+  RecurrentCore core = make_core();
+  FlatParameters parameters(*core);
+  const std::int64_t rows = kSteps * kBatch;
+  const at::Tensor inputs = at::randn({rows, kInputs}).requires_grad_(true);
+  const at::Tensor state = at::randn({kBatch, core->state_size()});
+  at::Tensor starts = episode_starts();
+  starts[0][1] = 1;  // env 1 forgets the state it was given
+  const at::Tensor policy_weights = at::randn({kSteps, kBatch, kHidden});
+  const at::Tensor value_weights = at::randn({kSteps, kBatch, kHidden});
+  const RecurrentOutput expected =
+      core->forward(inputs.view({kSteps, kBatch, kInputs}), starts, state);
+  parameters.zero_grad();
+  ((expected.policy_features * policy_weights).sum() +
+   (expected.value_features * value_weights).sum())
+      .backward();
+  const at::Tensor expected_gradients = parameters.gradients().clone();
+  parameters.gradients().fill_(123.0f);  // the pass must overwrite every gradient
+
+  RecurrentCorePass pass(core, kSteps, kBatch);
+  const at::Tensor flat_starts = starts.reshape({-1}).contiguous();
+  const at::Tensor pass_inputs = inputs.detach().clone();
+  pass.forward(pass_inputs, flat_starts.data_ptr<float>(), state.data_ptr<float>());
+  const auto rows_of = [&](const at::Tensor& t) { return t.detach().reshape({rows, kHidden}); };
+  EXPECT_TRUE(at::allclose(pass.policy_features(), rows_of(expected.policy_features), 1e-5, 1e-6));
+  EXPECT_TRUE(at::allclose(pass.value_features(), rows_of(expected.value_features), 1e-5, 1e-6));
+  at::Tensor state_after = at::full({kBatch, core->state_size()}, 7.0f);
+  pass.write_state(state_after.data_ptr<float>());
+  EXPECT_TRUE(at::allclose(state_after, expected.state.detach(), 1e-5, 1e-6));
+
+  if (pass.shared()) {
+    pass.policy_features_gradient().copy_(rows_of(policy_weights + value_weights));
+  } else {
+    pass.policy_features_gradient().copy_(rows_of(policy_weights));
+    pass.value_features_gradient().copy_(rows_of(value_weights));
+  }
+  at::Tensor input_gradient = at::full({rows, kInputs}, 5.0f);
+  pass.backward(&input_gradient);
+  EXPECT_TRUE(at::allclose(parameters.gradients(), expected_gradients, 1e-4, 1e-5))
+      << "max difference "
+      << (parameters.gradients() - expected_gradients).abs().max().item<float>();
+  EXPECT_TRUE(at::allclose(input_gradient, inputs.grad(), 1e-4, 1e-5));
 }
 
 INSTANTIATE_TEST_SUITE_P(Cells, RecurrentCoreTest,
