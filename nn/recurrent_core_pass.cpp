@@ -25,6 +25,18 @@ void sigmoid_in_place(float* x, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) x[i] = 0.5f * x[i] + 0.5f;
 }
 
+// c (+)= a b' for one step's [batch, k] rows a: the recurrent products, whose batch (the
+// sequences of a minibatch) is often 1-3.
+void step_product(bool b_transposed, std::int64_t batch, std::int64_t n, std::int64_t k,
+                  const float* a, const float* b, float beta, float* c) {
+  const std::int64_t ldb = b_transposed ? k : n;
+  if (batch <= kFewRows) {
+    few_rows_gemm(b_transposed, batch, n, k, a, k, b, ldb, beta, c, n);
+  } else {
+    row_major_gemm(false, b_transposed, batch, n, k, a, k, b, ldb, beta, c, n);
+  }
+}
+
 // Every row of [rows, width] `out` set to `row`.
 void fill_rows(float* out, const float* row, std::int64_t rows, std::int64_t width) {
   for (std::int64_t r = 0; r < rows; ++r) std::copy_n(row, width, out + r * width);
@@ -123,7 +135,7 @@ void RecurrentLayerPass::lstm_step(std::int64_t t) {
   const std::int64_t first = t * batch_, H = hidden_, W = gates_width_;
   float* gates = floats(gates_) + first * W;
   const float* h = floats(previous_h_) + first * H;
-  row_major_gemm(false, true, batch_, W, H, h, H, floats(weight_hh_), H, 1.0f, gates, W);
+  step_product(true, batch_, W, H, h, floats(weight_hh_), 1.0f, gates);
   float* c = floats(cells_) + first * H;
   const float* c_before = floats(previous_c_) + first * H;
   for (std::int64_t b = 0; b < batch_; ++b) {
@@ -149,7 +161,7 @@ void RecurrentLayerPass::gru_step(std::int64_t t) {
   float* recurrent = floats(step_scratch_);
   const float* h = floats(previous_h_) + first * H;
   fill_rows(recurrent, floats(bias_hh_), batch_, W);
-  row_major_gemm(false, true, batch_, W, H, h, H, floats(weight_hh_), H, 1.0f, recurrent, W);
+  step_product(true, batch_, W, H, h, floats(weight_hh_), 1.0f, recurrent);
   float* gates = floats(gates_) + first * W;
   float* hidden_n = floats(hidden_n_) + first * H;
   float* out = floats(outputs_) + first * H;
@@ -234,8 +246,7 @@ void RecurrentLayerPass::lstm_step_backward(std::int64_t t) {
     }
   }
   if (t == 0) return;
-  row_major_gemm(false, false, batch_, H, W, gradient, W, floats(weight_hh_), H, 0.0f, carried_h,
-                 H);
+  step_product(false, batch_, H, W, gradient, floats(weight_hh_), 0.0f, carried_h);
   for (std::int64_t b = 0; b < batch_; ++b) {
     const float keep = keep_[first + b];
     for (std::int64_t j = 0; j < H; ++j) carried_h[b * H + j] *= keep;
@@ -270,8 +281,7 @@ void RecurrentLayerPass::gru_step_backward(std::int64_t t) {
     }
   }
   if (t == 0) return;
-  row_major_gemm(false, false, batch_, H, W, recurrent_side, W, floats(weight_hh_), H, 1.0f,
-                 carried_h, H);
+  step_product(false, batch_, H, W, recurrent_side, floats(weight_hh_), 1.0f, carried_h);
   for (std::int64_t b = 0; b < batch_; ++b) {
     const float keep = keep_[first + b];
     for (std::int64_t j = 0; j < H; ++j) carried_h[b * H + j] *= keep;
