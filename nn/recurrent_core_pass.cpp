@@ -65,6 +65,7 @@ RecurrentLayerPass::RecurrentLayerPass(const torch::nn::Module& rnn, std::int64_
   gates_width_ = gate_count(cell) * hidden_;
   const std::int64_t rows = steps * batch;
   keep_.resize(static_cast<std::size_t>(rows));
+  keep_gradient_.resize(static_cast<std::size_t>(rows));
   bias_.resize(static_cast<std::size_t>(gates_width_));
   gates_ = at::empty({rows, gates_width_});
   previous_h_ = at::empty({rows, hidden_});
@@ -92,7 +93,7 @@ void RecurrentLayerPass::forward(const at::Tensor& input, const float* episode_s
                                  const float* initial, std::int64_t initial_stride) {
   input_ = input;
   const std::int64_t rows = steps_ * batch_, in = weight_ih_.size(1);
-  for (std::int64_t r = 0; r < rows; ++r) keep_[r] = 1.0f - episode_starts[r];
+  for (std::int64_t r = 0; r < rows; ++r) keep_[r] = episode_starts ? 1.0f - episode_starts[r] : 1.0f;
   // Every step's input product at once: W_ih x + b_ih (+ b_hh, for an LSTM: both add to
   // every gate; a GRU's b_hn sits inside r (...)).
   const float* b_ih = floats(bias_ih_);
@@ -193,8 +194,11 @@ void RecurrentLayerPass::write_state(float* state, std::int64_t stride) const {
   }
 }
 
-void RecurrentLayerPass::backward(at::Tensor* input_gradient) {
+void RecurrentLayerPass::backward(at::Tensor* input_gradient, const float* gradient_stops) {
   const bool lstm = cell_ == RecurrentCell::lstm;
+  for (std::size_t r = 0; r < keep_.size(); ++r) {
+    keep_gradient_[r] = gradient_stops && gradient_stops[r] != 0.0f ? 0.0f : keep_[r];
+  }
   carried_h_gradient_.zero_();
   if (lstm) carried_c_gradient_.zero_();
   for (std::int64_t t = steps_ - 1; t >= 0; --t) {
@@ -232,7 +236,7 @@ void RecurrentLayerPass::lstm_step_backward(std::int64_t t) {
   for (std::int64_t b = 0; b < batch_; ++b) {
     const float* g = gates + b * W;
     float* d = gradient + b * W;
-    const float keep = keep_[first + b];
+    const float keep = keep_gradient_[first + b];
     for (std::int64_t j = 0; j < H; ++j) {
       const std::int64_t k = b * H + j;
       const float i = g[j], f = g[H + j], cell_input = g[2 * H + j], o = g[3 * H + j];
@@ -247,9 +251,14 @@ void RecurrentLayerPass::lstm_step_backward(std::int64_t t) {
   }
   if (t == 0) return;
   step_product(false, batch_, H, W, gradient, floats(weight_hh_), 0.0f, carried_h);
+  cut_carried_gradients(t);
+}
+
+void RecurrentLayerPass::cut_carried_gradients(std::int64_t t) {
+  float* carried_h = floats(carried_h_gradient_);
   for (std::int64_t b = 0; b < batch_; ++b) {
-    const float keep = keep_[first + b];
-    for (std::int64_t j = 0; j < H; ++j) carried_h[b * H + j] *= keep;
+    const float keep = keep_gradient_[t * batch_ + b];
+    for (std::int64_t j = 0; j < hidden_; ++j) carried_h[b * hidden_ + j] *= keep;
   }
 }
 
@@ -282,10 +291,7 @@ void RecurrentLayerPass::gru_step_backward(std::int64_t t) {
   }
   if (t == 0) return;
   step_product(false, batch_, H, W, recurrent_side, floats(weight_hh_), 1.0f, carried_h);
-  for (std::int64_t b = 0; b < batch_; ++b) {
-    const float keep = keep_[first + b];
-    for (std::int64_t j = 0; j < H; ++j) carried_h[b * H + j] *= keep;
-  }
+  cut_carried_gradients(t);
 }
 
 RecurrentCorePass::RecurrentCorePass(const RecurrentCore& core, std::int64_t steps,
@@ -353,23 +359,25 @@ void RecurrentCorePass::write_state(float* state) const {
   }
 }
 
-void RecurrentCorePass::backward(at::Tensor* input_gradient) {
+void RecurrentCorePass::backward(at::Tensor* input_gradient, const float* gradient_stops) {
   c10::InferenceMode inference;
   if (shared()) {
-    backward_rnn(0, input_gradient);
+    backward_rnn(0, input_gradient, gradient_stops);
     return;
   }
   at::Tensor* value_side = input_gradient ? &value_input_gradient_ : nullptr;
-  run_both(rnn_multiply_adds(1), [&] { backward_rnn(0, input_gradient); },
-           [&] { backward_rnn(1, value_side); });
+  run_both(rnn_multiply_adds(1), [&] { backward_rnn(0, input_gradient, gradient_stops); },
+           [&] { backward_rnn(1, value_side, gradient_stops); });
   // Both RNNs read the inputs: their gradient is the sum of both.
   if (input_gradient) input_gradient->add_(value_input_gradient_);
 }
 
-void RecurrentCorePass::backward_rnn(std::size_t rnn, at::Tensor* input_gradient) {
+void RecurrentCorePass::backward_rnn(std::size_t rnn, at::Tensor* input_gradient,
+                                     const float* gradient_stops) {
   std::vector<RecurrentLayerPass>& layers = rnns_[rnn];
   for (std::size_t l = layers.size(); l-- > 0;) {
-    layers[l].backward(l > 0 ? &layers[l - 1].outputs_gradient() : input_gradient);
+    layers[l].backward(l > 0 ? &layers[l - 1].outputs_gradient() : input_gradient,
+                       gradient_stops);
   }
 }
 

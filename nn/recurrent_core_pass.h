@@ -23,7 +23,7 @@ class RecurrentLayerPass {
 
   // `input` [steps * batch, in] (kept until backward()), from h (and c) `initial` rows of
   // `batch` (each `initial_stride` floats apart, c hidden floats after h), with step t's memory
-  // zeroed first where episode_starts[t * batch + b] is 1.
+  // zeroed first where episode_starts[t * batch + b] is 1 (null: no episode starts).
   void forward(const at::Tensor& input, const float* episode_starts, const float* initial,
                std::int64_t initial_stride);
   // [steps * batch, hidden]: h at every step.
@@ -33,8 +33,10 @@ class RecurrentLayerPass {
   // Writes h (and c) after the last step into rows of `batch` `stride` floats apart.
   void write_state(float* state, std::int64_t stride) const;
   // Writes the layer's parameter gradients and, given `input_gradient` [steps * batch, in],
-  // d loss / d input there. No gradient reaches the initial memory (it is data).
-  void backward(at::Tensor* input_gradient);
+  // d loss / d input there. No gradient reaches the initial memory (it is data), nor crosses
+  // an episode start, nor, with `gradient_stops`, from a row where it is 1 into the memory
+  // that row's step started from (as if that memory were detached, as R2D2's burn-in is).
+  void backward(at::Tensor* input_gradient, const float* gradient_stops);
   std::int64_t multiply_adds() const;
 
  private:
@@ -44,12 +46,15 @@ class RecurrentLayerPass {
   void gru_step_backward(std::int64_t t);
   // The memory step t starts from: the initial one or step t - 1's, zeroed at episode starts.
   void carry_into(std::int64_t t, const float* initial, std::int64_t initial_stride);
+  // What step t carries back to step t - 1, times keep_gradient_ of step t's rows.
+  void cut_carried_gradients(std::int64_t t);
 
   RecurrentCell cell_;
   std::int64_t steps_, batch_, hidden_, gates_width_;
   at::Tensor weight_ih_, weight_hh_, bias_ih_, bias_hh_;
   at::Tensor input_;
-  std::vector<float> keep_;  // 1 - episode start, per row
+  std::vector<float> keep_;           // 1 - episode start, per row
+  std::vector<float> keep_gradient_;  // backward(): also 0 at gradient stops
   std::vector<float> bias_;  // LSTM: b_ih + b_hh, added to every row's input product
   // Per row: the gates after their activations (LSTM i f g o; GRU r z n), the memory the step
   // started from, h after it; LSTM: c after it and tanh(c); GRU: W_hn h + b_hn.
@@ -73,7 +78,7 @@ class RecurrentCorePass {
   std::int64_t batch() const { return batch_; }
   // `inputs` [steps * batch, input_size] (kept until backward()) from `state` [batch,
   // state_size] (read only here: it may be where write_state() writes), `episode_starts`
-  // [steps * batch] as RecurrentCore::forward's.
+  // [steps * batch] as RecurrentCore::forward's (null: none).
   void forward(const at::Tensor& inputs, const float* episode_starts, const float* state);
   // [steps * batch, hidden]: the top layer's h, of the policy's RNN and of the value's (the
   // same tensor when shared).
@@ -86,14 +91,15 @@ class RecurrentCorePass {
   bool shared() const { return rnns_.size() == 1; }
   // The memory after the last step, [batch, state_size].
   void write_state(float* state) const;
-  // Every RNN parameter's gradient and, given `input_gradient`, d loss / d inputs there.
-  void backward(at::Tensor* input_gradient);
+  // Every RNN parameter's gradient and, given `input_gradient`, d loss / d inputs there;
+  // `gradient_stops` as RecurrentLayerPass::backward's.
+  void backward(at::Tensor* input_gradient, const float* gradient_stops = nullptr);
   std::int64_t multiply_adds() const;
 
  private:
   std::int64_t rnn_multiply_adds(std::size_t rnn) const;
   void forward_rnn(std::size_t rnn, const at::Tensor& inputs, const float* episode_starts);
-  void backward_rnn(std::size_t rnn, at::Tensor* input_gradient);
+  void backward_rnn(std::size_t rnn, at::Tensor* input_gradient, const float* gradient_stops);
 
   std::int64_t steps_, batch_, state_size_, rnn_state_size_, layer_state_size_;
   std::vector<float> initial_state_;

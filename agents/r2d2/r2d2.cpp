@@ -1,8 +1,6 @@
 #include "agents/r2d2/r2d2.h"
 
-#include <ATen/ops/from_blob.h>
 #include <ATen/ops/zeros.h>
-#include <c10/core/InferenceMode.h>
 #include <torch/utils.h>
 
 #include <algorithm>
@@ -50,20 +48,30 @@ double R2d2::epsilon() const {
                                       static_cast<double>(total_steps_));
 }
 
-at::Tensor R2d2::step_online(const float* observations, std::int64_t batch, at::Tensor& state,
-                             const float* starts) {
-  c10::InferenceMode inference;
-  const at::Tensor inputs =
-      at::from_blob(const_cast<float*>(observations), {batch, observation_size_}, at::kFloat);
-  const at::Tensor episode_starts =
-      starts ? at::from_blob(const_cast<float*>(starts), {batch}, at::kFloat)
-             : at::zeros({batch}, at::kFloat);
-  return online_->forward(inputs, episode_starts, state, &state);
+nn::RecurrentQNetworkPass& R2d2::pass_of(bool online, std::int64_t steps, std::int64_t batch) {
+  auto& passes = online ? online_passes_ : target_passes_;
+  const std::pair key{steps, batch};
+  auto pass = passes.find(key);
+  if (pass == passes.end()) {
+    pass = passes.try_emplace(key, online ? online_ : target_, steps, batch).first;
+  }
+  return pass->second;
 }
 
-void R2d2::write_argmax(const at::Tensor& q, std::int64_t* out) {
-  const at::Tensor best = q.argmax(1).contiguous();
-  std::copy_n(best.data_ptr<std::int64_t>(), best.size(0), out);
+const float* R2d2::step_online(const float* observations, std::int64_t batch, float* state,
+                               const float* starts) {
+  nn::RecurrentQNetworkPass& pass = pass_of(true, 1, batch);
+  pass.forward(observations, starts, state);
+  pass.write_state(state);
+  return pass.q_values();
+}
+
+void R2d2::write_argmax(const float* q, std::int64_t batch, std::int64_t* out) const {
+  const std::int64_t actions = online_->options.num_actions();
+  for (std::int64_t i = 0; i < batch; ++i) {
+    const float* row = q + i * actions;
+    out[i] = std::max_element(row, row + actions) - row;  // the first maximum, as argmax
+  }
 }
 
 void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
@@ -79,7 +87,7 @@ void R2d2::act(core::ConstTypedPtr observations, const ActionsOut& out) {
                       last_observations_.data());
   acted_states_.assign(states_.data_ptr<float>(), states_.data_ptr<float>() + states_.numel());
   // observe() zeroed the memory of an env whose episode ended: no restart flags.
-  write_argmax(step_online(inputs, num_envs_, states_), out.indices);
+  write_argmax(step_online(inputs, num_envs_, states_.data_ptr<float>()), num_envs_, out.indices);
   const double eps = epsilon();
   const auto num_actions = static_cast<std::uint64_t>(online_->options.num_actions());
   last_actions_.resize(static_cast<std::size_t>(num_envs_));
@@ -119,9 +127,7 @@ Statistics R2d2::update(const TrainingProgress& progress) {
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, n,
                     replay::annealed_beta(options_.per_beta0, 1.0 - progress.remaining()), batch_);
-    const R2d2Loss loss = loss_of_batch();
-    parameters_->zero_grad();
-    loss.loss.backward();
+    const R2d2Loss loss = loss_of_batch(/*differentiate=*/true);
     if (after_backward_) after_backward_();
     nn::clip_gradient_norm(parameters_->values(), options_.max_grad_norm);
     optimizer_->step();
@@ -137,7 +143,7 @@ Statistics R2d2::update(const TrainingProgress& progress) {
           {"charts/learning_rate", learning_rate}};
 }
 
-R2d2Loss R2d2::loss_of_batch() {
+R2d2Loss R2d2::loss_of_batch(bool differentiate) {
   R2d2LossOptions options;
   options.burn_in = options_.burn_in;
   options.gamma = options_.gamma;
@@ -146,12 +152,10 @@ R2d2Loss R2d2::loss_of_batch() {
   options.huber = options_.loss == "huber";
   options.priority_eta = options_.priority_eta;
   options.value_rescaling = options_.value_rescaling;
-  const std::int64_t n = batch_.size, positions = replay_->options().length + 1;
-  const SequenceTensors tensors{
-      at::from_blob(batch_.observations.data(), {positions * n, observation_size_}, at::kFloat),
-      at::from_blob(batch_.states.data(), {n, online_->state_size()}, at::kFloat),
-      at::from_blob(batch_.weights.data(), {n}, at::kFloat)};
-  return r2d2_loss(*online_, *target_, batch_, tensors, options);
+  const std::int64_t positions = replay_->options().length + 1;
+  return r2d2_loss_by_hand(pass_of(true, positions, batch_.size),
+                           pass_of(false, positions, batch_.size), batch_, options,
+                           differentiate);
 }
 
 void R2d2::take_sequences(std::int64_t count, float* out) {
@@ -160,9 +164,8 @@ void R2d2::take_sequences(std::int64_t count, float* out) {
     slots[static_cast<std::size_t>(k)] = replay_->slot_of(sequences_taken_ + k);
   }
   replay_->gather(slots.data(), count, batch_);
-  torch::NoGradGuard no_grad;
   update_target();  // an actor measures with its copy of the learner's network alone
-  const R2d2Loss loss = loss_of_batch();
+  const R2d2Loss loss = loss_of_batch(/*differentiate=*/false);
   const std::int64_t row = replay_->row_floats();
   for (std::int64_t k = 0; k < count; ++k) {
     replay_->pack(slots[static_cast<std::size_t>(k)], loss.priorities[static_cast<std::size_t>(k)],
@@ -199,8 +202,9 @@ void R2d2::act_greedy(core::ConstTypedPtr observations, std::int64_t batch, cons
       core::as_floats(observations, static_cast<std::size_t>(batch * observation_size_),
                       input_floats_, replay_->options().byte_scale);
   evaluation_memory_.prepare(batch, online_->state_size(), at::kCPU);
-  write_argmax(step_online(inputs, batch, evaluation_memory_.state(), evaluation_memory_.starts()),
-               out.indices);
+  write_argmax(step_online(inputs, batch, evaluation_memory_.state().data_ptr<float>(),
+                           evaluation_memory_.starts()),
+               batch, out.indices);
   evaluation_memory_.stepped();
 }
 

@@ -3,8 +3,10 @@
 #include <torch/optim/optimizer.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "agents/agent.h"
@@ -16,6 +18,7 @@
 #include "core/typed_rows.h"
 #include "nn/flat_parameters.h"
 #include "nn/recurrent_q_network.h"
+#include "nn/recurrent_q_network_pass.h"
 #include "replay/sequence_replay.h"
 
 namespace mnrl::agents {
@@ -24,8 +27,8 @@ namespace mnrl::agents {
 // with a memory per env (zeroed where an episode ends), its steps stored as overlapping
 // sequences with the memory before their first step (replay::SequenceReplay), and learning from
 // prioritized sequences through r2d2_loss(): burn-in, n-step Double-Q targets within each
-// sequence, priorities mixing each sequence's largest and mean TD error. The networks train
-// through LibTorch's autograd.
+// sequence, priorities mixing each sequence's largest and mean TD error. The networks act and
+// train through hand-written passes (nn::RecurrentQNetworkPass, r2d2_loss_by_hand()).
 class R2d2 final : public Agent {
  public:
   R2d2(R2d2Options options, nn::RecurrentQNetwork online, nn::RecurrentQNetwork target,
@@ -81,15 +84,19 @@ class R2d2 final : public Agent {
   void update_target();
 
  private:
-  // The online network's Q-values for `batch` rows of `observations` (floats) from `state`,
-  // which becomes the memory after the step; `starts` (1 where a row's episode starts: its
-  // memory restarts from zero) or null (none does).
-  at::Tensor step_online(const float* observations, std::int64_t batch, at::Tensor& state,
-                         const float* starts = nullptr);
+  // The hand-written pass of the online or the target network for `steps` steps of `batch`
+  // sequences, made at first use.
+  nn::RecurrentQNetworkPass& pass_of(bool online, std::int64_t steps, std::int64_t batch);
+  // The online network's Q-values [batch, actions] for `batch` rows of `observations` (floats)
+  // from `state` [batch, state_size], which becomes the memory after the step; `starts` (1
+  // where a row's episode starts: its memory restarts from zero) or null (none does).
+  const float* step_online(const float* observations, std::int64_t batch, float* state,
+                           const float* starts = nullptr);
   // Argmax per row of `q` [batch, actions] into `out`.
-  static void write_argmax(const at::Tensor& q, std::int64_t* out);
-  // The loss of batch_ (its options from options_).
-  R2d2Loss loss_of_batch();
+  void write_argmax(const float* q, std::int64_t batch, std::int64_t* out) const;
+  // The loss of batch_ (its options from options_), and with `differentiate` the online
+  // network's gradients.
+  R2d2Loss loss_of_batch(bool differentiate);
 
   R2d2Options options_;
   nn::RecurrentQNetwork online_, target_;
@@ -113,6 +120,9 @@ class R2d2 final : public Agent {
   std::int64_t min_replay_size_;  // update_ready() needs this many sequences stored
   std::int64_t sequences_taken_ = 0;  // an actor's: by take_sequences() (not in the state)
   std::optional<double> fixed_epsilon_;
+  // Passes by (steps, batch): acting (1 step of every env or evaluation env) and sequences.
+  std::map<std::pair<std::int64_t, std::int64_t>, nn::RecurrentQNetworkPass> online_passes_,
+      target_passes_;
 
   friend struct core::StateFieldsAccess;
   template <class Fields>

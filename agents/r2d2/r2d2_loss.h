@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "nn/recurrent_q_network.h"
+#include "nn/recurrent_q_network_pass.h"
 #include "replay/sequence_replay.h"
 
 namespace mnrl::agents {
@@ -35,7 +36,7 @@ struct SequenceTensors {
 };
 
 struct R2d2Loss {
-  at::Tensor loss;                // to differentiate
+  at::Tensor loss;                // to differentiate (r2d2_loss() only)
   std::vector<float> priorities;  // per sequence: eta max |delta| + (1 - eta) mean |delta|
   double td_loss = 0.0;           // the loss's value
   double q_values = 0.0;          // mean Q of the trained steps' actions
@@ -49,8 +50,18 @@ struct R2d2Loss {
 // value, at step j = min(t + n, steps), of the online network's greedy action there (Double
 // DQN) or its own (both through value rescaling, where on). The loss is the importance-weighted
 // mean over trained steps of the Huber (or squared) TD error.
+//
+// Through autograd: the definition the hand-written r2d2_loss_by_hand() is tested against.
 R2d2Loss r2d2_loss(nn::RecurrentQNetworkImpl& online, nn::RecurrentQNetworkImpl& target,
                    const replay::SequenceBatch& batch, const SequenceTensors& tensors,
                    const R2d2LossOptions& options);
+
+// The same loss by hand, over passes of the online and the target network of length + 1 steps
+// of batch.size sequences: runs both forward and returns the loss's value (its `loss` tensor
+// undefined), the priorities and the mean Q; with `differentiate`, also writes (does not add)
+// d loss / d every online parameter into its .grad().
+R2d2Loss r2d2_loss_by_hand(nn::RecurrentQNetworkPass& online, nn::RecurrentQNetworkPass& target,
+                           const replay::SequenceBatch& batch, const R2d2LossOptions& options,
+                           bool differentiate);
 
 }  // namespace mnrl::agents

@@ -3,12 +3,20 @@
 // target network unless the episode terminated, with priorities mixing max and mean |TD error|.
 #include "agents/r2d2/r2d2_loss.h"
 
+#include "nn/flat_parameters.h"
+
+#include <ATen/ops/all.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/tensor.h>
 #include <gtest/gtest.h>
 #include <torch/nn/init.h>
 #include <torch/utils.h>
 
 #include <algorithm>
 #include <cmath>
+#include <ostream>
 #include <vector>
 
 namespace mnrl::agents {
@@ -153,6 +161,106 @@ TEST(R2d2LossTest, ValueRescalingAndItsInverse) {
     EXPECT_NEAR(unrescaled_value(rescaled_value(x)), x, 1e-9 * std::max(1.0, std::abs(x))) << x;
   }
 }
+
+struct HandWrittenCase {
+  const char* name;
+  nn::RecurrentCell cell;
+  std::int64_t layers;
+  bool dueling, huber, double_q, rescaling;
+  std::int64_t sequences;  // 1-3 go through the few-rows products
+  bool encoder = false;    // 2 x 4 x 4 images through a convolutional encoder
+};
+
+void PrintTo(const HandWrittenCase& c, std::ostream* os) { *os << c.name; }
+
+class R2d2HandWrittenLossTest : public ::testing::TestWithParam<HandWrittenCase> {};
+
+// Random sequences of random networks: the hand-written loss gives autograd's loss, priorities,
+// mean Q and gradient of every online parameter (burn-in cut where a sequence began
+// mid-episode), and writes nothing without `differentiate`.
+TEST_P(R2d2HandWrittenLossTest, MatchesAutograd) {
+  const HandWrittenCase& c = GetParam();
+  const std::int64_t n = c.sequences, length = 7, actions = 3;
+  const std::int64_t observation_size = c.encoder ? 2 * 4 * 4 : 4;
+  const auto make = [&](std::uint64_t seed) {
+    torch::manual_seed(seed);
+    nn::RecurrentQNetworkOptions options(
+        observation_size, actions,
+        nn::RecurrentCoreOptions(0, 6).cell(c.cell).layers(c.layers));
+    options.hidden_sizes({8}).dueling(c.dueling);
+    if (c.encoder) {
+      options.encoder(nn::ConvEncoderOptions({2, 4, 4}).channels({3}).kernel_sizes({3}).strides({1}).features(10));
+    }
+    return nn::RecurrentQNetwork(options);
+  };
+  nn::RecurrentQNetwork online = make(3), target = make(4);
+  nn::FlatParameters parameters(*online);
+  nn::FlatParameters target_parameters(*target);
+  torch::manual_seed(5);
+  replay::SequenceBatch batch;
+  batch.size = n;
+  const at::Tensor observations = at::rand({(length + 1) * n, observation_size});
+  batch.observations.assign(observations.data_ptr<float>(),
+                            observations.data_ptr<float>() + observations.numel());
+  const at::Tensor states = at::randn({n, online->state_size()}) * 0.5;
+  batch.states.assign(states.data_ptr<float>(), states.data_ptr<float>() + states.numel());
+  for (std::int64_t b = 0; b < n; ++b) {
+    batch.steps.push_back(b % 3 == 1 ? length - 3 : length);  // some end early, padded
+    batch.terminated.push_back(b % 2);
+    batch.episode_start.push_back(b % 3 == 2);
+    batch.indices.push_back(b);
+    batch.weights.push_back(0.5f + 0.25f * static_cast<float>(b));
+  }
+  for (std::int64_t t = 0; t < length; ++t) {
+    for (std::int64_t b = 0; b < n; ++b) {
+      const bool padding = t >= batch.steps[b];
+      batch.actions.push_back(padding ? 0.0f : static_cast<float>((t * 7 + b) % actions));
+      batch.rewards.push_back(padding ? 0.0f : std::sin(static_cast<float>(t + 3 * b)) * 2.0f);
+    }
+  }
+  R2d2LossOptions options;
+  options.burn_in = 2;
+  options.n_step = 3;
+  options.huber = c.huber;
+  options.double_q = c.double_q;
+  options.value_rescaling = c.rescaling;
+  options.priority_eta = 0.8;
+
+  const SequenceTensors tensors{observations, states, at::tensor(batch.weights)};
+  parameters.zero_grad();
+  const R2d2Loss expected = r2d2_loss(*online, *target, batch, tensors, options);
+  expected.loss.backward();
+  const at::Tensor expected_gradients = parameters.gradients().clone();
+
+  nn::RecurrentQNetworkPass online_pass(online, length + 1, n), target_pass(target, length + 1, n);
+  parameters.gradients().fill_(123.0f);
+  const R2d2Loss measured = r2d2_loss_by_hand(online_pass, target_pass, batch, options, false);
+  EXPECT_TRUE(at::all(parameters.gradients() == 123.0f).item<bool>()) << "no gradient asked for";
+  const R2d2Loss loss = r2d2_loss_by_hand(online_pass, target_pass, batch, options, true);
+
+  EXPECT_NEAR(loss.td_loss, expected.td_loss, 1e-5 * (1.0 + std::abs(expected.td_loss)));
+  EXPECT_NEAR(loss.q_values, expected.q_values, 1e-5);
+  EXPECT_DOUBLE_EQ(measured.td_loss, loss.td_loss);
+  ASSERT_EQ(loss.priorities.size(), static_cast<std::size_t>(n));
+  for (std::int64_t b = 0; b < n; ++b) {
+    EXPECT_NEAR(loss.priorities[b], expected.priorities[b], 1e-5) << "sequence " << b;
+  }
+  EXPECT_TRUE(at::allclose(parameters.gradients(), expected_gradients, 1e-4, 1e-6))
+      << "max difference "
+      << (parameters.gradients() - expected_gradients).abs().max().item<float>();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Networks, R2d2HandWrittenLossTest,
+    ::testing::Values(
+        HandWrittenCase{"LstmHuberDouble", nn::RecurrentCell::lstm, 1, false, true, true, false, 5},
+        HandWrittenCase{"LstmDuelingRescaledFewSequences", nn::RecurrentCell::lstm, 1, true, true,
+                        true, true, 2},
+        HandWrittenCase{"GruOfTwoLayersSquaredNotDouble", nn::RecurrentCell::gru, 2, false, false,
+                        false, false, 6},
+        HandWrittenCase{"GruDuelingOverImages", nn::RecurrentCell::gru, 1, true, true, true, true,
+                        4, true}),
+    [](const ::testing::TestParamInfo<HandWrittenCase>& info) { return info.param.name; });
 
 }  // namespace
 }  // namespace mnrl::agents

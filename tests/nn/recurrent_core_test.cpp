@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <torch/utils.h>
 
+#include <ostream>
+
 #include "nn/actor_critic.h"
 #include "nn/flat_parameters.h"
 #include "nn/recurrent_core_pass.h"
@@ -25,6 +27,11 @@ struct CoreCase {
   std::int64_t layers;
   bool shared;
 };
+
+void PrintTo(const CoreCase& c, std::ostream* os) {
+  *os << (c.cell == RecurrentCell::lstm ? "lstm" : "gru") << " x" << c.layers
+      << (c.shared ? " shared" : " separate");
+}
 
 class RecurrentCoreTest : public ::testing::TestWithParam<CoreCase> {
  protected:
