@@ -44,6 +44,13 @@ void RecurrentQNetworkPass::forward(const float* observations, const float* epis
   }
 }
 
+std::int64_t RecurrentQNetworkPass::multiply_adds() const {
+  std::int64_t sum = core_.multiply_adds() + trunk_.multiply_adds() + advantage_head_.multiply_adds();
+  if (encoder_) sum += encoder_->multiply_adds();
+  if (value_head_) sum += value_head_->multiply_adds();
+  return sum;
+}
+
 const float* RecurrentQNetworkPass::q_values() const {
   return floats(value_head_ ? q_ : advantage_head_.output);
 }

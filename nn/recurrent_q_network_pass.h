@@ -29,6 +29,8 @@ class RecurrentQNetworkPass {
   // [steps * batch, num_actions], row-major; valid until the next forward().
   const float* q_values() const;
   std::int64_t num_actions() const { return advantage_head_.output.size(1); }
+  // Of forward().
+  std::int64_t multiply_adds() const;
   // The memory after the last step, [batch, state_size].
   void write_state(float* state) const { core_.write_state(state); }
   // d loss / d q_values(), for the caller to fill before backward().

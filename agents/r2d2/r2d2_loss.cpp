@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nn/compute_threads.h"
+
 namespace mnrl::agents {
 namespace {
 
@@ -190,8 +192,10 @@ R2d2Loss r2d2_loss_by_hand(nn::RecurrentQNetworkPass& online, nn::RecurrentQNetw
   const std::int64_t burn_in = std::min(options.burn_in, length);
   const std::int64_t actions = online.num_actions();
   // Sequences never cross an episode's end: no memory restarts inside one.
-  online.forward(batch.observations.data(), nullptr, batch.states.data());
-  target.forward(batch.observations.data(), nullptr, batch.states.data());
+  // The two networks' forward passes are independent pieces (nn/compute_threads.h).
+  nn::run_both(target.multiply_adds(),
+               [&] { online.forward(batch.observations.data(), nullptr, batch.states.data()); },
+               [&] { target.forward(batch.observations.data(), nullptr, batch.states.data()); });
   const float* q = online.q_values();
   const StepTargets steps =
       step_targets(batch, q, target.q_values(), length, actions, burn_in, options);
