@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -10,7 +11,10 @@
 namespace mnrl::replay {
 namespace {
 
-constexpr const char* kTag = "sequences";  // the stored sequences' section in a state stream
+// The stored sequences' section in a state stream: uint8 observations have their own (before
+// they were stored as bytes they were saved as floats under the first name).
+constexpr const char* kTag = "sequences";
+constexpr const char* kByteTag = "byte_sequences";
 
 const SequenceReplayOptions& checked(const SequenceReplayOptions& o) {
   if (o.capacity < 1 || o.observation_size < 1 || o.state_size < 1 || o.num_envs < 1 ||
@@ -21,20 +25,44 @@ const SequenceReplayOptions& checked(const SequenceReplayOptions& o) {
   return o;
 }
 
+// Sets `count` elements of `rows` from element `first` on to zero.
+void zero_elements(core::TypedRows& rows, std::size_t first, std::size_t count) {
+  const core::TypedPtr at = rows.data() + first;
+  if (rows.dtype() == core::Dtype::uint8) {
+    std::fill_n(at.bytes(), count, std::uint8_t{0});
+  } else {
+    std::fill_n(at.floats(), count, 0.0f);
+  }
+}
+
+// Moves `count` elements of `rows` from element `from` to element `to` (the ranges may overlap).
+void move_elements(core::TypedRows& rows, std::size_t from, std::size_t to, std::size_t count) {
+  const core::TypedPtr base = rows.data();
+  if (rows.dtype() == core::Dtype::uint8) {
+    std::memmove(base.bytes() + to, base.bytes() + from, count);
+  } else {
+    std::memmove(base.floats() + to, base.floats() + from, count * sizeof(float));
+  }
+}
+
 }  // namespace
 
 SequenceReplay::SequenceReplay(const SequenceReplayOptions& options)
     : options_(checked(options)), priorities_(options.capacity, options.per, "SequenceReplay") {
   const std::int64_t capacity = options.capacity, length = options.length;
   const std::int64_t observation = options.observation_size, envs = options.num_envs;
-  observations_.resize(static_cast<std::size_t>(capacity * (length + 1) * observation));
+  observations_ = core::TypedRows(options.observation_dtype,
+                                  static_cast<std::size_t>(capacity * (length + 1)),
+                                  static_cast<std::size_t>(observation));
   actions_.resize(static_cast<std::size_t>(capacity * length));
   rewards_.resize(static_cast<std::size_t>(capacity * length));
   states_.resize(static_cast<std::size_t>(capacity * options.state_size));
   steps_.resize(static_cast<std::size_t>(capacity));
   terminated_.resize(static_cast<std::size_t>(capacity));
   episode_start_.resize(static_cast<std::size_t>(capacity));
-  open_observations_.resize(static_cast<std::size_t>(envs * length * observation));
+  open_observations_ = core::TypedRows(options.observation_dtype,
+                                       static_cast<std::size_t>(envs * length),
+                                       static_cast<std::size_t>(observation));
   open_actions_.resize(static_cast<std::size_t>(envs * length));
   open_rewards_.resize(static_cast<std::size_t>(envs * length));
   open_states_.resize(static_cast<std::size_t>(envs * length * options.state_size));
@@ -42,31 +70,22 @@ SequenceReplay::SequenceReplay(const SequenceReplayOptions& options)
   open_episode_start_.assign(static_cast<std::size_t>(envs), 1);  // training starts episodes
 }
 
-void SequenceReplay::copy_observation(core::ConstTypedPtr rows, std::int64_t env,
-                                      float* out) const {
-  const std::int64_t size = options_.observation_size;
-  if (rows.dtype() == core::Dtype::float32) {
-    std::copy_n(rows.floats() + env * size, size, out);
-    return;
-  }
-  const std::uint8_t* bytes = rows.bytes() + env * size;
-  for (std::int64_t i = 0; i < size; ++i)
-    out[i] = static_cast<float>(bytes[i]) * options_.byte_scale;
-}
-
 void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* states,
                               const float* actions, const float* rewards,
                               core::ConstTypedPtr next_observations, const std::uint8_t* terminated,
                               const std::uint8_t* truncated,
                               core::ConstTypedPtr final_observations) {
+  if (observations.dtype() != options_.observation_dtype ||
+      next_observations.dtype() != options_.observation_dtype) {
+    throw std::logic_error("SequenceReplay: observations of another dtype than the replay's");
+  }
   const std::int64_t length = options_.length, size = options_.observation_size;
   const std::int64_t state = options_.state_size;
-  scratch_.resize(static_cast<std::size_t>(size));
   for (std::int64_t env = 0; env < options_.num_envs; ++env) {
     const auto e = static_cast<std::size_t>(env);
     const std::int64_t t = open_steps_[e];
-    copy_observation(observations, env,
-                     &open_observations_[static_cast<std::size_t>((env * length + t) * size)]);
+    open_observations_.copy_row(static_cast<std::size_t>(env * length + t),
+                                observations + static_cast<std::size_t>(env * size));
     std::copy_n(states + env * state, state,
                 &open_states_[static_cast<std::size_t>((env * length + t) * state)]);
     open_actions_[static_cast<std::size_t>(env * length + t)] = actions[env];
@@ -74,8 +93,9 @@ void SequenceReplay::add_step(core::ConstTypedPtr observations, const float* sta
     open_steps_[e] = t + 1;
     const bool ended = terminated[env] || truncated[env];
     if (!ended && t + 1 < length) continue;
-    copy_observation(ended ? final_observations : next_observations, env, scratch_.data());
-    store(env, t + 1, scratch_.data(), terminated[env] != 0, ended);
+    store(env, t + 1,
+          (ended ? final_observations : next_observations) + static_cast<std::size_t>(env * size),
+          terminated[env] != 0, ended);
   }
 }
 
@@ -87,17 +107,19 @@ std::int64_t SequenceReplay::claim_slot() {
   return slot;
 }
 
-void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* after,
+void SequenceReplay::store(std::int64_t env, std::int64_t steps, core::ConstTypedPtr after,
                            bool terminated, bool episode_ended) {
   const std::int64_t length = options_.length, size = options_.observation_size;
   const std::int64_t state = options_.state_size;
   const auto e = static_cast<std::size_t>(env);
   const std::int64_t slot = claim_slot();
-  float* observations = &observations_[static_cast<std::size_t>(slot * (length + 1) * size)];
-  const float* open = &open_observations_[static_cast<std::size_t>(env * length * size)];
-  std::copy_n(open, steps * size, observations);
-  std::copy_n(after, size, observations + steps * size);
-  std::fill(observations + (steps + 1) * size, observations + (length + 1) * size, 0.0f);
+  const auto first_row = static_cast<std::size_t>(slot * (length + 1));
+  core::copy_elements(open_observations_.row(static_cast<std::size_t>(env * length)),
+                      static_cast<std::size_t>(steps * size), observations_.row(first_row));
+  observations_.copy_row(first_row + static_cast<std::size_t>(steps), after);
+  zero_elements(observations_,
+                (first_row + static_cast<std::size_t>(steps + 1)) * static_cast<std::size_t>(size),
+                static_cast<std::size_t>((length - steps) * size));
   float* actions = &actions_[static_cast<std::size_t>(slot * length)];
   float* rewards = &rewards_[static_cast<std::size_t>(slot * length)];
   std::copy_n(&open_actions_[static_cast<std::size_t>(env * length)], steps, actions);
@@ -123,7 +145,9 @@ void SequenceReplay::store(std::int64_t env, std::int64_t steps, const float* af
     float* first = &rows[static_cast<std::size_t>(env * length * width)];
     std::copy_n(first + options_.period * width, kept * width, first);
   };
-  shift(open_observations_, size);
+  const auto env_first = static_cast<std::size_t>(env * length * size);
+  move_elements(open_observations_, env_first + static_cast<std::size_t>(options_.period * size),
+                env_first, static_cast<std::size_t>(kept * size));
   shift(open_actions_, 1);
   shift(open_rewards_, 1);
   shift(open_states_, state);
@@ -162,8 +186,9 @@ void SequenceReplay::copy_indexed(SequenceBatch& out) const {
   for (std::int64_t b = 0; b < n; ++b) {
     const std::int64_t slot = out.indices[static_cast<std::size_t>(b)];
     for (std::int64_t t = 0; t <= length; ++t) {
-      std::copy_n(&observations_[static_cast<std::size_t>((slot * (length + 1) + t) * size)], size,
-                  &out.observations[static_cast<std::size_t>((t * n + b) * size)]);
+      observations_.row_as_floats(static_cast<std::size_t>(slot * (length + 1) + t),
+                                  &out.observations[static_cast<std::size_t>((t * n + b) * size)],
+                                  options_.byte_scale);
     }
     for (std::int64_t t = 0; t < length; ++t) {
       out.actions[static_cast<std::size_t>(t * n + b)] =
@@ -198,8 +223,13 @@ std::int64_t SequenceReplay::slot_of(std::int64_t ordinal) const {
 void SequenceReplay::pack(std::int64_t slot, float priority, float* out) const {
   const SequenceReplayOptions& o = options_;
   const std::int64_t observations = (o.length + 1) * o.observation_size;
-  out =
-      std::copy_n(&observations_[static_cast<std::size_t>(slot * observations)], observations, out);
+  const core::ConstTypedPtr stored =
+      observations_.row(static_cast<std::size_t>(slot * (o.length + 1)));
+  if (bytes()) {
+    out = std::copy_n(stored.bytes(), observations, out);  // 0-255 as floats
+  } else {
+    out = std::copy_n(stored.floats(), observations, out);
+  }
   out = std::copy_n(&actions_[static_cast<std::size_t>(slot * o.length)], o.length, out);
   out = std::copy_n(&rewards_[static_cast<std::size_t>(slot * o.length)], o.length, out);
   out = std::copy_n(&states_[static_cast<std::size_t>(slot * o.state_size)], o.state_size, out);
@@ -224,8 +254,23 @@ void SequenceReplay::add_packed(const float* row) {
         "), terminated " + std::to_string(terminated) + ", episode start " +
         std::to_string(episode_start) + ", priority " + std::to_string(priority));
   }
+  if (bytes()) {
+    for (std::int64_t i = 0; i < observations; ++i) {
+      if (!(row[i] >= 0.0f && row[i] <= 255.0f) || row[i] != std::floor(row[i])) {
+        throw std::invalid_argument("a sequence with observation element " +
+                                    std::to_string(row[i]) + " (uint8 observations)");
+      }
+    }
+  }
   const std::int64_t slot = claim_slot();
-  std::copy_n(row, observations, &observations_[static_cast<std::size_t>(slot * observations)]);
+  const core::TypedPtr stored = observations_.row(static_cast<std::size_t>(slot * (o.length + 1)));
+  if (bytes()) {
+    for (std::int64_t i = 0; i < observations; ++i) {
+      stored.bytes()[i] = static_cast<std::uint8_t>(row[i]);
+    }
+  } else {
+    std::copy_n(row, observations, stored.floats());
+  }
   row += observations;
   std::copy_n(row, o.length, &actions_[static_cast<std::size_t>(slot * o.length)]);
   row += o.length;
@@ -241,7 +286,7 @@ void SequenceReplay::add_packed(const float* row) {
 }
 
 void SequenceReplay::save_sequences(core::StateWriter& out) const {
-  out.tag(kTag);
+  out.tag(bytes() ? kByteTag : kTag);
   const SequenceReplayOptions& o = options_;
   for (const std::int64_t value : {o.capacity, o.observation_size, o.state_size, o.length}) {
     out.value(value);
@@ -249,8 +294,7 @@ void SequenceReplay::save_sequences(core::StateWriter& out) const {
   out.value(size_);
   out.value(next_slot_);
   const auto stored = static_cast<std::size_t>(size_);
-  out.values(observations_.data(),
-             stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  observations_.save_rows(out, stored * static_cast<std::size_t>(o.length + 1));
   out.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
   out.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
   out.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));
@@ -261,7 +305,7 @@ void SequenceReplay::save_sequences(core::StateWriter& out) const {
 }
 
 void SequenceReplay::load_sequences(core::StateReader& in) {
-  in.expect_tag(kTag);
+  in.expect_tag(bytes() ? kByteTag : kTag);
   const SequenceReplayOptions& o = options_;
   const char* names[] = {"capacity", "observation size", "state size", "sequence length"};
   int k = 0;
@@ -281,8 +325,7 @@ void SequenceReplay::load_sequences(core::StateReader& in) {
             " cannot occur");
   }
   const auto stored = static_cast<std::size_t>(size);
-  in.values(observations_.data(),
-            stored * static_cast<std::size_t>((o.length + 1) * o.observation_size));
+  observations_.load_rows(in, stored * static_cast<std::size_t>(o.length + 1));
   in.values(actions_.data(), stored * static_cast<std::size_t>(o.length));
   in.values(rewards_.data(), stored * static_cast<std::size_t>(o.length));
   in.values(states_.data(), stored * static_cast<std::size_t>(o.state_size));

@@ -5,6 +5,7 @@
 
 #include "core/state_fields.h"
 #include "core/typed_ptr.h"
+#include "core/typed_rows.h"
 #include "replay/priorities.h"
 
 namespace mnrl::core {
@@ -17,13 +18,16 @@ namespace mnrl::replay {
 
 struct SequenceReplayOptions {
   std::int64_t capacity = 1;          // sequences held
-  std::int64_t observation_size = 1;  // elements per observation (stored as floats)
+  std::int64_t observation_size = 1;  // elements per observation
   std::int64_t state_size = 1;        // floats of the memory a sequence starts from
   std::int64_t num_envs = 1;          // envs whose steps come in together
   std::int64_t length = 1;            // steps per sequence
   std::int64_t period = 1;            // steps between the starts of an episode's sequences
   PrioritizedReplayOptions per;
-  float byte_scale = 1.0f;  // uint8 observations times this as they are stored
+  // The observations' dtype, as stored: uint8 ones stay bytes (a quarter of the memory) and
+  // become floats times byte_scale as sequences are sampled.
+  core::Dtype observation_dtype = core::Dtype::float32;
+  float byte_scale = 1.0f;
 };
 
 // Sampled sequences laid out [time][sequence], as a recurrent network replays them; reused
@@ -74,7 +78,7 @@ class SequenceReplay {
 
   // Ape-X's actors and learner: sequences as rows of floats, each the observations, actions,
   // rewards, the memory before step 0, the step count, terminated, episode_start and a
-  // priority. Observations travel as stored (floats, uint8 ones already scaled).
+  // priority. Observations travel as their stored elements (uint8 ones as 0-255, unscaled).
   std::int64_t row_floats() const;
   // Sequences stored since this replay was made; the `ordinal`th of them (counting from 0)
   // lies in slot_of(ordinal) while it is among the last size() stored.
@@ -84,49 +88,53 @@ class SequenceReplay {
   void pack(std::int64_t slot, float priority, float* out) const;
   // Stores the sequence of a row pack() wrote, with its priority. Throws std::invalid_argument,
   // storing nothing, for a malformed row (a step count outside [1, length], flags that are not
-  // 0 or 1, a priority that is not finite and >= 0).
+  // 0 or 1, a priority that is not finite and >= 0, a uint8 observation element that is not
+  // an integer in [0, 255]).
   void add_packed(const float* row);
 
   // The stored sequences and their priorities. load_sequences() throws core::StateError naming
-  // the source for a state of other sizes or a malformed one; the contents are then
-  // unspecified.
+  // the source for a state of other sizes or dtype or a malformed one; the contents are then
+  // unspecified. (uint8 sequences have their own section name: those saved before they were
+  // stored as bytes, as floats, are refused by it.)
   void save_sequences(core::StateWriter& out) const;
   void load_sequences(core::StateReader& in);
 
  private:
   // Stores env `env`'s sequence in progress, `steps` long, followed by `after` (its next
   // observation), and moves it on: emptied after an episode's end, else shifted by `period`.
-  void store(std::int64_t env, std::int64_t steps, const float* after, bool terminated,
+  void store(std::int64_t env, std::int64_t steps, core::ConstTypedPtr after, bool terminated,
              bool episode_ended);
   // Takes a slot for a new sequence (the oldest one's once full) and returns it.
   std::int64_t claim_slot();
   // out.indices' sequences into `out` (all but the indices and weights).
   void copy_indexed(SequenceBatch& out) const;
-  // One env's observation row (of `rows`, its `env`th) as floats into `out`.
-  void copy_observation(core::ConstTypedPtr rows, std::int64_t env, float* out) const;
+  bool bytes() const { return options_.observation_dtype == core::Dtype::uint8; }
 
   SequenceReplayOptions options_;
   std::int64_t size_ = 0, next_slot_ = 0;
   std::int64_t stored_total_ = 0;  // sequences stored since construction (not in the state)
-  // Stored sequences, slot-major: [capacity][length + 1][observation_size], [capacity][length]
+  // Stored sequences, slot-major: rows [capacity][length + 1] of observations, [capacity][length]
   // ..., [capacity][state_size], [capacity].
-  std::vector<float> observations_, actions_, rewards_, states_;
+  core::TypedRows observations_;
+  std::vector<float> actions_, rewards_, states_;
   std::vector<std::int64_t> steps_;
   std::vector<std::uint8_t> terminated_, episode_start_;
   Priorities priorities_;
   // Each env's sequence in progress: [env][length][...] and its step count; whether its first
   // step began the episode.
-  std::vector<float> open_observations_, open_actions_, open_rewards_, open_states_;
+  core::TypedRows open_observations_;
+  std::vector<float> open_actions_, open_rewards_, open_states_;
   std::vector<std::int64_t> open_steps_;
   std::vector<std::uint8_t> open_episode_start_;
-  std::vector<float> scratch_;  // an observation as floats
 
   friend struct core::StateFieldsAccess;
   template <class Fields>
   void state_fields(Fields& fields) {
-    fields.tag("open_sequences");
-    fields(open_observations_, open_actions_, open_rewards_, open_states_, open_steps_,
-           open_episode_start_);
+    // uint8 observations have their own section (see load_sequences()).
+    fields.tag(bytes() ? "open_byte_sequences" : "open_sequences");
+    fields(open_observations_.first_rows(
+               static_cast<std::size_t>(options_.num_envs * options_.length)),
+           open_actions_, open_rewards_, open_states_, open_steps_, open_episode_start_);
   }
 };
 

@@ -66,6 +66,7 @@ std::unique_ptr<R2d2> make_r2d2(const R2d2Options& r2d2, const AgentSetup& setup
   replay.length = r2d2.burn_in + r2d2.seq_len;
   replay.period = r2d2.sequence_period();
   replay.per = {r2d2.per_alpha, r2d2.per_beta0, r2d2.per_eps};
+  replay.observation_dtype = envs::element_dtype(setup.spec.observation_space);
   replay.byte_scale = envs::byte_scale(setup.spec.observation_space);
   auto agent = std::make_unique<R2d2>(
       r2d2, std::move(online), std::move(target), std::move(parameters), std::move(optimizer),

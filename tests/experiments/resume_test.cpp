@@ -118,6 +118,15 @@ std::vector<ResumeCase> resume_cases() {
                   "network.recurrent.hidden_size=16", "r2d2.batch_size=8"},
                  4000,
                  1000},
+      // R2D2 over MinAtar's uint8 frames through the convolutional encoder: sequences and the
+      // open ones stored as bytes.
+      ResumeCase{"r2d2_minatar",
+                 "cartpole_novel_r2d2.yaml",
+                 {"train.eval_interval=1000", "r2d2.learning_starts=500", "env.id=MinAtar/Breakout-v1",
+                  "env.wrappers=[]", "network.encoder=minatar_cnn", "network.hidden_sizes=[16]",
+                  "network.recurrent.hidden_size=16", "r2d2.batch_size=8"},
+                 4000,
+                 1000},
       // IMPALA in one process: its trajectories' memories as PPO's rollout's.
       ResumeCase{"impala_lstm",
                  "cartpole_novel_impala_lstm.yaml",

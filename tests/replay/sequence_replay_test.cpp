@@ -93,11 +93,8 @@ TEST(SequenceReplayTest, AnEpisodesLastSequenceIsPaddedAndTheNextEpisodeStartsAf
   EXPECT_EQ(batch.states[2], 2.0f);  // the second episode's first memory, as the actor gave it
 }
 
-TEST(SequenceReplayTest, UintObservationsAreScaledAndEnvsKeepTheirOwnSequences) {
-  SequenceReplayOptions options = one_env(2, 2);
-  options.num_envs = 2;
-  options.byte_scale = 0.5f;
-  SequenceReplay replay(options);
+// Two envs stepped twice with uint8 observations {10 + k, 20 + k}, into `replay`.
+void step_bytes(SequenceReplay& replay) {
   for (int k = 0; k < 2; ++k) {
     const std::uint8_t observations[2] = {static_cast<std::uint8_t>(10 + k),
                                           static_cast<std::uint8_t>(20 + k)};
@@ -107,10 +104,72 @@ TEST(SequenceReplayTest, UintObservationsAreScaledAndEnvsKeepTheirOwnSequences) 
     const std::uint8_t no[2] = {0, 0};
     replay.add_step(observations, states, actions, rewards, next, no, no, next);
   }
+}
+
+SequenceReplayOptions two_byte_envs() {
+  SequenceReplayOptions options = one_env(2, 2);
+  options.num_envs = 2;
+  options.observation_dtype = core::Dtype::uint8;
+  options.byte_scale = 0.5f;
+  return options;
+}
+
+// uint8 observations stay bytes in the replay (its saved sequences take a quarter of the
+// floats' room), are scaled as they are sampled, travel to a learner as their byte values and
+// come back exactly from a saved state; a packed element that is no byte is refused, and so is
+// a replay of float observations where bytes are expected.
+TEST(SequenceReplayTest, UintObservationsStayBytesAndEnvsKeepTheirOwnSequences) {
+  SequenceReplay replay(two_byte_envs());
+  step_bytes(replay);
   ASSERT_EQ(replay.size(), 2);
   const SequenceBatch batch = all_of(replay);
   EXPECT_EQ(batch.observations, (std::vector<float>{5.0f, 10.0f, 5.5f, 10.5f, 6.0f, 11.0f}));
   EXPECT_EQ(batch.rewards, (std::vector<float>{1, 2, 1, 2}));
+
+  const std::int64_t row = replay.row_floats();
+  std::vector<float> packed(static_cast<std::size_t>(row));
+  replay.pack(1, 1.0f, packed.data());
+  EXPECT_EQ(std::vector<float>(packed.begin(), packed.begin() + 3),
+            (std::vector<float>{20.0f, 21.0f, 22.0f}));
+  SequenceReplay learner(two_byte_envs());
+  learner.add_packed(packed.data());
+  SequenceBatch arrived;
+  const std::int64_t slot = 0;
+  learner.gather(&slot, 1, arrived);
+  EXPECT_EQ(arrived.observations, (std::vector<float>{10.0f, 10.5f, 11.0f}));
+  for (const float bad : {256.0f, 0.5f, -1.0f}) {
+    std::vector<float> damaged = packed;
+    damaged[1] = bad;
+    EXPECT_THROW(learner.add_packed(damaged.data()), std::invalid_argument) << bad;
+  }
+  EXPECT_EQ(learner.size(), 1);
+
+  core::StateWriter saved;
+  replay.save_sequences(saved);
+  SequenceReplay loaded(two_byte_envs());
+  core::StateReader in(saved.bytes(), "replay.state");
+  loaded.load_sequences(in);
+  EXPECT_EQ(all_of(loaded).observations, batch.observations);
+
+  SequenceReplayOptions float_options = two_byte_envs();
+  float_options.observation_dtype = core::Dtype::float32;
+  SequenceReplay floats(float_options);
+  const float observations[2] = {1, 2}, states[4] = {0, 0, 0, 0}, actions[2] = {0, 1};
+  const std::uint8_t no[2] = {0, 0};
+  for (int k = 0; k < 2; ++k) {
+    floats.add_step(observations, states, actions, actions, observations, no, no, observations);
+  }
+  core::StateWriter saved_floats;
+  floats.save_sequences(saved_floats);
+  // 2 sequences of 3 observations: 6 bytes against 24 (and a section name 5 letters longer).
+  EXPECT_EQ(saved_floats.bytes().size() - saved.bytes().size(),
+            (24u - 6u) - (std::string("byte_sequences").size() - std::string("sequences").size()));
+  core::StateReader float_in(saved_floats.bytes(), "replay.state");
+  EXPECT_THROW(loaded.load_sequences(float_in), core::StateError);
+  EXPECT_THROW(replay.add_step(observations, states, actions, actions, observations, no, no,
+                               observations),
+               std::logic_error)
+      << "float observations where the replay holds bytes";
 }
 
 TEST(SequenceReplayTest, PrioritiesSteerSampling) {
