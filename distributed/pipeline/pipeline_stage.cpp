@@ -5,6 +5,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/autograd.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -139,7 +140,7 @@ void PipelineStage::backward(const MicroBatch& micro_batch, const Loss& loss) {
     micro_batch_loss.backward();
   } else {
     at::Tensor output_gradient = at::empty_like(output);
-    pipeline_.receive(output_gradient, stage_ + 1, kGradientTag);
+    receive(output_gradient, stage_ + 1, kGradientTag);
     output.backward(output_gradient);
   }
   if (!first()) send(flight.input.grad(), stage_ - 1, kGradientTag);
@@ -187,9 +188,16 @@ void PipelineStage::send(const at::Tensor& tensor, int destination, int tag) {
   pipeline_.start_send(tensor.contiguous(), destination, tag);
 }
 
+void PipelineStage::receive(at::Tensor& tensor, int source, int tag) {
+  const auto start = std::chrono::steady_clock::now();
+  pipeline_.receive(tensor, source, tag);
+  waiting_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 at::Tensor PipelineStage::receive_activation(int source) {
   at::Tensor header = at::zeros({kMaxDimensions + 1}, at::kLong);
-  pipeline_.receive(header, source, kActivationTag);
+  receive(header, source, kActivationTag);
   const auto* h = header.data_ptr<std::int64_t>();
   if (h[0] < 0 || h[0] > kMaxDimensions) {
     throw std::runtime_error("pipeline stage " + std::to_string(stage_) +
@@ -198,7 +206,7 @@ at::Tensor PipelineStage::receive_activation(int source) {
   }
   std::vector<std::int64_t> sizes(h + 1, h + 1 + h[0]);
   at::Tensor activation = at::empty(sizes, at::kFloat);
-  pipeline_.receive(activation, source, kActivationTag);
+  receive(activation, source, kActivationTag);
   return activation;
 }
 

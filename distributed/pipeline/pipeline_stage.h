@@ -72,6 +72,9 @@ class PipelineStage {
   int stages() const { return stages_; }
   bool first() const { return stage_ == 0; }
   bool last() const { return stage_ == stages_ - 1; }
+  // Seconds spent in receives (waiting for the neighbouring stages: the bubble, and the
+  // transfers) since the stage was made.
+  double waiting_seconds() const { return waiting_seconds_; }
 
  private:
   // A micro-batch between its forward and its backward on this stage.
@@ -85,6 +88,7 @@ class PipelineStage {
   void forward(const MicroBatch& micro_batch, const at::Tensor& input);
   void backward(const MicroBatch& micro_batch, const Loss& loss);
   at::Tensor receive_activation(int source);
+  void receive(at::Tensor& tensor, int source, int tag);
   void send(const at::Tensor& tensor, int destination, int tag);
   // 1F1B: a copy of the blocks holding the current weights, for one micro-batch.
   torch::nn::Sequential stash_weights();
@@ -95,6 +99,7 @@ class PipelineStage {
   int stage_, stages_;
   std::vector<InFlight> in_flight_;            // oldest first
   std::vector<torch::nn::Sequential> spare_;  // stashes whose micro-batch is done
+  double waiting_seconds_ = 0.0;
 };
 
 }  // namespace mnrl::distributed
