@@ -92,6 +92,11 @@ std::vector<std::int64_t> conv_output_shape(const ConvEncoderOptions& options) {
 
 ConvEncoderImpl::ConvEncoderImpl(ConvEncoderOptions options_)
     : options(std::move(options_)), conv_output_shape_(nn::conv_output_shape(options)) {
+  reset();
+}
+
+void ConvEncoderImpl::reset() {
+  convs_.clear();
   std::int64_t in = options.image_shape()[0];
   for (std::size_t i = 0; i < options.channels().size(); ++i) {
     const std::int64_t out = options.channels()[i];

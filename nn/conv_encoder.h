@@ -1,6 +1,7 @@
 #pragma once
 
 #include <torch/arg.h>
+#include <torch/nn/cloneable.h>
 #include <torch/nn/module.h>
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
@@ -43,10 +44,12 @@ std::vector<std::int64_t> conv_output_shape(const ConvEncoderOptions& options);
 // Images -> feature vectors: conv + ReLU layers, flattened (channel-major, as torch.flatten),
 // then optionally linear + ReLU. Layers keep LibTorch's default initialization until
 // orthogonal_init() is called.
-class ConvEncoderImpl : public torch::nn::Module {
+class ConvEncoderImpl : public torch::nn::Cloneable<ConvEncoderImpl> {
  public:
   // Throws std::invalid_argument on invalid options (see conv_output_shape).
   explicit ConvEncoderImpl(ConvEncoderOptions options);
+  // (Re)makes the layers from the options (LibTorch's Cloneable: clone() copies them then).
+  void reset() override;
 
   // [..., C*H*W] float rows (images flattened channel-first, already scaled, e.g. to [0, 1])
   // -> [..., out_features()].
