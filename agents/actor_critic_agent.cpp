@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 
 #include "agents/policy_sampling.h"
 #include "nn/capturable_adam.h"
@@ -431,11 +432,32 @@ Statistics ActorCriticAgent::whole_rollout_step(const RolloutBatch& rollout, dou
 
 void ActorCriticAgent::set_learning_rate(double learning_rate) {
   nn::set_learning_rate(*optimizer_, learning_rate);
+  if (external_steps_) external_steps_->set_learning_rate(learning_rate);
+}
+
+void ActorCriticAgent::set_external_gradient_steps(std::shared_ptr<ExternalGradientSteps> steps) {
+  if (model_->recurrent() || model_->options.use_sde()) {
+    throw std::invalid_argument(
+        "external gradient steps take a memoryless actor-critic without gSDE");
+  }
+  external_steps_ = std::move(steps);
+}
+
+void ActorCriticAgent::clear_rollout() {
+  buffer_.clear();
+  if (external_steps_) external_steps_->synchronize();
 }
 
 void ActorCriticAgent::gradient_step(const RolloutBatch& rollout, const Minibatch& batch,
                                      const ActorCriticLossOptions& options, double max_grad_norm,
                                      LossSums& sums) {
+  if (external_steps_) {
+    sums.add(external_steps_->step(
+        batch.order.defined() ? rollout.select(batch.order.narrow(0, batch.start, batch.count))
+                              : rollout,
+        options, max_grad_norm));
+    return;
+  }
   if (GraphedGradientSteps* graphed = graphed_steps()) {
     graphed->step(rollout, batch, options, max_grad_norm, sums);
     return;
@@ -512,19 +534,7 @@ LossValues ActorCriticAgent::write_gradients_by_autograd(const RolloutBatch& rol
       options, rows ? count / sequence_length_ : buffer_.num_envs());
   parameters_->zero_grad();
   loss.total.backward();
-
-  torch::NoGradGuard no_grad;
-  const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
-  const double clip = options.clip_range.value_or(0.0);
-  // One copy to the host for all six values (one wait for the device, not six).
-  const at::Tensor values =
-      at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
-                 (ratio_change - loss.log_ratio).mean(),
-                 (ratio_change.abs() > clip).to(at::kFloat).mean()})
-          .to(at::kDouble)
-          .to(at::kCPU);
-  const double* v = values.data_ptr<double>();
-  return {v[0], v[1], v[2], v[3], v[4], options.clip_range ? v[5] : 0.0};
+  return loss_values_of(loss, options);
 }
 
 RolloutRows ActorCriticAgent::gather_rows(const std::int64_t* rows, std::int64_t count,

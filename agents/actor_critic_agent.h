@@ -13,6 +13,7 @@
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
 #include "agents/evaluation_memory.h"
+#include "agents/external_gradient_steps.h"
 #include "agents/graphed_gradient_steps.h"
 #include "agents/loss_sums.h"
 #include "agents/rollout_batch.h"
@@ -60,11 +61,18 @@ class ActorCriticAgent : public Agent {
   std::string export_greedy_policy(const std::optional<nn::ObservationScale>& scale) const override;
 
   nn::ActorCritic& model() { return model_; }
+  // The optimizer over the flat parameters (its kind and options are what a pipeline stage's
+  // optimizer copies).
+  const torch::optim::Optimizer& optimizer() const { return *optimizer_; }
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
   // train.cuda_graphs: on a GPU, whether gradient steps run as CUDA graphs (GraphedGradientSteps).
   // They can with a CapturableAdam in one process (no gradient hook) on a CUDA LibTorch;
   // where they cannot, `where_possible` says why once and steps eagerly, `required` throws.
   void set_cuda_graphs(CudaGraphs mode) { cuda_graphs_ = mode; }
+  // Gradient steps on parameters held elsewhere (pipeline stages): gradient_step() hands its
+  // rows to `steps`, and the model is synchronized at the end of each update (clear_rollout()).
+  // Memoryless models without gSDE only.
+  void set_external_gradient_steps(std::shared_ptr<ExternalGradientSteps> steps);
 
  protected:
   // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).
@@ -75,7 +83,8 @@ class ActorCriticAgent : public Agent {
   // recurrent model replays each env's sequence from the memory before its first step, and
   // bootstraps from the memory that replay ends with.
   RolloutBatch finish_rollout_vtrace(const replay::RolloutBuffer::VtraceOptions& options);
-  void clear_rollout() { buffer_.clear(); }
+  // The end of an update: the rollout is spent (and external steps' parameters come back).
+  void clear_rollout();
   // A permutation of the rollout's rows for minibatches of `batch_size` rows: uniform, or for a
   // recurrent model one of its sequences, each minibatch's laid out [step][sequence] (then
   // batch_size and the rollout's n_steps are multiples of sequence_length()).
@@ -168,6 +177,7 @@ class ActorCriticAgent : public Agent {
   std::vector<float> next_observations_;  // after the last observed step, for bootstrapping
   std::vector<float> input_floats_;       // a uint8 batch converted for the network
   GradientHook after_backward_;
+  std::shared_ptr<ExternalGradientSteps> external_steps_;
   // Where the model lives (train.device): a rollout crosses to it once per update.
   at::Device device_;
   // Whether the loss is differentiated by hand (on the CPU; not gSDE, not squashed), and its

@@ -12,9 +12,14 @@ ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch
                                      ? model.forward(batch.observations, batch.episode_starts,
                                                      batch.memory.narrow(0, 0, sequences))
                                      : model.forward(batch.observations);
-  const at::Tensor& values = output.value;
-  const auto distribution = model.distribution(output);
-  const at::Tensor log_prob = distribution->log_prob(batch.actions);
+  return actor_critic_loss_of(output.value, *model.distribution(output), batch, options);
+}
+
+ActorCriticLoss actor_critic_loss_of(const at::Tensor& values,
+                                     const nn::ActionDistribution& distribution,
+                                     const RolloutBatch& batch,
+                                     const ActorCriticLossOptions& options) {
+  const at::Tensor log_prob = distribution.log_prob(batch.actions);
 
   at::Tensor advantages = batch.advantages;
   if (options.normalize_advantage && advantages.size(0) > 1) {
@@ -38,11 +43,11 @@ ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch
   loss.total = loss.policy_loss + options.vf_coef * loss.value_loss;
   // Without an entropy bonus the entropy is only reported: keep it out of the graph.
   if (options.ent_coef > 0) {
-    loss.entropy = distribution->entropy().mean();
+    loss.entropy = distribution.entropy().mean();
     loss.total = loss.total - options.ent_coef * loss.entropy;
   }
   torch::NoGradGuard no_grad;
-  if (!loss.entropy.defined()) loss.entropy = distribution->entropy().mean();
+  if (!loss.entropy.defined()) loss.entropy = distribution.entropy().mean();
   loss.log_ratio = log_prob - batch.log_probs;
   return loss;
 }

@@ -33,5 +33,11 @@ struct ActorCriticLoss {
 ActorCriticLoss actor_critic_loss(nn::ActorCriticImpl& model, const RolloutBatch& batch,
                                   const ActorCriticLossOptions& options,
                                   std::int64_t sequences = 0);
+// The same loss from the model's outputs for `batch`'s rows: the values [n] and the action
+// distribution (a network cut into pipeline stages computes them on its last stage).
+ActorCriticLoss actor_critic_loss_of(const at::Tensor& values,
+                                     const nn::ActionDistribution& distribution,
+                                     const RolloutBatch& batch,
+                                     const ActorCriticLossOptions& options);
 
 }  // namespace mnrl::agents

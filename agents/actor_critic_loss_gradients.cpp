@@ -1,5 +1,9 @@
 #include "agents/actor_critic_loss_gradients.h"
 
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/stack.h>
+#include <torch/utils.h>
+
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -165,6 +169,21 @@ LossValues actor_critic_loss_gradients(nn::ActorCriticPass& pass, const PolicyHe
   if (gaussian) std::copy(log_std_gradient.begin(), log_std_gradient.end(), head.log_std_gradient);
   average_over_rows(loss, b);
   return loss;
+}
+
+LossValues loss_values_of(const ActorCriticLoss& loss, const ActorCriticLossOptions& options) {
+  torch::NoGradGuard no_grad;
+  const at::Tensor ratio_change = loss.log_ratio.exp() - 1;
+  const double clip = options.clip_range.value_or(0.0);
+  // One copy to the host for all six values (one wait for the device, not six).
+  const at::Tensor values =
+      at::stack({loss.policy_loss, loss.value_loss, loss.entropy, (-loss.log_ratio).mean(),
+                 (ratio_change - loss.log_ratio).mean(),
+                 (ratio_change.abs() > clip).to(at::kFloat).mean()})
+          .to(at::kDouble)
+          .to(at::kCPU);
+  const double* v = values.data_ptr<double>();
+  return {v[0], v[1], v[2], v[3], v[4], options.clip_range ? v[5] : 0.0};
 }
 
 }  // namespace mnrl::agents

@@ -32,6 +32,9 @@ struct LossValues {
   double clip_fraction = 0;  // mean(|r - 1| > clip_range); 0 without a clip range
 };
 
+// An autograd loss's parts and diagnostics, read back to the host in one copy.
+LossValues loss_values_of(const ActorCriticLoss& loss, const ActorCriticLossOptions& options);
+
 // The action distribution whose parameters the policy head outputs.
 struct PolicyHead {
   std::int64_t action_size = 0;

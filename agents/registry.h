@@ -65,12 +65,22 @@ class Algorithm {
                                                std::int64_t num_envs) const = 0;
   // Whether the section asks for gSDE exploration (Box actions only).
   virtual bool uses_sde(const AlgorithmSection&) const { return false; }
+  // The rows of one gradient step and the key that sets them (a pipeline splits them into
+  // micro-batches); {"", 0} where the algorithm does not say.
+  virtual StoredTransitions gradient_step_rows(const AlgorithmSection&,
+                                               std::int64_t /*num_envs*/) const {
+    return {};
+  }
   // Whether its agents build network.encoder (a convolutional encoder for images); the others
   // are refused one.
   virtual bool takes_encoder() const { return false; }
   // Whether its agents build network.recurrent (policies with memory); the others are refused
   // one.
   virtual bool takes_recurrent() const { return false; }
+  // Whether its agents are actor-critics whose gradient steps can run on a network cut into
+  // pipeline stages across ranks (distributed.pipeline_stages, ActorCriticAgent's external
+  // gradient steps).
+  virtual bool takes_pipeline_stages() const { return false; }
   // Whether its agents train on a GPU (train.device: cuda): they have an autograd path besides
   // the hand-written CPU passes. The others are refused any device but the CPU.
   virtual bool takes_device() const { return false; }
@@ -102,6 +112,10 @@ class AlgorithmOf : public Algorithm {
     return stored(of(section), num_envs);
   }
   bool uses_sde(const AlgorithmSection& section) const final { return sde(of(section)); }
+  StoredTransitions gradient_step_rows(const AlgorithmSection& section,
+                                       std::int64_t num_envs) const final {
+    return step_rows(of(section), num_envs);
+  }
 
  protected:
   virtual void check_options(const Options&, const AgentCheck&) const {}
@@ -109,6 +123,9 @@ class AlgorithmOf : public Algorithm {
   virtual void scale(Options& options, double factor) const = 0;
   virtual StoredTransitions stored(const Options& options, std::int64_t num_envs) const = 0;
   virtual bool sde(const Options&) const { return false; }
+  virtual StoredTransitions step_rows(const Options&, std::int64_t /*num_envs*/) const {
+    return {};
+  }
 
   static const Options& of(const AlgorithmSection& section) {
     return dynamic_cast<const Section&>(section).options;

@@ -27,6 +27,7 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
   std::string summary() const override { return "A2C hyperparameters (algo: a2c)"; }
   bool takes_encoder() const override { return true; }
   bool takes_recurrent() const override { return true; }
+  bool takes_pipeline_stages() const override { return true; }
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }
 
@@ -52,6 +53,11 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
   }
 
   bool sde(const A2cOptions& a2c) const override { return a2c.use_sde; }
+
+  // One gradient step on the whole rollout.
+  StoredTransitions step_rows(const A2cOptions& a2c, std::int64_t num_envs) const override {
+    return stored(a2c, num_envs);
+  }
 };
 
 }  // namespace

@@ -15,6 +15,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   std::string summary() const override { return "PPO hyperparameters (algo: ppo)"; }
   bool takes_encoder() const override { return true; }
   bool takes_recurrent() const override { return true; }
+  bool takes_pipeline_stages() const override { return true; }
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }
 
@@ -73,6 +74,10 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
   }
 
   bool sde(const PpoOptions& ppo) const override { return ppo.use_sde; }
+
+  StoredTransitions step_rows(const PpoOptions& ppo, std::int64_t) const override {
+    return {"ppo.batch_size", static_cast<double>(ppo.batch_size)};
+  }
 };
 
 }  // namespace

@@ -105,16 +105,17 @@ void PipelineStage::forward(const MicroBatch& micro_batch, const at::Tensor& inp
                          : receive_activation(stage_ - 1).requires_grad_(true);
   flight.weights =
       options_.schedule == PipelineSchedule::kGpipe ? blocks_ : stash_weights();
-  // The last stage's forward waits for its backward (nothing downstream needs its output
-  // first; both see the same weights), so its activations are never held across operations.
-  if (!last()) {
-    if (options_.recompute_activations) {
+  if (options_.recompute_activations) {
+    // (The last stage's output goes nowhere: its backward computes it.)
+    if (!last()) {
       torch::NoGradGuard no_grad;
       send(flight.weights->forward(flight.input), stage_ + 1, kActivationTag);
-    } else {
-      flight.output = flight.weights->forward(flight.input);
-      send(flight.output.detach(), stage_ + 1, kActivationTag);
     }
+  } else {
+    // The last stage too, at once: under GPipe it then computes while the stages before it
+    // run their next forwards.
+    flight.output = flight.weights->forward(flight.input);
+    if (!last()) send(flight.output.detach(), stage_ + 1, kActivationTag);
   }
   in_flight_.push_back(std::move(flight));
 }
@@ -186,6 +187,19 @@ void PipelineStage::send(const at::Tensor& tensor, int destination, int tag) {
     pipeline_.start_send(std::move(header), destination, tag);
   }
   pipeline_.start_send(tensor.contiguous(), destination, tag);
+  // GPipe waits for each send: Open MPI moves a large message only while its sender is inside
+  // an MPI call, and the next operation of a GPipe stage may be computing (stage 0's forwards
+  // are nothing else), which would hold the next stage back. Every receive of GPipe's is
+  // posted once the stage has sent what came before it, so these waits end. 1F1B's must not
+  // wait (its stages send to each other both ways: a stage sending forward while the next one
+  // sends backward would wait for each other); its next operation starts with a receive,
+  // inside which its sends move.
+  if (options_.schedule == PipelineSchedule::kGpipe) {
+    const auto start = std::chrono::steady_clock::now();
+    pipeline_.wait_for_sends(0);
+    waiting_seconds_ +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
 }
 
 void PipelineStage::receive(at::Tensor& tensor, int source, int tag) {

@@ -40,9 +40,9 @@ std::vector<MicroBatch> split_rows(std::int64_t rows, int micro_batches);
 // from stage s-1 (a header of its shape, then its floats, tag kActivationTag), runs the blocks
 // and sends the output to s+1; a backward receives d loss / d output from s+1 (tag
 // kGradientTag; the shape is the output's), backpropagates and sends d loss / d input to s-1.
-// Sends do not wait (start_send); receives do, under the communicator's stall timeout, so a
-// stage that fails or stalls ends the job (Communicator's watchdog). Before returning, a stage
-// waits for its sends to be received.
+// Receives wait, under the communicator's stall timeout, so a stage that fails or stalls ends
+// the job (Communicator's watchdog); GPipe's sends wait to be received, 1F1B's do not (see
+// send()). Before returning, a stage waits for its sends to be received.
 class PipelineStage {
  public:
   static constexpr int kActivationTag = 21, kGradientTag = 22;
@@ -72,8 +72,8 @@ class PipelineStage {
   int stages() const { return stages_; }
   bool first() const { return stage_ == 0; }
   bool last() const { return stage_ == stages_ - 1; }
-  // Seconds spent in receives (waiting for the neighbouring stages: the bubble, and the
-  // transfers) since the stage was made.
+  // Seconds spent waiting for the neighbouring stages (in receives, and GPipe's sends: the
+  // bubble and the transfers) since the stage was made.
   double waiting_seconds() const { return waiting_seconds_; }
 
  private:

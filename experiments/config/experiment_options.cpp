@@ -236,7 +236,7 @@ void check_precision(const ExperimentOptions& options, const core::ConfigDocumen
 // The algorithm's topology is in this program, and distributed.learners is above 1 only where
 // the topology has learners (IMPALA, Ape-X).
 void check_topology(const ExperimentOptions& options, const core::ConfigDocument& document) {
-  const std::string topology = options.algorithm().topology();
+  const std::string topology = topology_name(options);
   if (!TopologyRegistry::global().contains(topology)) {
     throw document.error_at("algo", "algo: " + options.algo + " trains as topology '" + topology +
                                         "', which this program was built without (link "
@@ -322,6 +322,80 @@ void check_recurrent(const ExperimentOptions& options, const core::ConfigDocumen
     throw document.error_at("network.recurrent.shared",
                             "network.shared_trunk: true needs network.recurrent.shared: true (one "
                             "trunk cannot take the policy's and the value's memories)");
+  }
+}
+
+// distributed.pipeline_stages and its companions: an algorithm whose gradient steps pipeline,
+// a network that cuts into that many stages, on the CPU, minibatches of at least
+// micro_batches rows.
+void check_pipeline(const ExperimentOptions& options, const core::ConfigDocument& document) {
+  const DistributedOptions& d = options.distributed;
+  const int stages = d.pipeline_stages;
+  if (stages == 1) {
+    if (!d.stage_boundaries.empty()) {
+      throw document.error_at("distributed.stage_boundaries",
+                              "distributed.stage_boundaries: set with distributed.pipeline_stages "
+                              "1 (nothing to cut)");
+    }
+    return;
+  }
+  const std::string what = "distributed.pipeline_stages: " + std::to_string(stages) + ", but ";
+  if (!options.algorithm().takes_pipeline_stages()) {
+    throw document.error_at("distributed.pipeline_stages",
+                            what + options.algo + " does not cut its network into stages; " +
+                                algorithms_that(std::mem_fn(
+                                    &agents::Algorithm::takes_pipeline_stages)) +
+                                " do");
+  }
+  if (options.network.recurrent.on() || uses_sde(options)) {
+    throw document.error_at("distributed.pipeline_stages",
+                            what + (uses_sde(options) ? "gSDE's exploration matrices"
+                                                      : "network.recurrent's memory") +
+                                " do not cut into stages");
+  }
+  if (options.train.device != "cpu") {
+    throw document.error_at("distributed.pipeline_stages",
+                            what + "train.device is " + options.train.device +
+                                "; pipeline stages run on the CPU (train.device: cpu)");
+  }
+  const bool encoder = options.network.encoder != "mlp";
+  const auto blocks =
+      static_cast<std::int64_t>(options.network.hidden_sizes.size()) + (encoder ? 2 : 1);
+  if (stages > blocks) {
+    throw document.error_at(
+        "distributed.pipeline_stages",
+        what + "the network has " + std::to_string(blocks) + " blocks to cut (" +
+            (encoder ? "the encoder, " : "") + std::to_string(options.network.hidden_sizes.size()) +
+            " trunk layer(s), the heads): at most one stage each");
+  }
+  if (!d.stage_boundaries.empty()) {
+    if (static_cast<int>(d.stage_boundaries.size()) != stages - 1) {
+      throw document.error_at("distributed.stage_boundaries",
+                              "distributed.stage_boundaries: " +
+                                  std::to_string(d.stage_boundaries.size()) +
+                                  " boundaries for " + std::to_string(stages) +
+                                  " stages (one fewer than the stages: the first block of "
+                                  "stages 1.." + std::to_string(stages - 1) + ")");
+    }
+    for (std::size_t i = 0; i < d.stage_boundaries.size(); ++i) {
+      const std::int64_t b = d.stage_boundaries[i];
+      const std::int64_t before = i == 0 ? 0 : d.stage_boundaries[i - 1];
+      if (b <= before || b >= blocks) {
+        throw document.error_at("distributed.stage_boundaries",
+                                "distributed.stage_boundaries: " + std::to_string(b) +
+                                    " must be above " + std::to_string(before) +
+                                    " and below the network's " + std::to_string(blocks) +
+                                    " blocks");
+      }
+    }
+  }
+  const agents::StoredTransitions rows =
+      options.algorithm().gradient_step_rows(options.algorithm_section(), options.env.num_envs);
+  if (rows.count < d.micro_batches) {
+    throw document.error_at("distributed.micro_batches",
+                            "distributed.micro_batches: " + std::to_string(d.micro_batches) +
+                                " micro-batches of a gradient step of " +
+                                core::format_number(rows.count) + " rows (" + rows.key + ")");
   }
 }
 
@@ -478,6 +552,7 @@ double validate_experiment(const ExperimentOptions& options, const core::ConfigD
   check_precision(options, document);
   check_topology(options, document);
   check_recurrent(options, document);
+  check_pipeline(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);
   // ...and only then what needs the env: its plugin loaded (registering its envs), one env

@@ -101,6 +101,12 @@ struct DistributedOptions {
   std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
   double timeout = 300.0;              // seconds a rank waits for the others before the job ends
   int learners = 1;                    // IMPALA, Ape-X: ranks that learn; the others act
+  // PPO, A2C: the network cut into stages across the ranks (distributed/pipeline/).
+  int pipeline_stages = 1;
+  int micro_batches = 1;
+  std::string pipeline_schedule = "gpipe";  // gpipe | 1f1b
+  bool recompute_activations = false;
+  std::vector<std::int64_t> stage_boundaries;  // first block of stages 1..K-1; empty: balanced
 
   void visit(core::ConfigVisitor& v) {
     v.field("backend", backend,
@@ -122,6 +128,25 @@ struct DistributedOptions {
             "IMPALA and Ape-X under mpirun: ranks that learn, averaging their gradients (the "
             "first ones); every other rank acts for one of them",
             core::between(1, 1 << 16));
+    v.field("pipeline_stages", pipeline_stages,
+            "PPO and A2C under mpirun: ranks the network is cut across, one stage each (rank 0 "
+            "also steps the envs and acts with a whole copy); 1 = not cut",
+            core::between(1, 1024));
+    v.field("micro_batches", micro_batches,
+            "pipeline stages: micro-batches each minibatch is split into on its way through",
+            core::between(1, 1 << 20));
+    v.field("pipeline_schedule", pipeline_schedule,
+            "pipeline stages: gpipe (every forward, then every backward, one update per "
+            "minibatch: as uncut) or 1f1b (PipeDream: one forward one backward, an update per "
+            "micro-batch with the weights its forward used)",
+            core::one_of({"gpipe", "1f1b"}));
+    v.field("recompute_activations", recompute_activations,
+            "pipeline stages: keep only each stage's inputs and recompute its activations in the "
+            "backward pass (less memory, one more forward)");
+    v.field("stage_boundaries", stage_boundaries,
+            "pipeline stages: the first block (encoder, trunk layers, heads, from 0) of stages "
+            "1..K-1; empty = cut where the stages' parameter counts balance",
+            core::between(1, 1 << 20));
   }
 };
 

@@ -198,7 +198,7 @@ void check_learners_device(const ExperimentOptions& options, distributed::Commun
 // The world of an actors-and-learners job carries host tensors point to point (actors act on
 // the CPU): it is mpi whatever the backend, which picks the learners' own (split_learners).
 std::unique_ptr<distributed::Communicator> make_job_communicator(const ExperimentOptions& options) {
-  const bool learners_apart = topology_kind(options.algorithm()).has_learners();
+  const bool learners_apart = topology_kind(options).has_learners();
   if (!learners_apart) check_device_options(options);
   auto communicator =
       learners_apart
@@ -307,7 +307,7 @@ TrainingRunResult train_in(const fs::path& given_run_dir, const ExperimentOption
 std::string job_layout(const ExperimentOptions& options, int ranks, const std::string& backend) {
   const std::string envs = std::to_string(options.env.num_envs) + " envs";
   if (ranks == 1) return envs;
-  const RankRoles roles = topology_kind(options.algorithm()).rank_roles(options);
+  const RankRoles roles = topology_kind(options).rank_roles(options);
   if (roles.leading == 0) return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
   const auto counted = [](int count, const std::string& what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");

@@ -71,4 +71,12 @@ const TopologyKind& topology_kind(const agents::Algorithm& algorithm) {
   return TopologyRegistry::global().at(algorithm.topology());
 }
 
+std::string topology_name(const ExperimentOptions& options) {
+  return options.distributed.pipeline_stages > 1 ? "pipeline" : options.algorithm().topology();
+}
+
+const TopologyKind& topology_kind(const ExperimentOptions& options) {
+  return TopologyRegistry::global().at(topology_name(options));
+}
+
 }  // namespace mnrl::experiments

@@ -86,6 +86,10 @@ class TopologyRegistry {
 
 // The kind `algorithm` names.
 const TopologyKind& topology_kind(const agents::Algorithm& algorithm);
+// The kind a run of `options` trains as: "pipeline" where distributed.pipeline_stages cuts the
+// network across ranks (topologies/pipeline/), else the algorithm's.
+std::string topology_name(const ExperimentOptions& options);
+const TopologyKind& topology_kind(const ExperimentOptions& options);
 
 }  // namespace mnrl::experiments
 

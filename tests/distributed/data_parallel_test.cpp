@@ -326,6 +326,65 @@ TEST_F(DataParallelTest, PpoSolvesCartPoleOnEveryRankCount) {
   }
 }
 
+// Pipeline stages (distributed.pipeline_stages: a stage of the network on every rank, cut by
+// parameter count; 4 micro-batches): a run keeps its budget, checkpoints, resumes, and its
+// checkpoints hold the whole model, evaluating in one process. With 4 ranks CartPole's network
+// takes a third trunk layer, for 4 blocks to cut (3 layers and the heads).
+TEST_F(DataParallelTest, PipelinedPpoCheckpointsResumesAndEvaluates) {
+  const int ranks = communicator().size();
+  if (ranks < 2) GTEST_SKIP() << "needs 2 or more ranks (a stage each)";
+  dir_ = shared_directory("pipeline_checkpoints");
+  std::vector<std::string> overrides{"distributed.pipeline_stages=" + std::to_string(ranks),
+                                     "distributed.micro_batches=4"};
+  if (ranks > 3) overrides.push_back("network.hidden_sizes=[64, 64, 64]");
+  run_checkpointed_resume_and_evaluate("cartpole_ppo.yaml", overrides);
+}
+
+// Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's
+// 100k steps under GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which
+// the pipeline tests check) and under 1F1B (PipeDream's weight stashing, an update per
+// micro-batch; 2 micro-batches, seeds 1-3), and MinAtar Breakout PPO under 1F1B (4
+// micro-batches, seeds 1-3) as the single-process test reads it (an evaluation of 30 episodes
+// >= 5 within 500k steps).
+TEST_F(DataParallelTest, PipelinedPpoSolvesCartPoleAndLearnsBreakout) {
+  if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
+  dir_ = shared_directory("pipeline_learning");
+  const auto report = [&](const std::string& what, const TrainingRunResult& run) {
+    if (communicator().rank() != 0) return;
+    std::printf("[ RESULT   ] %s = %.2f at %lld steps (BLAS kernel %s)\n", what.c_str(),
+                run.training.final_evaluation.mean_return,
+                static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
+  };
+  for (const std::string schedule : {"gpipe", "1f1b"}) {
+    const bool gpipe = schedule == "gpipe";
+    for (int seed = 1; seed <= (gpipe ? 1 : 3); ++seed) {
+      const std::string name = "cartpole_" + schedule + "_" + std::to_string(seed);
+      const auto run = train("cartpole_ppo.yaml",
+                             {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
+                              std::string("distributed.micro_batches=") + (gpipe ? "4" : "2"),
+                              "distributed.pipeline_schedule=" + schedule, "train.eval_interval=0"},
+                             name);
+      report("ppo CartPole-v1 " + schedule + " seed " + std::to_string(seed), run);
+      if (communicator().rank() == 0) {
+        EXPECT_GE(run.training.final_evaluation.mean_return, 475.0) << name;
+      }
+    }
+  }
+  for (int seed = 1; seed <= 3; ++seed) {
+    const std::string name = "breakout_1f1b_" + std::to_string(seed);
+    const auto run = train("minatar_breakout_ppo.yaml",
+                           {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
+                            "distributed.micro_batches=4", "distributed.pipeline_schedule=1f1b",
+                            "train.eval_interval=50000", "train.eval_episodes=30",
+                            "train.stop_at_return=5"},
+                           name);
+    report("ppo MinAtar/Breakout-v1 1f1b seed " + std::to_string(seed), run);
+    if (communicator().rank() == 0) {
+      EXPECT_GE(run.training.final_evaluation.mean_return, 5.0) << name;
+    }
+  }
+}
+
 // A3C across processes: rank 0 the parameter server, ranks 1 and 2 the workers, with the
 // shipped config's budget (500k steps in all; one process runs it as two worker threads).
 // As in the single-process A3C learning test (a2c_learning_test.cpp), the workers interleave

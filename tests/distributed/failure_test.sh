@@ -9,7 +9,9 @@
 #     others having named it; ranks that wait for a busy one (IMPALA's actors while their
 #     learner evaluates) do not; a learner names an actor that stopped while it collected the
 #     actors' states for a checkpoint;
-#  5. ranks that run different configs are refused (exit 2) before any work, naming the key.
+#  5. ranks that run different configs are refused (exit 2) before any work, naming the key;
+#  6. pipeline stages: a stage rank killed, or stopped, ends the job; stage layouts that differ
+#     between the ranks are refused before any work, naming the key.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
 set -uo pipefail
 mnrl=$1 source_dir=$2 plugin=$3
@@ -186,6 +188,29 @@ status=$?
 grep -q "rank(s) 1 do not run the same experiment as rank 0 (first difference: 'network.hidden_sizes', rank 0 has '\[64, 64\]', rank 1 has '\[32, 32\]')" "$log" ||
   fail "the refusal does not name the rank and the key"
 [[ ! -e $work/mismatch ]] || fail "the refused job wrote its run directory"
+
+echo "6. pipeline stages (PPO cut across 2 ranks): a stage killed, a stage stopped, other layouts"
+pipeline=(--set distributed.pipeline_stages=2 --set distributed.micro_batches=4)
+start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@]}" \
+  --run-dir "$work/stage_killed"
+if wait_for_file "$work/stage_killed/metrics.csv"; then
+  kill -9 "$(rank_pid 1)"
+  wait_for_job 30 && { [[ $status -ne 0 ]] || fail "the job exited 0 after a stage was killed"; }
+fi
+start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@]}" \
+  --set distributed.timeout=4 --run-dir "$work/stage_stopped"
+wait_for_file "$work/stage_stopped/metrics.csv" &&
+  stop_rank 1 "rank(s) 1 did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
+log=$work/layouts.log
+mpirun --oversubscribe -np 1 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" "${pipeline[@]}" \
+  --set "network.hidden_sizes=[64,64,64]" --run-dir "$work/layouts" : -np 1 "$mnrl" train \
+  "$source_dir/configs/cartpole_ppo.yaml" "${pipeline[@]}" --set "network.hidden_sizes=[64,64,64]" \
+  --set "distributed.stage_boundaries=[1]" --run-dir "$work/layouts" >"$log" 2>&1
+status=$?
+[[ $status -eq 2 ]] || fail "exit status $status, expected 2"
+grep -q "rank(s) 1 do not run the same experiment as rank 0 (first difference: 'distributed.stage_boundaries'" "$log" ||
+  fail "the refusal does not name the rank and the key: $(tail -2 "$log")"
+[[ ! -e $work/layouts ]] || fail "the refused job wrote its run directory"
 
 if (( failures > 0 )); then
   echo "--- last job's output:"; tail -20 "$log"

@@ -1,0 +1,105 @@
+// distributed.pipeline_stages: PPO's and A2C's network cut into stages across the ranks
+// (PipelinedActorCritic): rank 0 trains as one process does (envs, acting, evaluation,
+// checkpoints) with its gradient steps run by the pipeline; every other rank serves its stage.
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/seed_streams.h"
+#include "distributed/communicator.h"
+#include "envs/env_options.h"
+#include "experiments/training/agent_factory.h"
+#include "experiments/training/replicas.h"
+#include "experiments/training/topology_registry.h"
+#include "topologies/pipeline/pipelined_actor_critic.h"
+
+namespace mnrl::topologies {
+namespace {
+
+using experiments::ExperimentOptions;
+
+agents::ActorCriticAgent& actor_critic(agents::Agent& agent) {
+  auto* actor_critic = dynamic_cast<agents::ActorCriticAgent*>(&agent);
+  if (!actor_critic) throw std::logic_error("pipeline stages: the agent is no actor-critic");
+  return *actor_critic;
+}
+
+// Rank 0: a one-process run (Replicas) whose agent's gradient steps go through the pipeline.
+class PipelineLeader final : public experiments::TrainingTopology {
+ public:
+  PipelineLeader(const ExperimentOptions& options, experiments::MetricsSink& metrics,
+                 distributed::Communicator& world)
+      : replicas_(options, metrics, nullptr),
+        pipeline_(world, actor_critic(replicas_.evaluation_agent()), options.distributed),
+        learner_(std::make_shared<PipelineLearner>(pipeline_)) {
+    actor_critic(replicas_.evaluation_agent()).set_external_gradient_steps(learner_);
+  }
+
+  experiments::MetricsSink& metrics() override { return replicas_.metrics(); }
+  const experiments::TrainingParts& parts() const override { return replicas_.parts(); }
+  void start_episodes(std::optional<std::int64_t> resumed_at) override {
+    if (resumed_at) {
+      std::fprintf(stderr,
+                   "mnrl: resuming a pipelined run: the parameters are the checkpoint's, but the "
+                   "stages' optimizer state starts anew (it is not checkpointed yet)\n");
+    }
+    replicas_.start_episodes(resumed_at);
+  }
+  // The stages take rank 0's parameters: equal to theirs at the start, the checkpoint's after a
+  // resume.
+  void begin(const experiments::TrainingClock& clock) override {
+    pipeline_.lead(PipelinedActorCritic::kPush);
+    replicas_.begin(clock);
+  }
+  experiments::Advance advance(std::int64_t until) override { return replicas_.advance(until); }
+  std::int64_t end(std::int64_t step) override {
+    pipeline_.lead(PipelinedActorCritic::kStop, {static_cast<double>(step)});
+    return replicas_.end(step);
+  }
+  agents::Agent& evaluation_agent() override { return replicas_.evaluation_agent(); }
+
+ private:
+  experiments::Replicas replicas_;
+  PipelinedActorCritic pipeline_;
+  std::shared_ptr<PipelineLearner> learner_;
+};
+
+class PipelineKind final : public experiments::TopologyKind {
+ public:
+  void check_ranks(const ExperimentOptions& options,
+                   const distributed::Communicator& world) const override {
+    const int stages = options.distributed.pipeline_stages;
+    if (world.size() == stages) return;
+    throw distributed::CommunicatorError(
+        "distributed.pipeline_stages: " + std::to_string(stages) + " stages take " +
+        std::to_string(stages) + " ranks (mpirun -np " + std::to_string(stages) + "), not " +
+        std::to_string(world.size()));
+  }
+  experiments::RankRoles rank_roles(const ExperimentOptions&) const override {
+    return {1, "stage 0 and actor", "pipeline stage"};
+  }
+  std::unique_ptr<experiments::TrainingTopology> make(
+      const ExperimentOptions& options, experiments::MetricsSink& metrics,
+      distributed::Communicator* communicator) const override {
+    if (!communicator || communicator->rank() > 0) return nullptr;
+    return std::make_unique<PipelineLeader>(options, metrics, *communicator);
+  }
+  // A stage rank builds the agent rank 0 builds (the same seeded model), keeps its stage of it
+  // and serves rank 0's commands.
+  std::int64_t run_rank(const ExperimentOptions& options, distributed::Communicator& world,
+                        const experiments::Checkpoint*) const override {
+    const auto envs = envs::make_vector_env(
+        options.env, core::derive_seed(static_cast<std::uint64_t>(options.seed),
+                                       core::kTrainEnvStream));
+    const auto agent = experiments::make_agent(options, envs->spec());
+    PipelinedActorCritic stage(world, actor_critic(*agent), options.distributed);
+    return stage.serve();
+  }
+};
+
+}  // namespace
+
+MNRL_REGISTER_TOPOLOGY("pipeline", PipelineKind);
+
+}  // namespace mnrl::topologies

@@ -1,0 +1,314 @@
+#include "topologies/pipeline/pipelined_actor_critic.h"
+
+#include <ATen/TensorOperators.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/tensor.h>
+#include <ATen/ops/zeros.h>
+#include <torch/optim/adam.h>
+#include <torch/optim/rmsprop.h>
+#include <torch/utils.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "agents/actor_critic_loss.h"
+#include "nn/actor_critic_blocks.h"
+#include "nn/learning_rate.h"
+
+namespace mnrl::topologies {
+namespace {
+
+constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+
+std::optional<double> optional_of(double value) {
+  return std::isnan(value) ? std::nullopt : std::optional<double>(value);
+}
+
+std::vector<std::int64_t> block_parameter_counts(const torch::nn::Sequential& chain) {
+  std::vector<std::int64_t> counts;
+  for (const auto& block : chain->children()) {
+    std::int64_t count = 0;
+    for (const auto& p : block->parameters()) count += p.numel();
+    counts.push_back(count);
+  }
+  return counts;
+}
+
+// The agent's optimizer kind, with its options, over a stage's parameters.
+std::unique_ptr<torch::optim::Optimizer> same_kind_over(const torch::optim::Optimizer& like,
+                                                        std::vector<at::Tensor> parameters) {
+  const auto& options = like.param_groups().front().options();
+  if (const auto* adam = dynamic_cast<const torch::optim::AdamOptions*>(&options)) {
+    return std::make_unique<torch::optim::Adam>(std::move(parameters), *adam);
+  }
+  if (const auto* rmsprop = dynamic_cast<const torch::optim::RMSpropOptions*>(&options)) {
+    return std::make_unique<torch::optim::RMSprop>(std::move(parameters), *rmsprop);
+  }
+  throw std::invalid_argument("pipeline stages step with Adam or RMSprop only");
+}
+
+// Columns of the loss's inputs per row: the action (its values, or a Discrete index), then the
+// old log-prob, the old value, the advantage and the return.
+std::int64_t action_columns(const nn::ActorCriticImpl& model) {
+  return model.options.continuous() ? model.options.action_size() : 1;
+}
+
+at::Tensor pack_loss_inputs(const agents::RolloutBatch& batch, std::int64_t rows) {
+  const at::Tensor actions = batch.actions.dim() == 1
+                                 ? batch.actions.to(at::kFloat).unsqueeze(1)
+                                 : batch.actions.to(at::kFloat);
+  return at::cat({actions, batch.log_probs.view({rows, 1}), batch.values.view({rows, 1}),
+                  batch.advantages.view({rows, 1}), batch.returns.view({rows, 1})},
+                 1)
+      .contiguous();
+}
+
+agents::RolloutBatch unpack_loss_inputs(const at::Tensor& inputs, const nn::ActorCriticImpl& model) {
+  const std::int64_t a = action_columns(model);
+  agents::RolloutBatch batch;
+  batch.actions = model.options.continuous() ? inputs.narrow(1, 0, a)
+                                             : inputs.select(1, 0).to(at::kLong);
+  batch.log_probs = inputs.select(1, a);
+  batch.values = inputs.select(1, a + 1);
+  batch.advantages = inputs.select(1, a + 2);
+  batch.returns = inputs.select(1, a + 3);
+  return batch;
+}
+
+at::Tensor values_tensor(const agents::LossValues& v) {
+  return at::tensor({v.policy_loss, v.value_loss, v.entropy, v.old_approx_kl, v.approx_kl,
+                     v.clip_fraction},
+                    at::kDouble);
+}
+
+agents::LossValues loss_values_from(const at::Tensor& t) {
+  const double* v = t.data_ptr<double>();
+  return {v[0], v[1], v[2], v[3], v[4], v[5]};
+}
+
+void add_weighted(agents::LossValues& sum, const agents::LossValues& v, double weight) {
+  sum.policy_loss += weight * v.policy_loss;
+  sum.value_loss += weight * v.value_loss;
+  sum.entropy += weight * v.entropy;
+  sum.old_approx_kl += weight * v.old_approx_kl;
+  sum.approx_kl += weight * v.approx_kl;
+  sum.clip_fraction += weight * v.clip_fraction;
+}
+
+torch::nn::Sequential blocks_in(const torch::nn::Sequential& chain,
+                                const distributed::StageRange& range) {
+  torch::nn::Sequential blocks;
+  for (std::size_t i = range.first; i < range.end; ++i) {
+    blocks->push_back(*(chain->begin() + static_cast<std::ptrdiff_t>(i)));
+  }
+  return blocks;
+}
+
+std::vector<distributed::StageRange> stage_ranges(const torch::nn::Sequential& chain,
+                                                  const experiments::DistributedOptions& options) {
+  if (!options.stage_boundaries.empty()) {
+    return distributed::partition_at(options.stage_boundaries, chain->size());
+  }
+  return distributed::partition_by_parameters(block_parameter_counts(chain),
+                                              options.pipeline_stages);
+}
+
+distributed::PipelineOptions pipeline_options(const experiments::DistributedOptions& options) {
+  distributed::PipelineOptions pipeline;
+  pipeline.micro_batches = options.micro_batches;
+  pipeline.schedule = distributed::pipeline_schedule_named(options.pipeline_schedule);
+  pipeline.recompute_activations = options.recompute_activations;
+  return pipeline;
+}
+
+}  // namespace
+
+PipelinedActorCritic::PipelinedActorCritic(distributed::Communicator& pipeline,
+                                           agents::ActorCriticAgent& agent,
+                                           const experiments::DistributedOptions& options)
+    : pipeline_(pipeline),
+      agent_(agent),
+      schedule_(distributed::pipeline_schedule_named(options.pipeline_schedule)),
+      chain_(nn::actor_critic_blocks(agent.model())),
+      ranges_(stage_ranges(chain_, options)),
+      stage_(pipeline, blocks_in(chain_, ranges_.at(static_cast<std::size_t>(pipeline.rank()))),
+             pipeline_options(options)),
+      optimizer_(same_kind_over(agent.optimizer(), stage_.blocks()->parameters())) {
+  if (static_cast<int>(ranges_.size()) != pipeline.size()) {
+    throw std::invalid_argument("the network is cut into " + std::to_string(ranges_.size()) +
+                                " stages for a pipeline of " + std::to_string(pipeline.size()) +
+                                " ranks");
+  }
+}
+
+agents::LossValues PipelinedActorCritic::lead(Command command, const std::vector<double>& values,
+                                              const agents::RolloutBatch* batch) {
+  at::Tensor message = at::zeros({kCommandSize}, at::kDouble);
+  double* m = message.data_ptr<double>();
+  m[0] = command;
+  for (std::size_t i = 0; i < values.size(); ++i) m[i + 1] = values[i];
+  pipeline_.broadcast(message, 0);
+  switch (command) {
+    case kStep:
+      return step(m, batch);
+    case kSynchronize:
+      for (int s = 1; s < stages(); ++s) {
+        const std::vector<at::Tensor> parameters = stage_parameters(s);
+        std::int64_t size = 0;
+        for (const auto& p : parameters) size += p.numel();
+        at::Tensor flat = at::empty({size});
+        pipeline_.receive(flat, s, kParametersTag);
+        torch::NoGradGuard no_grad;
+        std::int64_t offset = 0;
+        for (const auto& p : parameters) {
+          p.view({-1}).copy_(flat.narrow(0, offset, p.numel()));
+          offset += p.numel();
+        }
+      }
+      break;
+    case kPush:
+      for (int s = 1; s < stages(); ++s) {
+        std::vector<at::Tensor> rows;
+        for (const auto& p : stage_parameters(s)) rows.push_back(p.detach().reshape({-1}));
+        pipeline_.send(at::cat(rows), s, kParametersTag);
+      }
+      break;
+    case kStop:
+      break;
+  }
+  return {};
+}
+
+std::int64_t PipelinedActorCritic::serve() {
+  for (;;) {
+    at::Tensor message = at::zeros({kCommandSize}, at::kDouble);
+    pipeline_.broadcast(message, 0);
+    const double* m = message.data_ptr<double>();
+    switch (static_cast<Command>(static_cast<int>(m[0]))) {
+      case kStep:
+        step(m, nullptr);
+        break;
+      case kSynchronize:
+        pipeline_.send(flat_parameters(), 0, kParametersTag);
+        break;
+      case kPush: {
+        at::Tensor flat = flat_parameters();
+        pipeline_.receive(flat, 0, kParametersTag);
+        load_flat_parameters(flat);
+        break;
+      }
+      case kStop:
+        return static_cast<std::int64_t>(m[1]);
+      default:
+        throw std::runtime_error("pipeline stage " + std::to_string(stage()) +
+                                 ": an unknown command from rank 0");
+    }
+  }
+}
+
+agents::LossValues PipelinedActorCritic::step(const double* command,
+                                              const agents::RolloutBatch* batch) {
+  const auto rows = static_cast<std::int64_t>(command[1]);
+  nn::set_learning_rate(*optimizer_, command[2]);
+  agents::ActorCriticLossOptions loss_options;
+  loss_options.clip_range = optional_of(command[3]);
+  loss_options.clip_range_vf = optional_of(command[4]);
+  loss_options.vf_coef = command[5];
+  loss_options.ent_coef = command[6];
+  const double max_grad_norm = command[7];
+  const bool leader = pipeline_.rank() == 0;
+  const int last = stages() - 1;
+  const nn::ActorCriticImpl& model = *agent_.model();
+
+  at::Tensor loss_inputs;
+  if (leader) {
+    loss_inputs = pack_loss_inputs(*batch, rows);
+    if (last != 0) pipeline_.send(loss_inputs, last, kLossInputsTag);
+  } else if (stage_.last()) {
+    loss_inputs = at::empty({rows, action_columns(model) + 4});
+    pipeline_.receive(loss_inputs, 0, kLossInputsTag);
+  }
+  agents::LossValues sums;
+  const auto loss = [&](const at::Tensor& output, const distributed::MicroBatch& micro_batch) {
+    const agents::RolloutBatch inputs =
+        unpack_loss_inputs(loss_inputs.narrow(0, micro_batch.first, micro_batch.rows), model);
+    const nn::ChainOutput chained = nn::chain_output(model, output);
+    const agents::ActorCriticLoss micro_batch_loss = agents::actor_critic_loss_of(
+        chained.output.value, *chained.distribution, inputs, loss_options);
+    add_weighted(sums, agents::loss_values_of(micro_batch_loss, loss_options),
+                 static_cast<double>(micro_batch.rows) / static_cast<double>(micro_batch.total));
+    return micro_batch_loss.total;
+  };
+  stage_.train(rows, leader ? batch->observations : at::Tensor(), loss,
+               [&] { clip_and_apply(max_grad_norm); });
+  if (stage_.last() && !leader) pipeline_.send(values_tensor(sums), 0, kLossValuesTag);
+  if (leader && last != 0) {
+    at::Tensor received = at::zeros({6}, at::kDouble);
+    pipeline_.receive(received, last, kLossValuesTag);
+    sums = loss_values_from(received);
+  }
+  return sums;
+}
+
+void PipelinedActorCritic::clip_and_apply(double max_grad_norm) {
+  const auto parameters = stage_.blocks()->parameters();
+  double squares = 0.0;
+  for (const auto& p : parameters) {
+    if (p.grad().defined()) squares += p.grad().to(at::kDouble).square().sum().item<double>();
+  }
+  // GPipe's update is the whole minibatch's: its norm is over every stage. A 1F1B stage
+  // updates on its own at each micro-batch, and clips its own part.
+  if (schedule_ == distributed::PipelineSchedule::kGpipe && stages() > 1) {
+    at::Tensor total = at::tensor({squares}, at::kDouble);
+    pipeline_.all_reduce(total, distributed::ReduceOp::kSum);
+    squares = total.item<double>();
+  }
+  const double norm = std::sqrt(squares);
+  if (norm > max_grad_norm) {  // as torch::nn::utils::clip_grad_norm_
+    const double scale = max_grad_norm / (norm + 1e-6);
+    for (const auto& p : parameters) {
+      if (p.grad().defined()) p.mutable_grad().mul_(scale);
+    }
+  }
+  optimizer_->step();
+}
+
+at::Tensor PipelinedActorCritic::flat_parameters() const {
+  std::vector<at::Tensor> rows;
+  for (const auto& p : stage_.blocks()->parameters()) rows.push_back(p.detach().reshape({-1}));
+  return at::cat(rows);
+}
+
+void PipelinedActorCritic::load_flat_parameters(const at::Tensor& flat) {
+  torch::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (auto& p : stage_.blocks()->parameters()) {
+    p.view({-1}).copy_(flat.narrow(0, offset, p.numel()));
+    offset += p.numel();
+  }
+}
+
+std::vector<at::Tensor> PipelinedActorCritic::stage_parameters(int s) const {
+  return blocks_in(chain_, ranges_.at(static_cast<std::size_t>(s)))->parameters();
+}
+
+agents::LossValues PipelineLearner::step(const agents::RolloutBatch& batch,
+                                         const agents::ActorCriticLossOptions& options,
+                                         double max_grad_norm) {
+  agents::RolloutBatch rows = batch;
+  const std::int64_t count = batch.returns.size(0);
+  // Over the whole minibatch, before it is split into micro-batches (as the loss would).
+  if (options.normalize_advantage && count > 1) {
+    rows.advantages = (batch.advantages - batch.advantages.mean()) / (batch.advantages.std() + 1e-8);
+  }
+  return pipeline_.lead(PipelinedActorCritic::kStep,
+                        {static_cast<double>(count), learning_rate_,
+                         options.clip_range.value_or(kNone), options.clip_range_vf.value_or(kNone),
+                         options.vf_coef, options.ent_coef, max_grad_norm},
+                        &rows);
+}
+
+}  // namespace mnrl::topologies
