@@ -49,6 +49,16 @@ void copy_gradients(const torch::nn::Module& from, const torch::nn::Module& to) 
 
 }  // namespace
 
+std::vector<std::int64_t> block_parameter_counts(const torch::nn::Sequential& chain) {
+  std::vector<std::int64_t> counts;
+  for (const auto& block : chain->children()) {
+    std::int64_t count = 0;
+    for (const auto& p : block->parameters()) count += p.numel();
+    counts.push_back(count);
+  }
+  return counts;
+}
+
 std::vector<MicroBatch> split_rows(std::int64_t rows, int micro_batches) {
   if (micro_batches < 1 || rows < micro_batches) {
     throw std::invalid_argument("cannot split a minibatch of " + std::to_string(rows) +

@@ -30,6 +30,9 @@ struct MicroBatch {
 // most one, the larger first. Throws std::invalid_argument when rows < micro_batches.
 std::vector<MicroBatch> split_rows(std::int64_t rows, int micro_batches);
 
+// Each block's parameter count (the weights partition_by_parameters() balances).
+std::vector<std::int64_t> block_parameter_counts(const torch::nn::Sequential& chain);
+
 // One rank's stage of a network cut into a chain of blocks across the ranks of `pipeline`
 // (GPipe / PipeDream): rank s of `pipeline` holds stage s. Stage 0 takes the minibatch's
 // input; the last stage computes the loss; the blocks of each stage are a Sequential, run with

@@ -139,19 +139,9 @@ torch::nn::Sequential chain() {
   return net;
 }
 
-std::vector<std::int64_t> parameter_counts(torch::nn::Sequential net) {
-  std::vector<std::int64_t> counts;
-  for (const auto& block : net->children()) {
-    std::int64_t count = 0;
-    for (const auto& p : block->parameters()) count += p.numel();
-    counts.push_back(count);
-  }
-  return counts;
-}
-
 // The blocks of `net` (shared, not copied) that stage `stage` of `stages` holds.
 torch::nn::Sequential stage_blocks(torch::nn::Sequential net, int stage, int stages) {
-  const StageRange range = partition_by_parameters(parameter_counts(net), stages)[stage];
+  const StageRange range = partition_by_parameters(block_parameter_counts(net), stages)[stage];
   torch::nn::Sequential blocks;
   for (std::size_t i = range.first; i < range.end; ++i) {
     blocks->push_back(*(net->begin() + static_cast<std::ptrdiff_t>(i)));

@@ -27,16 +27,6 @@ std::optional<double> optional_of(double value) {
   return std::isnan(value) ? std::nullopt : std::optional<double>(value);
 }
 
-std::vector<std::int64_t> block_parameter_counts(const torch::nn::Sequential& chain) {
-  std::vector<std::int64_t> counts;
-  for (const auto& block : chain->children()) {
-    std::int64_t count = 0;
-    for (const auto& p : block->parameters()) count += p.numel();
-    counts.push_back(count);
-  }
-  return counts;
-}
-
 // The agent's optimizer kind, with its options, over a stage's parameters.
 std::unique_ptr<torch::optim::Optimizer> same_kind_over(const torch::optim::Optimizer& like,
                                                         std::vector<at::Tensor> parameters) {
@@ -112,7 +102,7 @@ std::vector<distributed::StageRange> stage_ranges(const torch::nn::Sequential& c
   if (!options.stage_boundaries.empty()) {
     return distributed::partition_at(options.stage_boundaries, chain->size());
   }
-  return distributed::partition_by_parameters(block_parameter_counts(chain),
+  return distributed::partition_by_parameters(distributed::block_parameter_counts(chain),
                                               options.pipeline_stages);
 }
 
