@@ -64,6 +64,7 @@ class ActorCriticAgent : public Agent {
   // The optimizer over the flat parameters (its kind and options are what a pipeline stage's
   // optimizer copies).
   const torch::optim::Optimizer& optimizer() const { return *optimizer_; }
+  torch::optim::Optimizer& optimizer() { return *optimizer_; }
   void set_gradient_hook(GradientHook hook) { after_backward_ = std::move(hook); }
   // train.cuda_graphs: on a GPU, whether gradient steps run as CUDA graphs (GraphedGradientSteps).
   // They can with a CapturableAdam in one process (no gradient hook) on a CUDA LibTorch;

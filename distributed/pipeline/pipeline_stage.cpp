@@ -1,11 +1,14 @@
 #include "distributed/pipeline/pipeline_stage.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/zeros.h>
 #include <torch/autograd.h>
 
 #include <chrono>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -164,8 +167,18 @@ void PipelineStage::backward(const MicroBatch& micro_batch, const Loss& loss) {
 torch::nn::Sequential PipelineStage::stash_weights() {
   torch::nn::Sequential copy{nullptr};
   if (spare_.empty()) {
+    // A clone's layers initialize from LibTorch's generator before their values are copied:
+    // put its state back, so that acting (which samples from it) does not depend on when the
+    // stash grew (a resumed run grows it anew).
+    auto generator = at::detail::getDefaultCPUGenerator();
+    const at::Tensor generator_state = [&] {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      return generator.get_state();
+    }();
     copy = torch::nn::Sequential(
         std::dynamic_pointer_cast<torch::nn::SequentialImpl>(blocks_->clone()));
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(generator_state);
   } else {
     copy = std::move(spare_.back());
     spare_.pop_back();

@@ -1,7 +1,7 @@
 // distributed.pipeline_stages: PPO's and A2C's network cut into stages across the ranks
 // (PipelinedActorCritic): rank 0 trains as one process does (envs, acting, evaluation,
 // checkpoints) with its gradient steps run by the pipeline; every other rank serves its stage.
-#include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,22 +39,27 @@ class PipelineLeader final : public experiments::TrainingTopology {
   experiments::MetricsSink& metrics() override { return replicas_.metrics(); }
   const experiments::TrainingParts& parts() const override { return replicas_.parts(); }
   void start_episodes(std::optional<std::int64_t> resumed_at) override {
-    if (resumed_at) {
-      std::fprintf(stderr,
-                   "mnrl: resuming a pipelined run: the parameters are the checkpoint's, but the "
-                   "stages' optimizer state starts anew (it is not checkpointed yet)\n");
-    }
     replicas_.start_episodes(resumed_at);
   }
-  // The stages take rank 0's parameters: equal to theirs at the start, the checkpoint's after a
-  // resume.
+  // The stages take rank 0's parameters and optimizer state: equal to theirs at the start, the
+  // checkpoint's after a resume.
   void begin(const experiments::TrainingClock& clock) override {
     pipeline_.lead(PipelinedActorCritic::kPush);
+    pipeline_.lead(PipelinedActorCritic::kScatterMoments);
     replicas_.begin(clock);
+  }
+  // A checkpoint saves rank 0's agent: its parameters are the stages' (after every update),
+  // its optimizer state is gathered from them first (the last time as they stop: after that,
+  // the final checkpoint and evaluation need nothing more of them).
+  void while_consistent(const std::function<void()>& action) override {
+    if (!stopped_) pipeline_.lead(PipelinedActorCritic::kGatherMoments);
+    action();
   }
   experiments::Advance advance(std::int64_t until) override { return replicas_.advance(until); }
   std::int64_t end(std::int64_t step) override {
+    pipeline_.lead(PipelinedActorCritic::kGatherMoments);
     pipeline_.lead(PipelinedActorCritic::kStop, {static_cast<double>(step)});
+    stopped_ = true;
     return replicas_.end(step);
   }
   agents::Agent& evaluation_agent() override { return replicas_.evaluation_agent(); }
@@ -63,6 +68,7 @@ class PipelineLeader final : public experiments::TrainingTopology {
   experiments::Replicas replicas_;
   PipelinedActorCritic pipeline_;
   std::shared_ptr<PipelineLearner> learner_;
+  bool stopped_ = false;
 };
 
 class PipelineKind final : public experiments::TopologyKind {

@@ -13,10 +13,13 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "agents/actor_critic_loss.h"
 #include "nn/actor_critic_blocks.h"
 #include "nn/learning_rate.h"
+#include "nn/optimizer_moments.h"
 
 namespace mnrl::topologies {
 namespace {
@@ -166,10 +169,121 @@ agents::LossValues PipelinedActorCritic::lead(Command command, const std::vector
         pipeline_.send(at::cat(rows), s, kParametersTag);
       }
       break;
+    case kGatherMoments:
+      for (int s = 0; s < stages(); ++s) {
+        double step = -1.0;
+        at::Tensor flat;
+        if (s == 0) {
+          std::tie(step, flat) = own_moments();
+        } else {
+          at::Tensor received = at::zeros({1}, at::kDouble);
+          pipeline_.receive(received, s, kMomentsTag);
+          step = received.item<double>();
+          flat = at::empty({nn::moment_count(*optimizer_) * stage_numel(s)});
+          if (step >= 0) pipeline_.receive(flat, s, kMomentsTag);
+        }
+        if (step >= 0) write_agent_moments(s, step, flat);
+      }
+      break;
+    case kScatterMoments:
+      for (int s = 0; s < stages(); ++s) {
+        const auto [step, flat] = agent_moments(s);
+        if (s == 0) {
+          if (step >= 0) set_own_moments(step, flat);
+          continue;
+        }
+        pipeline_.send(at::tensor({step}, at::kDouble), s, kMomentsTag);
+        if (step >= 0) pipeline_.send(flat, s, kMomentsTag);
+      }
+      break;
     case kStop:
       break;
   }
   return {};
+}
+
+std::int64_t PipelinedActorCritic::stage_numel(int s) const {
+  std::int64_t size = 0;
+  for (const auto& p : stage_parameters(s)) size += p.numel();
+  return size;
+}
+
+std::pair<double, at::Tensor> PipelinedActorCritic::own_moments() const {
+  const auto parameters = stage_.blocks()->parameters();
+  const auto first = nn::moments_of(*optimizer_, parameters.front());
+  if (!first) return {-1.0, at::Tensor()};
+  std::vector<at::Tensor> rows;
+  for (const auto& p : parameters) {
+    const nn::ParameterMoments moments = *nn::moments_of(*optimizer_, p);
+    for (const auto& moment : moments.tensors) rows.push_back(moment.reshape({-1}));
+  }
+  return {static_cast<double>(first->step), at::cat(rows)};
+}
+
+void PipelinedActorCritic::set_own_moments(double step, const at::Tensor& flat) {
+  const int count = nn::moment_count(*optimizer_);
+  std::int64_t offset = 0;
+  for (const auto& p : stage_.blocks()->parameters()) {
+    nn::ParameterMoments moments{static_cast<std::int64_t>(step), {}};
+    for (int k = 0; k < count; ++k) {
+      moments.tensors.push_back(flat.narrow(0, offset, p.numel()));
+      offset += p.numel();
+    }
+    nn::set_moments(*optimizer_, p, moments);
+  }
+}
+
+namespace {
+
+// The agent's flat parameter tensor (its optimizer's only one), which the model's parameters
+// are views of.
+const at::Tensor& agent_flat(const torch::optim::Optimizer& optimizer) {
+  return optimizer.param_groups().front().params().front();
+}
+
+std::int64_t offset_in(const at::Tensor& flat, const at::Tensor& parameter) {
+  return parameter.data_ptr<float>() - flat.data_ptr<float>();
+}
+
+}  // namespace
+
+void PipelinedActorCritic::write_agent_moments(int s, double step, const at::Tensor& flat) {
+  torch::optim::Optimizer& optimizer = agent_.optimizer();
+  const at::Tensor& values = agent_flat(optimizer);
+  const int count = nn::moment_count(optimizer);
+  std::optional<nn::ParameterMoments> moments = nn::moments_of(optimizer, values);
+  if (!moments) {
+    nn::ParameterMoments zeros{static_cast<std::int64_t>(step), {}};
+    for (int k = 0; k < count; ++k) zeros.tensors.push_back(at::zeros_like(values));
+    nn::set_moments(optimizer, values, zeros);
+    moments = nn::moments_of(optimizer, values);
+  }
+  std::int64_t offset = 0;
+  torch::NoGradGuard no_grad;
+  for (const auto& p : stage_parameters(s)) {
+    for (int k = 0; k < count; ++k) {
+      moments->tensors[static_cast<std::size_t>(k)]
+          .view({-1})
+          .narrow(0, offset_in(values, p), p.numel())
+          .copy_(flat.narrow(0, offset, p.numel()));
+      offset += p.numel();
+    }
+  }
+  nn::set_moments(optimizer, values, {static_cast<std::int64_t>(step), moments->tensors});
+}
+
+std::pair<double, at::Tensor> PipelinedActorCritic::agent_moments(int s) const {
+  const torch::optim::Optimizer& optimizer = agent_.optimizer();
+  const at::Tensor& values = agent_flat(optimizer);
+  const auto moments = nn::moments_of(optimizer, values);
+  if (!moments) return {-1.0, at::Tensor()};
+  std::vector<at::Tensor> rows;
+  for (const auto& p : stage_parameters(s)) {
+    for (const auto& moment : moments->tensors) {
+      rows.push_back(moment.view({-1}).narrow(0, offset_in(values, p), p.numel()));
+    }
+  }
+  return {static_cast<double>(moments->step), at::cat(rows)};
 }
 
 std::int64_t PipelinedActorCritic::serve() {
@@ -188,6 +302,21 @@ std::int64_t PipelinedActorCritic::serve() {
         at::Tensor flat = flat_parameters();
         pipeline_.receive(flat, 0, kParametersTag);
         load_flat_parameters(flat);
+        break;
+      }
+      case kGatherMoments: {
+        const auto [step, flat] = own_moments();
+        pipeline_.send(at::tensor({step}, at::kDouble), 0, kMomentsTag);
+        if (step >= 0) pipeline_.send(flat, 0, kMomentsTag);
+        break;
+      }
+      case kScatterMoments: {
+        at::Tensor step = at::zeros({1}, at::kDouble);
+        pipeline_.receive(step, 0, kMomentsTag);
+        if (step.item<double>() < 0) break;
+        at::Tensor flat = at::empty({nn::moment_count(*optimizer_) * stage_numel(stage())});
+        pipeline_.receive(flat, 0, kMomentsTag);
+        set_own_moments(step.item<double>(), flat);
         break;
       }
       case kStop:

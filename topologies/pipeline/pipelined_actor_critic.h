@@ -31,14 +31,20 @@ namespace mnrl::topologies {
 //    last stage sends rank 0 the loss's parts (kLossValuesTag).
 //  - kSynchronize: every stage sends rank 0 its parameters (kParametersTag).
 //  - kPush: rank 0 sends every stage its parameters (at the start and after a resume).
+//  - kGatherMoments: every stage sends rank 0 its optimizer's step count (a double, -1 before
+//    its first step) and moments (kMomentsTag), which rank 0 writes into its agent's optimizer
+//    over the flat parameters, where each stage parameter's values lie: a checkpoint then
+//    holds the optimizer state as a one-process run's does.
+//  - kScatterMoments: the reverse, after a resume (-1: no state yet).
 //  - kStop: the stages return.
 // A stage that fails ends the job (the failing rank aborts it); one that stalls ends it at the
 // communicator's stall timeout, naming it.
 class PipelinedActorCritic {
  public:
-  enum Command { kStep = 1, kSynchronize, kPush, kStop };
+  enum Command { kStep = 1, kSynchronize, kPush, kGatherMoments, kScatterMoments, kStop };
   static constexpr std::int64_t kCommandSize = 9;
-  static constexpr int kLossInputsTag = 23, kLossValuesTag = 24, kParametersTag = 25;
+  static constexpr int kLossInputsTag = 23, kLossValuesTag = 24, kParametersTag = 25,
+                       kMomentsTag = 26;
 
   // `agent`: this rank's whole agent (made as rank 0's is, so that its model starts equal).
   PipelinedActorCritic(distributed::Communicator& pipeline, agents::ActorCriticAgent& agent,
@@ -63,6 +69,15 @@ class PipelinedActorCritic {
   void load_flat_parameters(const at::Tensor& flat);
   // Rank 0: the parameters of stage s's blocks in its whole model, in block order.
   std::vector<at::Tensor> stage_parameters(int s) const;
+  std::int64_t stage_numel(int s) const;  // their count of floats
+  // This stage's optimizer moments: the step (-1 before the first) and the moments of every
+  // parameter in block order, flattened; and the reverse.
+  std::pair<double, at::Tensor> own_moments() const;
+  void set_own_moments(double step, const at::Tensor& flat);
+  // Rank 0: stage s's moments written into / read from the agent's optimizer over the flat
+  // parameters (at the offsets of stage s's parameters in them).
+  void write_agent_moments(int s, double step, const at::Tensor& flat);
+  std::pair<double, at::Tensor> agent_moments(int s) const;
 
   distributed::Communicator& pipeline_;
   agents::ActorCriticAgent& agent_;
