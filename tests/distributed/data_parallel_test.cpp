@@ -386,12 +386,13 @@ TEST_F(DataParallelTest, PipelinedResumingGivesTheSameRunBitForBit) {
 }
 
 // Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's
-// 100k steps under GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which
+// 100k steps (an evaluation >= 475, where the run stops, as the DQN tests read "within") under
+// GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which
 // the pipeline tests check) and under 1F1B (PipeDream's weight stashing, an update per
 // micro-batch; 2 micro-batches, seeds 1-3), and MinAtar Breakout PPO under 1F1B (4
 // micro-batches, seeds 1-3) as the single-process test reads it (an evaluation of 30 episodes
 // >= 5 within 500k steps).
-TEST_F(DataParallelTest, PipelinedPpoSolvesCartPoleAndLearnsBreakout) {
+TEST_F(DataParallelTest, PipelineSolvesCartPoleAndLearnsBreakoutWithPpo) {
   if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
   dir_ = shared_directory("pipeline_learning");
   const auto report = [&](const std::string& what, const TrainingRunResult& run) {
@@ -407,7 +408,8 @@ TEST_F(DataParallelTest, PipelinedPpoSolvesCartPoleAndLearnsBreakout) {
       const auto run = train("cartpole_ppo.yaml",
                              {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
                               std::string("distributed.micro_batches=") + (gpipe ? "4" : "2"),
-                              "distributed.pipeline_schedule=" + schedule, "train.eval_interval=0"},
+                              "distributed.pipeline_schedule=" + schedule,
+                              "train.eval_interval=10000", "train.stop_at_return=475"},
                              name);
       report("ppo CartPole-v1 " + schedule + " seed " + std::to_string(seed), run);
       if (communicator().rank() == 0) {
