@@ -124,6 +124,37 @@ class DataParallelTest : public ::testing::Test {
     }
   }
 
+  // Every rank: trains cartpole_ppo.yaml with `overrides` (for `total_steps`) into dir_/whole,
+  // copies it to dir_/resumed without its checkpoints after the first (a mid-rollout one) and
+  // resumes that to the end. Rank 0 checks that the last checkpoints of both hold the same
+  // bytes for the agents and envs of ranks 0 .. saved_ranks - 1.
+  void expect_resuming_gives_the_same_run(const std::vector<std::string>& overrides,
+                                          std::int64_t total_steps, int saved_ranks,
+                                          const std::string& label) {
+    train("cartpole_ppo.yaml", overrides, "whole");
+    if (communicator().rank() == 0) {
+      fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
+      const auto checkpoints = list_checkpoints(dir_ / "resumed");
+      EXPECT_GE(checkpoints.size(), 3u) << label;
+      for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
+    }
+    communicator().barrier();
+    TrainingRunSettings settings;
+    settings.console = quiet_;
+    const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
+    EXPECT_EQ(resumed.training.steps, total_steps) << label;
+    if (communicator().rank() != 0) return;
+    const Checkpoint whole = Checkpoint::open(list_checkpoints(dir_ / "whole").back());
+    const Checkpoint again = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
+    for (int rank = 0; rank < saved_ranks; ++rank) {
+      for (const char* file : {"agent.state", "envs.state"}) {
+        // (Not EXPECT_EQ: a difference would print both states' bytes.)
+        EXPECT_TRUE(whole.read(rank_file(file, rank)) == again.read(rank_file(file, rank)))
+            << label << ": " << rank_file(file, rank) << " differs";
+      }
+    }
+  }
+
   TrainingRunResult train(const std::string& config, std::vector<std::string> overrides,
                           const std::string& run) {
     overrides.push_back("checkpoint.keep=100");
@@ -263,28 +294,7 @@ TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
                                            "train.eval_interval=0",
                                            "train.eval_episodes=1",
                                            "checkpoint.interval=" + std::to_string(20 * 2 * ranks)};
-  train("cartpole_ppo.yaml", overrides, "whole");
-  // The same run stopped at its first checkpoint (a mid-rollout one) and resumed.
-  if (communicator().rank() == 0) {
-    fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
-    const auto checkpoints = list_checkpoints(dir_ / "resumed");
-    ASSERT_GE(checkpoints.size(), 3u);
-    for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
-  }
-  communicator().barrier();
-  TrainingRunSettings settings;
-  settings.console = quiet_;
-  const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
-  EXPECT_EQ(resumed.training.steps, 48 * 2 * ranks);
-  if (communicator().rank() != 0) return;
-  const Checkpoint whole = Checkpoint::open(list_checkpoints(dir_ / "whole").back());
-  const Checkpoint again = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
-  for (int rank = 0; rank < ranks; ++rank) {
-    for (const char* file : {"agent.state", "envs.state"}) {
-      EXPECT_EQ(whole.read(rank_file(file, rank)), again.read(rank_file(file, rank)))
-          << rank_file(file, rank);
-    }
-  }
+  expect_resuming_gives_the_same_run(overrides, 48 * 2 * ranks, ranks, "data parallel");
 }
 
 // A3C's checkpoints, as worker threads in one process or as a parameter server with its
@@ -360,26 +370,8 @@ TEST_F(DataParallelTest, PipelinedResumingGivesTheSameRunBitForBit) {
                                        "distributed.micro_batches=2",
                                        "distributed.pipeline_schedule=" + schedule};
     if (ranks > 3) overrides.push_back("network.hidden_sizes=[64, 64, 64]");
-    train("cartpole_ppo.yaml", overrides, "whole");
-    if (communicator().rank() == 0) {
-      fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
-      const auto checkpoints = list_checkpoints(dir_ / "resumed");
-      ASSERT_GE(checkpoints.size(), 3u);
-      for (std::size_t i = 1; i < checkpoints.size(); ++i) fs::remove_all(checkpoints[i]);
-    }
-    communicator().barrier();
-    TrainingRunSettings settings;
-    settings.console = quiet_;
-    const auto resumed = resume_training(dir_ / "resumed", settings, [](const std::string&) {});
-    if (communicator().rank() == 0) {
-      EXPECT_EQ(resumed.training.steps, 96);
-      const Checkpoint whole = Checkpoint::open(list_checkpoints(dir_ / "whole").back());
-      const Checkpoint again = Checkpoint::open(list_checkpoints(dir_ / "resumed").back());
-      for (const char* file : {"agent.state", "envs.state"}) {
-        EXPECT_TRUE(whole.read(rank_file(file, 0)) == again.read(rank_file(file, 0)))
-            << schedule << ": " << file << " differs";
-      }
-    }
+    // Rank 0's files hold the whole state.
+    expect_resuming_gives_the_same_run(overrides, 96, 1, schedule);
     communicator().barrier();
     if (communicator().rank() == 0) fs::remove_all(dir_);
   }
