@@ -9,6 +9,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "core/crash_note.h"
 #include "core/stop_signal.h"
 
 namespace mnrl::envs {
@@ -84,6 +85,10 @@ extern "C" void on_fatal_signal(int signal) {
     PluginCallReporting::describe(*call, what, sizeof what);
     append(message, sizeof message, what);
     append(message, sizeof message, ": the env plugin crashed the process\n");
+  } else if (const char* note = core::crash_note()) {
+    append(message, sizeof message, " ");
+    append(message, sizeof message, note);
+    append(message, sizeof message, "\n");
   } else {
     append(message, sizeof message, " (not in an env plugin call)\n");
   }

@@ -12,6 +12,7 @@
 
 #include <ATen/ops/empty.h>
 
+#include "core/crash_note.h"
 #include "core/liveness.h"
 
 namespace mnrl::distributed {
@@ -34,7 +35,15 @@ void ensure_mpi_initialized() {
   // --mca, or the environment) wins; other MPIs ignore the variable.
   setenv("OMPI_MCA_btl_vader_single_copy_mechanism", "none", /*overwrite=*/0);
   int provided = 0;
-  MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  {
+    // Open MPI 4.1 can crash here: a peer that finished its start-up sends over TCP before
+    // this process registered its handlers (seen under Slurm's PMIx, about 1 job step in 10).
+    // The message says so, so that such a crash is not taken for mnrl's.
+    const core::CrashNote note(
+        "inside MPI_Init (the MPI library's start-up, before mnrl's first message; running the "
+        "job again usually passes)");
+    MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
+  }
   // Errors come back as codes, turned into CommunicatorErrors that name the operation.
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   std::atexit(finalize_mpi);

@@ -124,14 +124,15 @@ class DataParallelTest : public ::testing::Test {
     }
   }
 
-  // Every rank: trains cartpole_ppo.yaml with `overrides` (for `total_steps`) into dir_/whole,
+  // Every rank: trains `config` with `overrides` (for `total_steps`) into dir_/whole,
   // copies it to dir_/resumed without its checkpoints after the first (a mid-rollout one) and
   // resumes that to the end. Rank 0 checks that the last checkpoints of both hold the same
   // bytes for the agents and envs of ranks 0 .. saved_ranks - 1.
-  void expect_resuming_gives_the_same_run(const std::vector<std::string>& overrides,
+  void expect_resuming_gives_the_same_run(const std::string& config,
+                                          const std::vector<std::string>& overrides,
                                           std::int64_t total_steps, int saved_ranks,
                                           const std::string& label) {
-    train("cartpole_ppo.yaml", overrides, "whole");
+    train(config, overrides, "whole");
     if (communicator().rank() == 0) {
       fs::copy(dir_ / "whole", dir_ / "resumed", fs::copy_options::recursive);
       const auto checkpoints = list_checkpoints(dir_ / "resumed");
@@ -294,7 +295,8 @@ TEST_F(DataParallelTest, ResumingGivesTheSameRunBitForBit) {
                                            "train.eval_interval=0",
                                            "train.eval_episodes=1",
                                            "checkpoint.interval=" + std::to_string(20 * 2 * ranks)};
-  expect_resuming_gives_the_same_run(overrides, 48 * 2 * ranks, ranks, "data parallel");
+  expect_resuming_gives_the_same_run("cartpole_ppo.yaml", overrides, 48 * 2 * ranks, ranks,
+                                     "data parallel");
 }
 
 // A3C's checkpoints, as worker threads in one process or as a parameter server with its
@@ -352,7 +354,7 @@ TEST_F(DataParallelTest, PipelinedPpoCheckpointsResumesAndEvaluates) {
 
 // A pipelined run stopped at a checkpoint and resumed is the whole run, bit for bit: rank 0's
 // checkpoint holds the stages' parameters and their optimizer state (gathered into its agent's),
-// which the stages take back at the resume. Under both schedules.
+// which the stages take back at the resume. Under both schedules, and for A2C.
 TEST_F(DataParallelTest, PipelinedResumingGivesTheSameRunBitForBit) {
   const int ranks = communicator().size();
   if (ranks < 2) GTEST_SKIP() << "needs 2 or more ranks (a stage each)";
@@ -371,10 +373,22 @@ TEST_F(DataParallelTest, PipelinedResumingGivesTheSameRunBitForBit) {
                                        "distributed.pipeline_schedule=" + schedule};
     if (ranks > 3) overrides.push_back("network.hidden_sizes=[64, 64, 64]");
     // Rank 0's files hold the whole state.
-    expect_resuming_gives_the_same_run(overrides, 96, 1, schedule);
+    expect_resuming_gives_the_same_run("cartpole_ppo.yaml", overrides, 96, 1, schedule);
     communicator().barrier();
     if (communicator().rank() == 0) fs::remove_all(dir_);
   }
+  // A2C: its stages step with RMSprop, whose square averages go round the same way.
+  dir_ = shared_directory("pipeline_resume_a2c");
+  std::vector<std::string> overrides{"env.num_envs=2",
+                                     "a2c.n_steps=8",
+                                     "train.total_steps=96",
+                                     "train.eval_interval=0",
+                                     "train.eval_episodes=1",
+                                     "checkpoint.interval=40",
+                                     "distributed.pipeline_stages=" + std::to_string(ranks),
+                                     "distributed.micro_batches=2"};
+  if (ranks > 3) overrides.push_back("network.hidden_sizes=[64, 64, 64]");
+  expect_resuming_gives_the_same_run("cartpole_a2c.yaml", overrides, 96, 1, "a2c");
 }
 
 // Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's

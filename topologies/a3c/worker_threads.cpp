@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <limits>
 #include <mutex>
 
 #include "agents/a3c/a3c_workers.h"
@@ -64,9 +65,12 @@ struct WorkerCoordination {
   std::mutex error_mutex;
   std::exception_ptr error;  // the first worker error
 
-  // Pausing: workers check `pause_requested` at each step boundary and wait there; the action
-  // runs once every worker still running has paused.
+  // Pausing: workers check at each step boundary whether to wait there: while a pause is
+  // requested, or once the steps reached `hold_at` (the loop's next evaluation, checkpoint or
+  // the budget: the loop sees that step before the workers go past it, however late its thread
+  // runs). A pause's action runs once every worker still running has paused.
   std::atomic<bool> pause_requested{false};
+  std::atomic<std::int64_t> hold_at{std::numeric_limits<std::int64_t>::max()};
   std::mutex pause_mutex;
   std::condition_variable pause_changed;
   int running_workers = 0;  // under pause_mutex
@@ -76,14 +80,28 @@ struct WorkerCoordination {
     return !stop.load(std::memory_order_relaxed) &&
            steps.load(std::memory_order_relaxed) < total_steps;
   }
-  // Worker side: waits while a pause is requested.
+  bool held() const { return pause_requested.load() || (steps.load() >= hold_at.load() && running()); }
+  // Worker side: waits while held.
   void pause_point() {
-    if (!pause_requested.load()) return;
+    if (!held()) return;
     std::unique_lock<std::mutex> lock(pause_mutex);
     ++paused_workers;
     pause_changed.notify_all();
-    pause_changed.wait(lock, [this] { return !pause_requested.load(); });
+    pause_changed.wait(lock, [this] { return !held(); });
     --paused_workers;
+  }
+  bool all_paused() const { return paused_workers == running_workers; }  // under pause_mutex
+  // Loop side: moves the hold to `until` and waits until the steps reach it with every worker
+  // held there (or the run stops); the step reached.
+  std::int64_t advance_to(std::int64_t until) {
+    std::unique_lock<std::mutex> lock(pause_mutex);
+    hold_at = until;
+    pause_changed.notify_all();
+    // Polled as well: Ctrl-C (core::stop_requested) does not notify.
+    while (!((steps.load() >= until && all_paused()) || !running() || core::stop_requested())) {
+      pause_changed.wait_for(lock, std::chrono::milliseconds(5));
+    }
+    return steps.load();
   }
   void worker_finished() {
     std::lock_guard<std::mutex> lock(pause_mutex);
@@ -103,7 +121,7 @@ struct WorkerCoordination {
         shared.pause_changed.notify_all();
       }
     } release{*this};
-    pause_changed.wait(lock, [this] { return paused_workers == running_workers || stop.load(); });
+    pause_changed.wait(lock, [this] { return all_paused() || stop.load(); });
     if (!stop.load()) action();
   }
   void run_worker(agents::Agent& agent, envs::VectorEnv& envs) {
@@ -174,6 +192,7 @@ void WorkerThreads::start_episodes(std::optional<std::int64_t> resumed_at) {
 void WorkerThreads::begin(const TrainingClock& clock) {
   shared_->clock = clock;
   shared_->steps = clock.first_step;
+  shared_->hold_at = clock.first_step;  // held until the loop's first advance
   shared_->running_workers = static_cast<int>(workers_.size());
   for (std::size_t k = 0; k < workers_.size(); ++k) {
     threads_.emplace_back([this, k] {
@@ -190,10 +209,7 @@ void WorkerThreads::begin(const TrainingClock& clock) {
 }
 
 Advance WorkerThreads::advance(std::int64_t until) {
-  do {
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  } while (shared_->steps.load() < until && shared_->running() && !core::stop_requested());
-  const std::int64_t step = shared_->steps.load();
+  const std::int64_t step = shared_->advance_to(until);
   return {step, step < shared_->total_steps && (!shared_->running() || core::stop_requested())};
 }
 
@@ -203,7 +219,11 @@ void WorkerThreads::while_consistent(const std::function<void()>& action) {
 }
 
 std::int64_t WorkerThreads::end(std::int64_t) {
-  shared_->stop = true;
+  {
+    std::lock_guard<std::mutex> lock(shared_->pause_mutex);
+    shared_->stop = true;
+    shared_->pause_changed.notify_all();
+  }
   for (auto& thread : threads_) thread.join();
   threads_.clear();
   if (shared_->error) std::rethrow_exception(shared_->error);

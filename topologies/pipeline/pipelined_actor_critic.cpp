@@ -3,6 +3,7 @@
 #include <ATen/TensorOperators.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/norm.h>
 #include <ATen/ops/tensor.h>
 #include <ATen/ops/zeros.h>
 #include <torch/optim/adam.h>
@@ -28,6 +29,22 @@ constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
 
 std::optional<double> optional_of(double value) {
   return std::isnan(value) ? std::nullopt : std::optional<double>(value);
+}
+
+// `parameters` as one row of floats, in their order; and such a row written back into them.
+at::Tensor flattened(const std::vector<at::Tensor>& parameters) {
+  std::vector<at::Tensor> rows;
+  for (const auto& p : parameters) rows.push_back(p.detach().reshape({-1}));
+  return at::cat(rows);
+}
+
+void load_flattened(const std::vector<at::Tensor>& parameters, const at::Tensor& flat) {
+  torch::NoGradGuard no_grad;
+  std::int64_t offset = 0;
+  for (const auto& p : parameters) {
+    p.view({-1}).copy_(flat.narrow(0, offset, p.numel()));
+    offset += p.numel();
+  }
 }
 
 // The agent's optimizer kind, with its options, over a stage's parameters.
@@ -149,24 +166,14 @@ agents::LossValues PipelinedActorCritic::lead(Command command, const std::vector
       return step(m, batch);
     case kSynchronize:
       for (int s = 1; s < stages(); ++s) {
-        const std::vector<at::Tensor> parameters = stage_parameters(s);
-        std::int64_t size = 0;
-        for (const auto& p : parameters) size += p.numel();
-        at::Tensor flat = at::empty({size});
+        at::Tensor flat = at::empty({stage_numel(s)});
         pipeline_.receive(flat, s, kParametersTag);
-        torch::NoGradGuard no_grad;
-        std::int64_t offset = 0;
-        for (const auto& p : parameters) {
-          p.view({-1}).copy_(flat.narrow(0, offset, p.numel()));
-          offset += p.numel();
-        }
+        load_flattened(stage_parameters(s), flat);
       }
       break;
     case kPush:
       for (int s = 1; s < stages(); ++s) {
-        std::vector<at::Tensor> rows;
-        for (const auto& p : stage_parameters(s)) rows.push_back(p.detach().reshape({-1}));
-        pipeline_.send(at::cat(rows), s, kParametersTag);
+        pipeline_.send(flattened(stage_parameters(s)), s, kParametersTag);
       }
       break;
     case kGatherMoments:
@@ -296,12 +303,12 @@ std::int64_t PipelinedActorCritic::serve() {
         step(m, nullptr);
         break;
       case kSynchronize:
-        pipeline_.send(flat_parameters(), 0, kParametersTag);
+        pipeline_.send(flattened(stage_.blocks()->parameters()), 0, kParametersTag);
         break;
       case kPush: {
-        at::Tensor flat = flat_parameters();
+        at::Tensor flat = at::empty({stage_numel(stage())});
         pipeline_.receive(flat, 0, kParametersTag);
-        load_flat_parameters(flat);
+        load_flattened(stage_.blocks()->parameters(), flat);
         break;
       }
       case kGatherMoments: {
@@ -374,9 +381,13 @@ agents::LossValues PipelinedActorCritic::step(const double* command,
 
 void PipelinedActorCritic::clip_and_apply(double max_grad_norm) {
   const auto parameters = stage_.blocks()->parameters();
+  // As LibTorch's clip_grad_norm_: each gradient's norm (in its own float type, without a
+  // temporary of its size), then the norm of those.
   double squares = 0.0;
   for (const auto& p : parameters) {
-    if (p.grad().defined()) squares += p.grad().to(at::kDouble).square().sum().item<double>();
+    if (!p.grad().defined()) continue;
+    const double norm = p.grad().norm().item<double>();
+    squares += norm * norm;
   }
   // GPipe's update is the whole minibatch's: its norm is over every stage. A 1F1B stage
   // updates on its own at each micro-batch, and clips its own part.
@@ -393,21 +404,6 @@ void PipelinedActorCritic::clip_and_apply(double max_grad_norm) {
     }
   }
   optimizer_->step();
-}
-
-at::Tensor PipelinedActorCritic::flat_parameters() const {
-  std::vector<at::Tensor> rows;
-  for (const auto& p : stage_.blocks()->parameters()) rows.push_back(p.detach().reshape({-1}));
-  return at::cat(rows);
-}
-
-void PipelinedActorCritic::load_flat_parameters(const at::Tensor& flat) {
-  torch::NoGradGuard no_grad;
-  std::int64_t offset = 0;
-  for (auto& p : stage_.blocks()->parameters()) {
-    p.view({-1}).copy_(flat.narrow(0, offset, p.numel()));
-    offset += p.numel();
-  }
 }
 
 std::vector<at::Tensor> PipelinedActorCritic::stage_parameters(int s) const {

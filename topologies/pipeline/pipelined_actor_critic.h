@@ -64,9 +64,6 @@ class PipelinedActorCritic {
  private:
   agents::LossValues step(const double* command, const agents::RolloutBatch* batch);
   void clip_and_apply(double max_grad_norm);
-  // This stage's parameters, flattened in block order / written from such floats.
-  at::Tensor flat_parameters() const;
-  void load_flat_parameters(const at::Tensor& flat);
   // Rank 0: the parameters of stage s's blocks in its whole model, in block order.
   std::vector<at::Tensor> stage_parameters(int s) const;
   std::int64_t stage_numel(int s) const;  // their count of floats
