@@ -17,6 +17,13 @@ void SharedModel::copy_to(const at::Tensor& local) {
   local.copy_(parameters);
 }
 
+void rmsprop_update(const at::Tensor& parameters, const at::Tensor& square_avg,
+                    const at::Tensor& grad, double lr, double alpha, double eps) {
+  square_avg.mul_(alpha).addcmul_(grad, grad, 1 - alpha);
+  const at::Tensor average = square_avg.sqrt().add_(eps);
+  parameters.addcdiv_(grad, average, -lr);
+}
+
 SharedRmsprop::SharedRmsprop(const at::Tensor& local_parameters,
                              std::shared_ptr<SharedModel> shared,
                              const torch::optim::RMSpropOptions& options)
@@ -42,9 +49,8 @@ at::Tensor SharedRmsprop::step(LossClosure closure) {
   {
     // torch's RMSprop, op for op, on the shared tensors (Hogwild: other workers may be here).
     std::shared_lock<std::shared_mutex> hogwild(shared_->lock);
-    shared_->square_avg.mul_(options.alpha()).addcmul_(grad, grad, 1 - options.alpha());
-    const at::Tensor average = shared_->square_avg.sqrt().add_(options.eps());
-    shared_->parameters.addcdiv_(grad, average, -options.lr());
+    rmsprop_update(shared_->parameters, shared_->square_avg, grad, options.lr(), options.alpha(),
+                   options.eps());
   }
   shared_->copy_to(local_);
   return loss;

@@ -26,6 +26,11 @@ struct SharedModel {
   void copy_to(const at::Tensor& local);
 };
 
+// torch's RMSprop step (non-centered, no momentum, no weight decay) op for op, in place, on
+// `parameters` and `square_avg` with gradient `grad` (all of one shape).
+void rmsprop_update(const at::Tensor& parameters, const at::Tensor& square_avg,
+                    const at::Tensor& grad, double lr, double alpha, double eps);
+
 // An optimizer for one worker: step() reads the gradients of the worker's local flat
 // parameters, applies torch's RMSprop update (non-centered, no momentum) to the shared
 // parameters and statistics, then copies the shared parameters back into the local ones. With

@@ -325,6 +325,19 @@ void check_recurrent(const ExperimentOptions& options, const core::ConfigDocumen
   }
 }
 
+// distributed.parameter_servers: for A3C's workers (whose parameters a server holds).
+void check_parameter_servers(const ExperimentOptions& options,
+                             const core::ConfigDocument& document) {
+  const int servers = options.distributed.parameter_servers;
+  if (servers == 1 || options.algorithm().topology() == "a3c_workers") return;
+  throw document.error_at(
+      "distributed.parameter_servers",
+      "distributed.parameter_servers: " + std::to_string(servers) + ", but " + options.algo +
+          " has no parameter server (algorithms with one: " +
+          algorithms_that([](const agents::Algorithm& a) { return a.topology() == "a3c_workers"; }) +
+          ")");
+}
+
 // distributed.pipeline_stages and its companions: an algorithm whose gradient steps pipeline,
 // a network that cuts into that many stages, on the CPU, minibatches of at least
 // micro_batches rows.
@@ -553,6 +566,7 @@ double validate_experiment(const ExperimentOptions& options, const core::ConfigD
   check_topology(options, document);
   check_recurrent(options, document);
   check_pipeline(options, document);
+  check_parameter_servers(options, document);
   check_learning_starts(options, document);
   check_stop_at_return(options.train, document);
   // ...and only then what needs the env: its plugin loaded (registering its envs), one env

@@ -101,6 +101,7 @@ struct DistributedOptions {
   std::string lr_scaling = "none";     // none | linear (learning rate x number of ranks)
   double timeout = 300.0;              // seconds a rank waits for the others before the job ends
   int learners = 1;                    // IMPALA, Ape-X: ranks that learn; the others act
+  int parameter_servers = 1;           // A3C under mpirun: ranks holding a shard each
   // PPO, A2C: the network cut into stages across the ranks (distributed/pipeline/).
   int pipeline_stages = 1;
   int micro_batches = 1;
@@ -127,6 +128,10 @@ struct DistributedOptions {
     v.field("learners", learners,
             "IMPALA and Ape-X under mpirun: ranks that learn, averaging their gradients (the "
             "first ones); every other rank acts for one of them",
+            core::between(1, 1 << 16));
+    v.field("parameter_servers", parameter_servers,
+            "A3C under mpirun: ranks the parameters and RMSprop's statistics are sharded over "
+            "(the first ones), each serving its shard to every worker on its own",
             core::between(1, 1 << 16));
     v.field("pipeline_stages", pipeline_stages,
             "PPO and A2C under mpirun: ranks the network is cut across, one stage each (rank 0 "

@@ -445,6 +445,26 @@ TEST_F(DataParallelTest, PipelineSolvesCartPoleAndLearnsBreakoutWithPpo) {
 // the budget" is an evaluation >= 475 at some point up to 500k steps (every 50k and at the
 // end), and a run that falls short gets a second, independent one (seen once in a clean-clone
 // CI run: 337 at the end of the run).
+// Parameters sharded over two servers (distributed.parameter_servers): the run keeps its
+// budget, checkpoints the whole model (gathered from the servers), resumes, keeps its best
+// policy, and its checkpoints evaluate in one process.
+TEST_F(DataParallelTest, ShardedParameterServersCheckpointResumeAndEvaluate) {
+  if (communicator().size() < 3) GTEST_SKIP() << "needs 3 ranks (2 servers, a worker)";
+  dir_ = shared_directory("a3c_sharded_checkpoints");
+  run_checkpointed_resume_and_evaluate("cartpole_a3c.yaml", {"distributed.parameter_servers=2"});
+}
+
+TEST_F(DataParallelTest, ShardedA3cWithTwoWorkersSolvesCartPole) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 servers, 2 workers)";
+  dir_ = shared_directory("a3c_sharded");
+  const double best = best_of_two_attempts(
+      "cartpole_a3c.yaml", {"train.eval_interval=50000", "distributed.parameter_servers=2"},
+      "a3c_sharded", false);
+  if (communicator().rank() == 0) {
+    EXPECT_GE(best, 475.0);
+  }
+}
+
 TEST_F(DataParallelTest, A3cParameterServerWithTwoWorkersSolvesCartPole) {
   if (communicator().size() != 3) GTEST_SKIP() << "needs 3 ranks (1 server, 2 workers)";
   dir_ = shared_directory("a3c");

@@ -9,6 +9,7 @@
 #include "experiments/training/topology_registry.h"
 #include "nn/tensor_state.h"
 #include "topologies/a3c/parameter_server.h"
+#include "topologies/a3c/parameter_shards.h"
 #include "topologies/a3c/worker_threads.h"
 
 namespace mnrl::topologies {
@@ -48,12 +49,23 @@ class A3cPolicy final : public experiments::RestoredPolicy {
   std::unique_ptr<agents::Agent> player_;
 };
 
-// Asynchronous workers around one shared model: threads in one process (WorkerThreads), or a
-// parameter server on rank 0 and a worker on every other rank (ParameterServer).
+// Asynchronous workers around one shared model: threads in one process (WorkerThreads), or
+// parameter servers on the first distributed.parameter_servers ranks (ParameterServer on rank
+// 0, run_shard_server on the others) and a worker on every other rank.
 class A3cWorkersKind final : public experiments::TopologyKind {
  public:
-  experiments::RankRoles rank_roles(const ExperimentOptions&) const override {
-    return {1, "parameter server", "worker"};
+  void check_ranks(const ExperimentOptions& options,
+                   const distributed::Communicator& world) const override {
+    const int servers = options.distributed.parameter_servers;
+    if (servers == 1 || world.size() > servers) return;
+    throw distributed::CommunicatorError(
+        "distributed.parameter_servers: " + std::to_string(servers) +
+        " servers and a worker at least take " + std::to_string(servers + 1) +
+        " ranks (mpirun -np " + std::to_string(servers + 1) + " or more), not " +
+        std::to_string(world.size()));
+  }
+  experiments::RankRoles rank_roles(const ExperimentOptions& options) const override {
+    return {options.distributed.parameter_servers, "parameter server", "worker"};
   }
   std::unique_ptr<experiments::TrainingTopology> make(
       const ExperimentOptions& options, experiments::MetricsSink& metrics,
@@ -68,6 +80,9 @@ class A3cWorkersKind final : public experiments::TopologyKind {
                         const Checkpoint* resume_from) const override {
     std::optional<std::int64_t> resumed_at;
     if (resume_from) resumed_at = resume_from->info().step;
+    if (communicator.rank() < options.distributed.parameter_servers) {
+      return run_shard_server(options, communicator, resumed_at);
+    }
     return run_parameter_server_worker(options, communicator, resumed_at);
   }
   std::unique_ptr<experiments::RestoredPolicy> restore_policy(

@@ -1,6 +1,7 @@
 #include "topologies/a3c/parameter_server.h"
 
 #include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
 #include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
 
@@ -14,7 +15,6 @@
 #include "experiments/training/env_stepper.h"
 #include "experiments/training/episode_tally.h"
 #include "experiments/training/worker_envs.h"
-#include "nn/learning_rate.h"
 
 namespace mnrl::topologies {
 namespace {
@@ -31,30 +31,23 @@ using experiments::report_tally;
 using experiments::set_compute_threads;
 using experiments::TrainingClock;
 
-constexpr int kPushTag = 1;
-constexpr int kReplyTag = 2;
-
-// The fields after the gradient in a push, and after the parameters in a reply.
-struct Push {
-  enum Field { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kFields };
-};
-struct Reply {
-  enum Field { kStop, kGlobalStep, kFields };
-};
-
-// A worker's optimizer: step() is one push and its reply (protocol steps 2 and 3).
+// A worker's optimizer: step() is one push to every server and their replies (protocol
+// steps 2 and 3).
 class ParameterServerClient final : public torch::optim::Optimizer {
  public:
   ParameterServerClient(const at::Tensor& local_parameters, distributed::Communicator& communicator,
-                        EpisodeTally& report, std::int64_t global_step)
+                        EpisodeTally& report, std::int64_t global_step, int servers)
       : Optimizer({torch::optim::OptimizerParamGroup({local_parameters})},
                   std::make_unique<torch::optim::RMSpropOptions>(0.0)),
         local_(local_parameters),
         communicator_(communicator),
         report_(report),
-        push_(at::empty({local_parameters.numel() + Push::kFields}, at::kFloat)),
-        reply_(at::empty({local_parameters.numel() + Reply::kFields}, at::kFloat)),
+        shards_(shard_ranges(local_parameters.numel(), servers)),
         global_step_(global_step) {
+    for (const ShardRange& shard : shards_) {
+      pushes_.push_back(at::empty({shard.count + Push::kFields}, at::kFloat));
+      replies_.push_back(at::empty({shard.count + Reply::kFields}, at::kFloat));
+    }
     torch::NoGradGuard no_grad;
     at::Tensor start = local_.detach();
     communicator_.broadcast(start, 0);  // protocol step 1
@@ -63,20 +56,32 @@ class ParameterServerClient final : public torch::optim::Optimizer {
   at::Tensor step(LossClosure closure = nullptr) override {
     torch::NoGradGuard no_grad;
     at::Tensor loss = closure ? closure() : at::Tensor();
-    const std::int64_t p = local_.numel();
-    push_.narrow(0, 0, p).copy_(local_.grad());
-    float* fields = push_.data_ptr<float>() + p;
-    fields[Push::kSteps] = static_cast<float>(report_.steps);
-    fields[Push::kEpisodes] = static_cast<float>(report_.episodes);
-    fields[Push::kReturnSum] = static_cast<float>(report_.return_sum);
-    fields[Push::kLengthSum] = static_cast<float>(report_.length_sum);
-    fields[Push::kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+    const int servers = static_cast<int>(shards_.size());
+    for (int s = 0; s < servers; ++s) {
+      const ShardRange& shard = shards_[static_cast<std::size_t>(s)];
+      at::Tensor& push = pushes_[static_cast<std::size_t>(s)];
+      push.narrow(0, 0, shard.count).copy_(local_.grad().narrow(0, shard.offset, shard.count));
+      float* fields = push.data_ptr<float>() + shard.count;
+      fields[Push::kSteps] = static_cast<float>(report_.steps);
+      fields[Push::kEpisodes] = static_cast<float>(report_.episodes);
+      fields[Push::kReturnSum] = static_cast<float>(report_.return_sum);
+      fields[Push::kLengthSum] = static_cast<float>(report_.length_sum);
+      fields[Push::kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+      fields[Push::kCommand] = Push::kGradient;
+      communicator_.start_send(push, s, kPushTag);
+    }
     report_ = EpisodeTally();
-    communicator_.send(push_, 0, kPushTag);
-    communicator_.receive(reply_, 0, kReplyTag);
-    local_.copy_(reply_.narrow(0, 0, p));
-    stopped_ = reply_.data_ptr<float>()[p + Reply::kStop] != 0.0f;
-    global_step_ = static_cast<std::int64_t>(reply_.data_ptr<float>()[p + Reply::kGlobalStep]);
+    for (int s = 0; s < servers; ++s) {
+      const ShardRange& shard = shards_[static_cast<std::size_t>(s)];
+      at::Tensor& reply = replies_[static_cast<std::size_t>(s)];
+      communicator_.receive(reply, s, kReplyTag);
+      local_.narrow(0, shard.offset, shard.count).copy_(reply.narrow(0, 0, shard.count));
+    }
+    communicator_.wait_for_sends(0);  // received: the servers replied
+    // Rank 0 counts the steps and says when to stop.
+    const float* fields = replies_.front().data_ptr<float>() + shards_.front().count;
+    stopped_ = fields[Reply::kStop] != 0.0f;
+    global_step_ = static_cast<std::int64_t>(fields[Reply::kGlobalStep]);
     return loss;
   }
 
@@ -87,42 +92,29 @@ class ParameterServerClient final : public torch::optim::Optimizer {
   at::Tensor local_;
   distributed::Communicator& communicator_;
   EpisodeTally& report_;
-  at::Tensor push_, reply_;
+  const std::vector<ShardRange> shards_;
+  std::vector<at::Tensor> pushes_, replies_;
   bool stopped_ = false;
   std::int64_t global_step_;
 };
 
 }  // namespace
 
-// RMSprop on the shared model through a scratch copy whose gradient is each push's.
-struct ParameterServer::Server {
-  Server(std::shared_ptr<agents::SharedModel> model, const agents::A3cOptions& a3c)
-      : parameter_count(model->parameters.numel()),
-        scratch(model->parameters.clone().set_requires_grad(true)),
-        push(at::empty({parameter_count + Push::kFields}, at::kFloat)),
-        reply(at::empty({parameter_count + Reply::kFields}, at::kFloat)),
-        rmsprop(scratch, std::move(model),
-                torch::optim::RMSpropOptions(a3c.learning_rate)
-                    .alpha(a3c.rms_prop_alpha)
-                    .eps(a3c.optimizer_eps)) {
-    scratch.mutable_grad() = push.narrow(0, 0, parameter_count);
-  }
-
-  const std::int64_t parameter_count;
-  at::Tensor scratch, push, reply;
-  agents::SharedRmsprop rmsprop;
-};
-
 ParameterServer::ParameterServer(const ExperimentOptions& options, MetricsSink& metrics,
                                  distributed::Communicator& communicator)
     : options_(options),
       metrics_(metrics),
       communicator_(communicator),
-      workers_running_(communicator.size() - 1) {
+      servers_(options.distributed.parameter_servers),
+      workers_running_(communicator.size() - servers_) {
   set_compute_threads(options.train.threads);
   learner_envs_ = make_learner_envs(options.env, options.seed, options.train.eval_episodes);
   model_ = make_a3c_shared_model(options, learner_envs_.envs->spec());
-  server_ = std::make_unique<Server>(model_, options.hyperparameters<agents::A3cOptions>());
+  shards_ = shard_ranges(model_->parameters.numel(), servers_);
+  const ShardRange& mine = shards_.front();
+  server_ = std::make_unique<ShardServer>(model_->parameters.narrow(0, mine.offset, mine.count),
+                                          model_->square_avg.narrow(0, mine.offset, mine.count),
+                                          options_);
   parts_.envs = {learner_envs_.envs.get()};
   parts_.evaluator = learner_envs_.evaluator.get();
   parts_.shared = shared_model_state(*model_);
@@ -133,36 +125,58 @@ ParameterServer::~ParameterServer() = default;
 
 void ParameterServer::begin(const TrainingClock& clock) {
   communicator_.broadcast(model_->parameters, 0);  // protocol step 1
+  for (int s = 1; s < servers_; ++s) {
+    const ShardRange& shard = shards_[static_cast<std::size_t>(s)];
+    communicator_.send(model_->square_avg.narrow(0, shard.offset, shard.count), s, kShardTag);
+  }
   clock_ = clock;
   step_ = clock.first_step;
 }
 
 void ParameterServer::serve_push() {
-  const std::int64_t p = server_->parameter_count;
   const int worker =
-      communicator_.receive(server_->push, distributed::Communicator::kAnySource, kPushTag);
-  const float* fields = server_->push.data_ptr<float>() + p;
-  if (fields[Push::kStopRequested] != 0 || core::stop_requested()) stopping_ = true;
-  const std::int64_t total_steps = options_.train.total_steps;
+      communicator_.receive(server_->push(), distributed::Communicator::kAnySource, kPushTag);
+  if (server_->push_field(Push::kStopRequested) != 0 || core::stop_requested()) stopping_ = true;
   if (!stopping_) {
-    const agents::A3cOptions& a3c = options_.hyperparameters<agents::A3cOptions>();
-    const double remaining = 1.0 - static_cast<double>(step_) / static_cast<double>(total_steps);
-    nn::set_learning_rate(server_->rmsprop,
-                          agents::scheduled(a3c.learning_rate, a3c.lr_schedule, remaining));
-    server_->rmsprop.step();
-    step_ += static_cast<std::int64_t>(fields[Push::kSteps]);
-    report_tally(metrics_, step_, fields[Push::kEpisodes], fields[Push::kReturnSum],
-                 fields[Push::kLengthSum]);
+    server_->apply_push(step_);
+    step_ += static_cast<std::int64_t>(server_->push_field(Push::kSteps));
+    report_tally(metrics_, step_, server_->push_field(Push::kEpisodes),
+                 server_->push_field(Push::kReturnSum), server_->push_field(Push::kLengthSum));
     metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
     metrics_.progress(step_);
-    stopping_ = step_ >= total_steps;
+    stopping_ = step_ >= options_.train.total_steps;
   }
-  float* answer = server_->reply.data_ptr<float>();
-  server_->reply.narrow(0, 0, p).copy_(model_->parameters);
-  answer[p + Reply::kStop] = stopping_ ? 1.0f : 0.0f;
-  answer[p + Reply::kGlobalStep] = static_cast<float>(step_);
-  communicator_.send(server_->reply, worker, kReplyTag);
+  server_->reply_to(communicator_, worker, stopping_, step_);
   if (stopping_) --workers_running_;
+}
+
+void ParameterServer::command_servers(Push::Command command) {
+  for (int s = 1; s < servers_; ++s) {
+    const ShardRange& shard = shards_[static_cast<std::size_t>(s)];
+    at::Tensor message = at::zeros({shard.count + Push::kFields}, at::kFloat);
+    message.data_ptr<float>()[shard.count + Push::kCommand] = static_cast<float>(command);
+    communicator_.send(message, s, kPushTag);
+    if (command != Push::kGather) continue;
+    at::Tensor state = at::empty({2 * shard.count}, at::kFloat);
+    communicator_.receive(state, s, kShardTag);
+    model_->parameters.narrow(0, shard.offset, shard.count).copy_(state.narrow(0, 0, shard.count));
+    model_->square_avg.narrow(0, shard.offset, shard.count)
+        .copy_(state.narrow(0, shard.count, shard.count));
+  }
+}
+
+void ParameterServer::gather_shards() {
+  if (servers_ > 1 && !servers_stopped_) command_servers(Push::kGather);
+}
+
+agents::Agent& ParameterServer::evaluation_agent() {
+  gather_shards();
+  return player_->play(*model_);
+}
+
+void ParameterServer::while_consistent(const std::function<void()>& action) {
+  gather_shards();
+  action();
 }
 
 Advance ParameterServer::advance(std::int64_t until) {
@@ -175,6 +189,11 @@ Advance ParameterServer::advance(std::int64_t until) {
 std::int64_t ParameterServer::end(std::int64_t) {
   stopping_ = true;
   while (workers_running_ > 0) serve_push();
+  communicator_.wait_for_sends(0);
+  // The final checkpoint and evaluation need the whole model once more; then the servers end.
+  gather_shards();
+  command_servers(Push::kStop);
+  servers_stopped_ = true;
   return step_;
 }
 
@@ -190,7 +209,8 @@ std::int64_t run_parameter_server_worker(const ExperimentOptions& options,
       agents::make_a3c_worker_with(mine.hyperparameters<agents::A3cOptions>(),
                                    agent_setup(mine, envs->spec()), [&](const at::Tensor& local) {
                                      auto made = std::make_unique<ParameterServerClient>(
-                                         local, communicator, report, resumed_at.value_or(0));
+                                         local, communicator, report, resumed_at.value_or(0),
+                                         options.distributed.parameter_servers);
                                      client = made.get();
                                      return made;
                                    });
