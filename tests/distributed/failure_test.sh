@@ -11,7 +11,9 @@
 #     actors' states for a checkpoint;
 #  5. ranks that run different configs are refused (exit 2) before any work, naming the key;
 #  6. pipeline stages: a stage rank killed, or stopped, ends the job; stage layouts that differ
-#     between the ranks are refused before any work, naming the key.
+#     between the ranks are refused before any work, naming the key;
+#  7. sharded parameter servers (A3C): a server rank other than 0 killed, or stopped, ends the
+#     job, the others naming it.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
 set -uo pipefail
 mnrl=$1 source_dir=$2 plugin=$3
@@ -21,10 +23,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-# Starts `mpirun -np 2 mnrl train ARGS...` in the background; sets job (its pid) and log.
+# Starts `mpirun -np 2 mnrl train ARGS...` (-np $ranks where set) in the background; sets job
+# (its pid) and log.
 start_job() {
   log=$work/job.log
-  mpirun --oversubscribe -np 2 "$mnrl" train "$@" >"$log" 2>&1 &
+  mpirun --oversubscribe -np "${ranks:-2}" "$mnrl" train "$@" >"$log" 2>&1 &
   job=$!
 }
 
@@ -211,6 +214,19 @@ status=$?
 grep -q "rank(s) 1 do not run the same experiment as rank 0 (first difference: 'distributed.stage_boundaries'" "$log" ||
   fail "the refusal does not name the rank and the key: $(tail -2 "$log")"
 [[ ! -e $work/layouts ]] || fail "the refused job wrote its run directory"
+
+echo "7. sharded parameter servers (A3C, 2 servers, 1 worker): a server killed, a server stopped"
+servers=(--set distributed.parameter_servers=2)
+ranks=3 start_job "$source_dir/configs/cartpole_a3c.yaml" "${long_run[@]}" "${servers[@]}" \
+  --run-dir "$work/server_killed"
+if wait_for_file "$work/server_killed/metrics.csv"; then
+  kill -9 "$(rank_pid 1)"
+  wait_for_job 30 && { [[ $status -ne 0 ]] || fail "the job exited 0 after a server was killed"; }
+fi
+ranks=3 start_job "$source_dir/configs/cartpole_a3c.yaml" "${long_run[@]}" "${servers[@]}" \
+  --set distributed.timeout=4 --run-dir "$work/server_stopped"
+wait_for_file "$work/server_stopped/metrics.csv" &&
+  stop_rank 1 "rank(s) 1 did not join receive within distributed.timeout = 4 s"
 
 if (( failures > 0 )); then
   echo "--- last job's output:"; tail -20 "$log"

@@ -5,6 +5,8 @@
 #include <torch/optim/rmsprop.h>
 #include <torch/utils.h>
 
+#include <chrono>
+
 #include "agents/a3c/a3c_workers.h"
 #include "agents/schedule.h"
 #include "core/rng.h"
@@ -134,8 +136,11 @@ void ParameterServer::begin(const TrainingClock& clock) {
 }
 
 void ParameterServer::serve_push() {
+  const auto waiting_from = std::chrono::steady_clock::now();
   const int worker =
       communicator_.receive(server_->push(), distributed::Communicator::kAnySource, kPushTag);
+  waited_seconds_ +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting_from).count();
   if (server_->push_field(Push::kStopRequested) != 0 || core::stop_requested()) stopping_ = true;
   if (!stopping_) {
     server_->apply_push(step_);
@@ -143,6 +148,8 @@ void ParameterServer::serve_push() {
     report_tally(metrics_, step_, server_->push_field(Push::kEpisodes),
                  server_->push_field(Push::kReturnSum), server_->push_field(Push::kLengthSum));
     metrics_.scalar(step_, "charts/SPS", clock_.steps_per_second(step_));
+    // Near 0: the workers wait for rank 0 (it is the bottleneck); near 1: it waits for them.
+    metrics_.scalar(step_, "charts/server_wait_share", waited_seconds_ / clock_.elapsed());
     metrics_.progress(step_);
     stopping_ = step_ >= options_.train.total_steps;
   }

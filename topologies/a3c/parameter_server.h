@@ -91,6 +91,7 @@ class ParameterServer final : public experiments::TrainingTopology {
   experiments::TrainingParts parts_;
   experiments::TrainingClock clock_;
   std::int64_t step_ = 0;
+  double waited_seconds_ = 0;  // in receive, for a push (charts/server_wait_share)
   int workers_running_;
   bool stopping_ = false;  // the budget is spent or a stop was asked for
   std::optional<SnapshotPlayer> player_;
