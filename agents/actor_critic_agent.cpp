@@ -443,6 +443,13 @@ void ActorCriticAgent::set_external_gradient_steps(std::shared_ptr<ExternalGradi
   external_steps_ = std::move(steps);
 }
 
+void ActorCriticAgent::hand_over_gradient_steps(const AgentSetup& setup) {
+  if (!setup.external_gradient_steps) return;
+  if (auto steps = setup.external_gradient_steps(model_, *optimizer_)) {
+    set_external_gradient_steps(std::move(steps));
+  }
+}
+
 void ActorCriticAgent::clear_rollout() {
   buffer_.clear();
   if (external_steps_) external_steps_->synchronize();

@@ -74,6 +74,9 @@ class ActorCriticAgent : public Agent {
   // rows to `steps`, and the model is synchronized at the end of each update (clear_rollout()).
   // Memoryless models without gSDE only.
   void set_external_gradient_steps(std::shared_ptr<ExternalGradientSteps> steps);
+  // What setup.external_gradient_steps makes of this agent's model and optimizer, if anything
+  // (for the factories of the algorithms that take pipeline stages).
+  void hand_over_gradient_steps(const AgentSetup& setup);
 
  protected:
   // Computes GAE for the full buffer and returns it as tensors (valid until clear_rollout()).

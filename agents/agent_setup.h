@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "agents/agent.h"
@@ -11,10 +12,17 @@
 #include "envs/space.h"
 
 namespace mnrl::nn {
+class ActorCritic;
 class FlatParameters;
+}  // namespace mnrl::nn
+
+namespace torch::optim {
+class Optimizer;
 }
 
 namespace mnrl::agents {
+
+class ExternalGradientSteps;  // agents/external_gradient_steps.h
 
 // What an algorithm's factory reads besides its own section.
 // train.cuda_graphs, for an agent on a GPU: whether its gradient steps run as CUDA graphs.
@@ -43,6 +51,12 @@ struct AgentSetup {
   // What data-parallel training hooks into the update, given the agent's flat parameters (one
   // buffer per agent); empty in a single process.
   std::function<GradientRangeHook(nn::FlatParameters&)> gradient_hook;
+  // Where an actor-critic's gradient steps may run on parameters held elsewhere (pipeline
+  // stages across ranks, topologies/pipeline/): given its model and optimizer, the steps it
+  // hands its gradient steps over to, or null to step itself (hand_over_gradient_steps);
+  // empty in any other run.
+  std::function<std::shared_ptr<ExternalGradientSteps>(nn::ActorCritic&, torch::optim::Optimizer&)>
+      external_gradient_steps;
   // Where the networks live, resolved from train.device: "cpu" or "cuda:N" (algorithms whose
   // takes_device() is false always get "cpu").
   std::string device = "cpu";

@@ -43,6 +43,7 @@ class A2cAlgorithm final : public AlgorithmOf<A2cOptions> {
                                        action_bounds(setup.spec));
     agent->set_gradient_hook(std::move(hook));
     agent->set_cuda_graphs(setup.cuda_graphs);
+    agent->hand_over_gradient_steps(setup);
     return agent;
   }
 

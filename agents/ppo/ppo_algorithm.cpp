@@ -64,6 +64,7 @@ class PpoAlgorithm final : public AlgorithmOf<PpoOptions> {
                                        action_bounds(setup.spec));
     agent->set_gradient_hook(std::move(hook));
     agent->set_cuda_graphs(setup.cuda_graphs);
+    agent->hand_over_gradient_steps(setup);
     return agent;
   }
 

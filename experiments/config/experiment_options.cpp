@@ -334,7 +334,8 @@ void check_parameter_servers(const ExperimentOptions& options,
       "distributed.parameter_servers",
       "distributed.parameter_servers: " + std::to_string(servers) + ", but " + options.algo +
           " has no parameter server (algorithms with one: " +
-          algorithms_that([](const agents::Algorithm& a) { return a.topology() == "a3c_workers"; }) +
+          algorithms_that(
+              [](const agents::Algorithm& a) { return a.topology() == "a3c_workers"; }) +
           ")");
 }
 

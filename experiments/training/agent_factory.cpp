@@ -30,6 +30,7 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
                            options.env.num_envs,
                            options.train.total_steps,
                            static_cast<std::uint64_t>(options.seed),
+                           {},
                            {}};
   check_device_options(options, local_rank);
   setup.device = resolve_train_device(options, local_rank);
@@ -45,10 +46,13 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
   return setup;
 }
 
-std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
-                                          const envs::EnvSpec& spec) {
+std::unique_ptr<agents::Agent> make_agent(
+    const ExperimentOptions& options, const envs::EnvSpec& spec,
+    const std::function<void(agents::AgentSetup&)>& customize) {
+  agents::AgentSetup setup = agent_setup(options, spec);
+  if (customize) customize(setup);
   seed_initial_weights(options.seed);
-  return options.algorithm().make_agent(options.algorithm_section(), agent_setup(options, spec));
+  return options.algorithm().make_agent(options.algorithm_section(), setup);
 }
 
 ReplicatedAgent::ReplicatedAgent() = default;

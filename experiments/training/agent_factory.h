@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include "agents/agent.h"
@@ -20,9 +21,11 @@ void seed_initial_weights(std::int64_t seed);
 
 // Builds the agent the config asks for, with its network, optimizer and rollout buffer, and
 // seeds LibTorch's generator from options.seed. The only place that turns Options into
-// torch objects; the training loop itself stays torch-free.
-std::unique_ptr<agents::Agent> make_agent(const ExperimentOptions& options,
-                                          const envs::EnvSpec& spec);
+// torch objects; the training loop itself stays torch-free. `customize` changes the setup the
+// algorithm's factory gets (a topology's hooks).
+std::unique_ptr<agents::Agent> make_agent(
+    const ExperimentOptions& options, const envs::EnvSpec& spec,
+    const std::function<void(agents::AgentSetup&)>& customize = {});
 
 // One rank's agent in a data-parallel job, and what keeps its parameters equal to the other
 // ranks': its update() averages every gradient over the ranks (after backward, before

@@ -30,7 +30,8 @@ MNRL_REGISTER_TOPOLOGY("replicas", ReplicasKind);
 }  // namespace
 
 Replicas::Replicas(const ExperimentOptions& options, MetricsSink& metrics,
-                   distributed::Communicator* communicator)
+                   distributed::Communicator* communicator,
+                   const std::function<void(agents::AgentSetup&)>& customize)
     : options_(rank_options(options, communicator)),
       total_steps_(options.train.total_steps),
       ranks_(communicator ? communicator->size() : 1),
@@ -48,7 +49,7 @@ Replicas::Replicas(const ExperimentOptions& options, MetricsSink& metrics,
     data_parallel_.emplace(*communicator, options_.distributed, *replica_.synchronizer, *envs_);
     reduced_.emplace(*communicator, leader_ ? &metrics_ : nullptr);
   } else {
-    replica_.agent = make_agent(options_, envs_->spec());
+    replica_.agent = make_agent(options_, envs_->spec(), customize);
   }
   actor_.emplace(*replica_.agent, *envs_);
   parts_.agents = {replica_.agent.get()};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -28,8 +29,10 @@ namespace mnrl::experiments {
 // statistics reduced over the ranks); checkpoints hold every rank's agent and envs.
 class Replicas final : public TrainingTopology {
  public:
+  // `customize`: the agent's setup changed as make_agent() takes it (one process only).
   Replicas(const ExperimentOptions& options, MetricsSink& metrics,
-           distributed::Communicator* communicator);
+           distributed::Communicator* communicator,
+           const std::function<void(agents::AgentSetup&)>& customize = {});
   ~Replicas() override;
 
   MetricsSink& metrics() override { return metrics_; }

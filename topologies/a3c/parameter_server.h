@@ -1,7 +1,7 @@
 #pragma once
 
-#include <memory>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -98,8 +98,8 @@ class ParameterServer final : public experiments::TrainingTopology {
 };
 
 // A worker rank (P and above) of the parameter-server job (protocol steps 1, 2 and 5): trains
-// until rank 0 says stop; returns the global step rank 0 last reported. `resumed_at`: the step of the
-// checkpoint rank 0 resumes from (this rank's envs then start new episodes seeded by it).
+// until rank 0 says stop; returns the global step rank 0 last reported. `resumed_at`: the step of
+// the checkpoint rank 0 resumes from (this rank's envs then start new episodes seeded by it).
 std::int64_t run_parameter_server_worker(const experiments::ExperimentOptions& options,
                                          distributed::Communicator& communicator,
                                          std::optional<std::int64_t> resumed_at);

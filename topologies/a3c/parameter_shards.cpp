@@ -73,8 +73,8 @@ std::int64_t run_shard_server(const experiments::ExperimentOptions& options,
   at::Tensor whole;
   {
     const auto envs = envs::make_vector_env(
-        options.env, core::derive_seed(static_cast<std::uint64_t>(options.seed),
-                                       core::kTrainEnvStream));
+        options.env,
+        core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kTrainEnvStream));
     whole = make_a3c_shared_model(options, envs->spec())->parameters;
   }
   communicator.broadcast(whole, 0);

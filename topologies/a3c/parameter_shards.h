@@ -1,10 +1,10 @@
 #pragma once
 
+#include <ATen/core/Tensor.h>
+
 #include <cstdint>
 #include <optional>
 #include <vector>
-
-#include <ATen/core/Tensor.h>
 
 #include "experiments/config/experiment_options.h"
 
@@ -62,8 +62,7 @@ class ShardServer {
   // it to be received: a worker takes its shards' replies one server after another, and no
   // server waits for another's. Each worker's reply has a buffer of its own, delivered by the
   // time that worker pushes again.
-  void reply_to(distributed::Communicator& communicator, int worker, bool stop,
-                std::int64_t step);
+  void reply_to(distributed::Communicator& communicator, int worker, bool stop, std::int64_t step);
   // The shard's state for a gather: [parameters | statistics].
   at::Tensor state() const;
 

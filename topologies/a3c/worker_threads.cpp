@@ -80,7 +80,9 @@ struct WorkerCoordination {
     return !stop.load(std::memory_order_relaxed) &&
            steps.load(std::memory_order_relaxed) < total_steps;
   }
-  bool held() const { return pause_requested.load() || (steps.load() >= hold_at.load() && running()); }
+  bool held() const {
+    return pause_requested.load() || (steps.load() >= hold_at.load() && running());
+  }
   // Worker side: waits while held.
   void pause_point() {
     if (!held()) return;

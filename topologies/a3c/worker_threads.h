@@ -21,9 +21,9 @@ struct WorkerCoordination;  // worker_threads.cpp
 // (agents::SharedModel). The workers go no further than the step the loop advances to (its
 // next evaluation, checkpoint or the budget) and wait there until it advances again, so that
 // evaluations and checkpoints fall where they are due however late the loop's thread runs; the
-// loop evaluates snapshots of the shared model. Episode and update statistics of every worker go to the metrics (serialized) at
-// the global step count. An error in one worker stops all and is rethrown by end(). Not
-// deterministic across runs: the workers interleave freely.
+// loop evaluates snapshots of the shared model. Episode and update statistics of every worker go to
+// the metrics (serialized) at the global step count. An error in one worker stops all and is
+// rethrown by end(). Not deterministic across runs: the workers interleave freely.
 class WorkerThreads final : public experiments::TrainingTopology {
  public:
   WorkerThreads(const experiments::ExperimentOptions& options, experiments::MetricsSink& metrics);

@@ -67,20 +67,20 @@ std::int64_t action_columns(const nn::ActorCriticImpl& model) {
 }
 
 at::Tensor pack_loss_inputs(const agents::RolloutBatch& batch, std::int64_t rows) {
-  const at::Tensor actions = batch.actions.dim() == 1
-                                 ? batch.actions.to(at::kFloat).unsqueeze(1)
-                                 : batch.actions.to(at::kFloat);
+  const at::Tensor actions = batch.actions.dim() == 1 ? batch.actions.to(at::kFloat).unsqueeze(1)
+                                                      : batch.actions.to(at::kFloat);
   return at::cat({actions, batch.log_probs.view({rows, 1}), batch.values.view({rows, 1}),
                   batch.advantages.view({rows, 1}), batch.returns.view({rows, 1})},
                  1)
       .contiguous();
 }
 
-agents::RolloutBatch unpack_loss_inputs(const at::Tensor& inputs, const nn::ActorCriticImpl& model) {
+agents::RolloutBatch unpack_loss_inputs(const at::Tensor& inputs,
+                                        const nn::ActorCriticImpl& model) {
   const std::int64_t a = action_columns(model);
   agents::RolloutBatch batch;
-  batch.actions = model.options.continuous() ? inputs.narrow(1, 0, a)
-                                             : inputs.select(1, 0).to(at::kLong);
+  batch.actions =
+      model.options.continuous() ? inputs.narrow(1, 0, a) : inputs.select(1, 0).to(at::kLong);
   batch.log_probs = inputs.select(1, a);
   batch.values = inputs.select(1, a + 1);
   batch.advantages = inputs.select(1, a + 2);
@@ -89,9 +89,9 @@ agents::RolloutBatch unpack_loss_inputs(const at::Tensor& inputs, const nn::Acto
 }
 
 at::Tensor values_tensor(const agents::LossValues& v) {
-  return at::tensor({v.policy_loss, v.value_loss, v.entropy, v.old_approx_kl, v.approx_kl,
-                     v.clip_fraction},
-                    at::kDouble);
+  return at::tensor(
+      {v.policy_loss, v.value_loss, v.entropy, v.old_approx_kl, v.approx_kl, v.clip_fraction},
+      at::kDouble);
 }
 
 agents::LossValues loss_values_from(const at::Tensor& t) {
@@ -137,16 +137,18 @@ distributed::PipelineOptions pipeline_options(const experiments::DistributedOpti
 }  // namespace
 
 PipelinedActorCritic::PipelinedActorCritic(distributed::Communicator& pipeline,
-                                           agents::ActorCriticAgent& agent,
+                                           nn::ActorCritic model,
+                                           torch::optim::Optimizer& agent_optimizer,
                                            const experiments::DistributedOptions& options)
     : pipeline_(pipeline),
-      agent_(agent),
+      model_(std::move(model)),
+      agent_optimizer_(agent_optimizer),
       schedule_(distributed::pipeline_schedule_named(options.pipeline_schedule)),
-      chain_(nn::actor_critic_blocks(agent.model())),
+      chain_(nn::actor_critic_blocks(model_)),
       ranges_(stage_ranges(chain_, options)),
       stage_(pipeline, blocks_in(chain_, ranges_.at(static_cast<std::size_t>(pipeline.rank()))),
              pipeline_options(options)),
-      optimizer_(same_kind_over(agent.optimizer(), stage_.blocks()->parameters())) {
+      optimizer_(same_kind_over(agent_optimizer_, stage_.blocks()->parameters())) {
   if (static_cast<int>(ranges_.size()) != pipeline.size()) {
     throw std::invalid_argument("the network is cut into " + std::to_string(ranges_.size()) +
                                 " stages for a pipeline of " + std::to_string(pipeline.size()) +
@@ -255,7 +257,7 @@ std::int64_t offset_in(const at::Tensor& flat, const at::Tensor& parameter) {
 }  // namespace
 
 void PipelinedActorCritic::write_agent_moments(int s, double step, const at::Tensor& flat) {
-  torch::optim::Optimizer& optimizer = agent_.optimizer();
+  torch::optim::Optimizer& optimizer = agent_optimizer_;
   const at::Tensor& values = agent_flat(optimizer);
   const int count = nn::moment_count(optimizer);
   std::optional<nn::ParameterMoments> moments = nn::moments_of(optimizer, values);
@@ -280,7 +282,7 @@ void PipelinedActorCritic::write_agent_moments(int s, double step, const at::Ten
 }
 
 std::pair<double, at::Tensor> PipelinedActorCritic::agent_moments(int s) const {
-  const torch::optim::Optimizer& optimizer = agent_.optimizer();
+  const torch::optim::Optimizer& optimizer = agent_optimizer_;
   const at::Tensor& values = agent_flat(optimizer);
   const auto moments = nn::moments_of(optimizer, values);
   if (!moments) return {-1.0, at::Tensor()};
@@ -347,7 +349,7 @@ agents::LossValues PipelinedActorCritic::step(const double* command,
   const double max_grad_norm = command[7];
   const bool leader = pipeline_.rank() == 0;
   const int last = stages() - 1;
-  const nn::ActorCriticImpl& model = *agent_.model();
+  const nn::ActorCriticImpl& model = *model_;
 
   at::Tensor loss_inputs;
   if (leader) {
@@ -417,13 +419,14 @@ agents::LossValues PipelineLearner::step(const agents::RolloutBatch& batch,
   const std::int64_t count = batch.returns.size(0);
   // Over the whole minibatch, before it is split into micro-batches (as the loss would).
   if (options.normalize_advantage && count > 1) {
-    rows.advantages = (batch.advantages - batch.advantages.mean()) / (batch.advantages.std() + 1e-8);
+    rows.advantages =
+        (batch.advantages - batch.advantages.mean()) / (batch.advantages.std() + 1e-8);
   }
-  return pipeline_.lead(PipelinedActorCritic::kStep,
-                        {static_cast<double>(count), learning_rate_,
-                         options.clip_range.value_or(kNone), options.clip_range_vf.value_or(kNone),
-                         options.vf_coef, options.ent_coef, max_grad_norm},
-                        &rows);
+  return pipeline_.lead(
+      PipelinedActorCritic::kStep,
+      {static_cast<double>(count), learning_rate_, options.clip_range.value_or(kNone),
+       options.clip_range_vf.value_or(kNone), options.vf_coef, options.ent_coef, max_grad_norm},
+      &rows);
 }
 
 }  // namespace mnrl::topologies

@@ -8,12 +8,12 @@
 #include <optional>
 #include <vector>
 
-#include "agents/actor_critic_agent.h"
 #include "agents/external_gradient_steps.h"
 #include "distributed/communicator.h"
 #include "distributed/pipeline/pipeline_stage.h"
 #include "distributed/pipeline/stage_partition.h"
 #include "experiments/config/experiment_options.h"
+#include "nn/actor_critic.h"
 
 namespace mnrl::topologies {
 
@@ -21,7 +21,9 @@ namespace mnrl::topologies {
 // (distributed.pipeline_stages; distributed/pipeline/): rank s holds stage s of the chain of
 // blocks of its agent's model (nn::actor_critic_blocks: encoder, trunk layers, heads) and their
 // optimizer, of the agent's kind and options. Rank 0 also steps the envs and acts with its
-// agent's whole model, which it brings up to date after every update.
+// agent's whole model, which it brings up to date after every update. Made from the agent's
+// model and optimizer as its factory hands them over (agents::AgentSetup::
+// external_gradient_steps).
 //
 // Protocol: rank 0 broadcasts a command (doubles, kCommandSize) and every stage carries it out:
 //  - kStep: one gradient step on `rows` rows. Rank 0 sends the last stage the rows' loss
@@ -46,8 +48,10 @@ class PipelinedActorCritic {
   static constexpr int kLossInputsTag = 23, kLossValuesTag = 24, kParametersTag = 25,
                        kMomentsTag = 26;
 
-  // `agent`: this rank's whole agent (made as rank 0's is, so that its model starts equal).
-  PipelinedActorCritic(distributed::Communicator& pipeline, agents::ActorCriticAgent& agent,
+  // `model` and `agent_optimizer`: this rank's whole agent's (made as rank 0's is, so that its
+  // model starts equal).
+  PipelinedActorCritic(distributed::Communicator& pipeline, nn::ActorCritic model,
+                       torch::optim::Optimizer& agent_optimizer,
                        const experiments::DistributedOptions& options);
 
   int stage() const { return stage_.stage(); }
@@ -77,7 +81,8 @@ class PipelinedActorCritic {
   std::pair<double, at::Tensor> agent_moments(int s) const;
 
   distributed::Communicator& pipeline_;
-  agents::ActorCriticAgent& agent_;
+  nn::ActorCritic model_;                     // the agent's whole model
+  torch::optim::Optimizer& agent_optimizer_;  // over its flat parameters
   const distributed::PipelineSchedule schedule_;
   torch::nn::Sequential chain_;  // every block of the agent's model
   std::vector<distributed::StageRange> ranges_;
@@ -85,7 +90,7 @@ class PipelinedActorCritic {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
 };
 
-// Rank 0's side, as the agent's external gradient steps (ActorCriticAgent).
+// Rank 0's side, as the agent's external gradient steps (agents::ExternalGradientSteps).
 class PipelineLearner final : public agents::ExternalGradientSteps {
  public:
   explicit PipelineLearner(PipelinedActorCritic& pipeline) : pipeline_(pipeline) {}
