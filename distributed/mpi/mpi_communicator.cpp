@@ -37,7 +37,7 @@ void ensure_mpi_initialized() {
   int provided = 0;
   {
     // Open MPI 4.1 can crash here: a peer that finished its start-up sends over TCP before
-    // this process registered its handlers (seen under Slurm's PMIx, about 1 job step in 10).
+    // this process registered its handlers (seen under Slurm's PMIx: 2 job steps in some 70).
     // The message says so, so that such a crash is not taken for mnrl's.
     const core::CrashNote note(
         "inside MPI_Init (the MPI library's start-up, before mnrl's first message; running the "

@@ -205,6 +205,7 @@ submit_batch
 if [[ $state != "JobState=COMPLETED ExitCode=0:0" && -n $output ]] && grep -q "inside MPI_Init" "$output"; then
   echo "batch job $job: Open MPI crashed inside MPI_Init (its start-up, not mnrl's code): submitting it again"
   grep -B1 -A1 "inside MPI_Init" "$output"
+  "${on_head[@]}" timeout 10 scancel "$job" 2>/dev/null || true  # were it still running
   rm -rf "$work/batch"
   submit_batch
 fi

@@ -68,7 +68,7 @@ class ParameterServerClient final : public torch::optim::Optimizer {
       fields[Push::kEpisodes] = static_cast<float>(report_.episodes);
       fields[Push::kReturnSum] = static_cast<float>(report_.return_sum);
       fields[Push::kLengthSum] = static_cast<float>(report_.length_sum);
-      fields[Push::kStopRequested] = core::stop_requested() ? 1.0f : 0.0f;
+      fields[Push::kStopRequested] = core::stop_requested() || stop_asked_elsewhere_ ? 1.0f : 0.0f;
       fields[Push::kCommand] = Push::kGradient;
       communicator_.start_send(push, s, kPushTag);
     }
@@ -80,10 +80,17 @@ class ParameterServerClient final : public torch::optim::Optimizer {
       local_.narrow(0, shard.offset, shard.count).copy_(reply.narrow(0, 0, shard.count));
     }
     communicator_.wait_for_sends(0);  // received: the servers replied
-    // Rank 0 counts the steps and says when to stop.
+    // Rank 0 counts the steps and says when to stop; another server asked to stop is passed on
+    // to it with the next push.
     const float* fields = replies_.front().data_ptr<float>() + shards_.front().count;
     stopped_ = fields[Reply::kStop] != 0.0f;
-    global_step_ = static_cast<std::int64_t>(fields[Reply::kGlobalStep]);
+    global_step_ = read_count(fields, Reply::kGlobalStep);
+    for (int s = 1; s < servers; ++s) {
+      const std::int64_t count = shards_[static_cast<std::size_t>(s)].count;
+      if (replies_[static_cast<std::size_t>(s)].data_ptr<float>()[count + Reply::kStop] != 0.0f) {
+        stop_asked_elsewhere_ = true;
+      }
+    }
     return loss;
   }
 
@@ -97,6 +104,7 @@ class ParameterServerClient final : public torch::optim::Optimizer {
   const std::vector<ShardRange> shards_;
   std::vector<at::Tensor> pushes_, replies_;
   bool stopped_ = false;
+  bool stop_asked_elsewhere_ = false;  // a server other than rank 0 was asked to stop
   std::int64_t global_step_;
 };
 
@@ -141,6 +149,7 @@ void ParameterServer::serve_push() {
       communicator_.receive(server_->push(), distributed::Communicator::kAnySource, kPushTag);
   waited_seconds_ +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - waiting_from).count();
+  ++pushes_received_;
   if (server_->push_field(Push::kStopRequested) != 0 || core::stop_requested()) stopping_ = true;
   if (!stopping_) {
     server_->apply_push(step_);
@@ -161,7 +170,9 @@ void ParameterServer::command_servers(Push::Command command) {
   for (int s = 1; s < servers_; ++s) {
     const ShardRange& shard = shards_[static_cast<std::size_t>(s)];
     at::Tensor message = at::zeros({shard.count + Push::kFields}, at::kFloat);
-    message.data_ptr<float>()[shard.count + Push::kCommand] = static_cast<float>(command);
+    float* fields = message.data_ptr<float>() + shard.count;
+    fields[Push::kCommand] = static_cast<float>(command);
+    write_count(fields, Push::kPushes, pushes_received_);
     communicator_.send(message, s, kPushTag);
     if (command != Push::kGather) continue;
     at::Tensor state = at::empty({2 * shard.count}, at::kFloat);

@@ -33,18 +33,23 @@ namespace mnrl::topologies {
 //     then takes the servers' replies.
 //  3. Each server serves pushes in arrival order (MPI_ANY_SOURCE): applies its shard of the
 //     gradient with RMSprop at the learning rate scheduled for the global step, counts the
-//     steps, and replies to that worker without waiting: [its shard's parameters | 1 to stop |
+//     steps, and replies to that worker without waiting: [its shard's parameters | stop flag |
 //     global step]. Rank 0 also reports the episodes, and its reply's stop and step are the
-//     ones workers follow. The worker continues from the replies' parameters: between its push
-//     and its next one, other workers' updates land, so its gradients are computed on slightly
-//     stale parameters, as in A3C, and a shard may hold an update more or less than another.
+//     ones workers follow; another server's stop flag says it was asked to stop itself (a
+//     signal), which the worker passes on to rank 0 in its next push. The worker continues from
+//     the replies' parameters: between its push and its next one, other workers' updates land,
+//     so its gradients are computed on slightly stale parameters, as in A3C, and a shard may
+//     hold an update more or less than another.
 //  4. Rank 0 evaluates and writes checkpoints between two of its pushes, while the workers
-//     wait for its replies; with P > 1 it first gathers the other shards (a kGather push each,
-//     answered with [parameters | statistics]).
+//     wait for its replies; with P > 1 it first gathers the other shards: a kGather push each,
+//     with the count of pushes rank 0 has received, answered with [parameters | statistics]
+//     once that server has received as many (a command can overtake other workers' pushes).
 //  5. Once the budget is spent, or any rank was asked to stop, rank 0 answers every further
 //     push with the stop flag (without applying it) until each worker has been told (end()),
-//     gathers the shards a last time and sends the other servers kStop. Workers return when
-//     told, servers at kStop.
+//     gathers the shards a last time and sends the other servers kStop with its count of
+//     pushes; each ends once it has answered as many, so no worker waits for a reply. Workers
+//     return when told. The servers count the same pushes' steps, so each applies as many
+//     pushes as rank 0 where the budget ends the run, up to a round more where a stop does.
 // A failing rank aborts the job (mnrl train), so no rank waits forever for a message.
 //
 // Checkpoints hold rank 0's state: the whole model's parameters and statistics (gathered), the
@@ -91,7 +96,8 @@ class ParameterServer final : public experiments::TrainingTopology {
   experiments::TrainingParts parts_;
   experiments::TrainingClock clock_;
   std::int64_t step_ = 0;
-  double waited_seconds_ = 0;  // in receive, for a push (charts/server_wait_share)
+  double waited_seconds_ = 0;         // in receive, for a push (charts/server_wait_share)
+  std::int64_t pushes_received_ = 0;  // as many as every other server gets
   int workers_running_;
   bool stopping_ = false;  // the budget is spent or a stop was asked for
   std::optional<SnapshotPlayer> player_;

@@ -26,6 +26,16 @@ std::vector<ShardRange> shard_ranges(std::int64_t parameters, int servers) {
   return ranges;
 }
 
+void write_count(float* fields, int first, std::int64_t count) {
+  fields[first] = static_cast<float>(count >> 24);
+  fields[first + 1] = static_cast<float>(count & ((1 << 24) - 1));
+}
+
+std::int64_t read_count(const float* fields, int first) {
+  return (static_cast<std::int64_t>(fields[first]) << 24) +
+         static_cast<std::int64_t>(fields[first + 1]);
+}
+
 ShardServer::ShardServer(at::Tensor parameters, at::Tensor square_avg,
                          const experiments::ExperimentOptions& options)
     : options_(options),
@@ -35,6 +45,10 @@ ShardServer::ShardServer(at::Tensor parameters, at::Tensor square_avg,
 
 float ShardServer::push_field(Push::Field field) const {
   return push_.data_ptr<float>()[parameters_.numel() + field];
+}
+
+std::int64_t ShardServer::pushes_counted() const {
+  return read_count(push_.data_ptr<float>() + parameters_.numel(), Push::kPushes);
 }
 
 void ShardServer::apply_push(std::int64_t step) {
@@ -59,7 +73,7 @@ void ShardServer::reply_to(distributed::Communicator& communicator, int worker, 
   reply.narrow(0, 0, count).copy_(parameters_);
   float* fields = reply.data_ptr<float>() + count;
   fields[Reply::kStop] = stop ? 1.0f : 0.0f;
-  fields[Reply::kGlobalStep] = static_cast<float>(step);
+  write_count(fields, Reply::kGlobalStep, step);
   communicator.start_send(reply, worker, kReplyTag);
 }
 
@@ -88,27 +102,36 @@ std::int64_t run_shard_server(const experiments::ExperimentOptions& options,
   // As rank 0 does (parameter_server.h, protocol step 3), counting the steps the same pushes
   // carry for the learning-rate schedule and the budget; the workers take rank 0's stop.
   std::int64_t step = resumed_at.value_or(0);
-  bool stopping = false;
+  std::int64_t pushes = 0;  // gradient pushes received
+  bool stopping = false;    // applies no more pushes
+  // Rank 0's command waiting for `command_after` pushes (kGradient: none).
+  Push::Command command = Push::kGradient;
+  std::int64_t command_after = 0;
   for (;;) {
-    const int sender =
-        communicator.receive(server.push(), distributed::Communicator::kAnySource, kPushTag);
-    switch (static_cast<Push::Command>(server.push_field(Push::kCommand))) {
-      case Push::kGather:
-        communicator.send(server.state(), 0, kShardTag);
-        continue;
-      case Push::kStop:
+    if (command != Push::kGradient && pushes >= command_after) {
+      if (command == Push::kStop) {
         communicator.wait_for_sends(0);
         return step;
-      case Push::kGradient:
-        break;
+      }
+      communicator.send(server.state(), 0, kShardTag);  // kGather
+      command = Push::kGradient;
     }
+    const int sender =
+        communicator.receive(server.push(), distributed::Communicator::kAnySource, kPushTag);
+    const auto kind = static_cast<Push::Command>(server.push_field(Push::kCommand));
+    if (kind != Push::kGradient) {
+      command = kind;
+      command_after = server.pushes_counted();
+      continue;
+    }
+    ++pushes;
     if (server.push_field(Push::kStopRequested) != 0 || core::stop_requested()) stopping = true;
     if (!stopping) {
       server.apply_push(step);
       step += static_cast<std::int64_t>(server.push_field(Push::kSteps));
       stopping = step >= options.train.total_steps;
     }
-    server.reply_to(communicator, sender, stopping, step);
+    server.reply_to(communicator, sender, core::stop_requested(), step);
   }
 }
 

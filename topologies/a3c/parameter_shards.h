@@ -37,15 +37,33 @@ constexpr int kReplyTag = 2;  // to a worker: [parameters of the shard | Reply f
 constexpr int kShardTag = 3;  // rank 0 <-> server s: statistics at the start, state at gathers
 
 // The fields after the gradient in a push. Rank 0 sends the other servers pushes of its own
-// with a command other than kGradient.
+// with a command other than kGradient and, from kPushes, the count of pushes it has received:
+// a server carries the command out once it has received as many (a command can overtake other
+// workers' pushes: MPI keeps the order of one sender's messages only).
 struct Push {
-  enum Field { kSteps, kEpisodes, kReturnSum, kLengthSum, kStopRequested, kCommand, kFields };
+  enum Field {
+    kSteps,
+    kEpisodes,
+    kReturnSum,
+    kLengthSum,
+    kStopRequested,
+    kCommand,
+    kPushes,  // two fields (write_count)
+    kFields = kPushes + 2
+  };
   enum Command { kGradient, kGather, kStop };
 };
-// The fields after the parameters in a reply.
+// The fields after the parameters in a reply. kStop: rank 0's says stop (the workers follow
+// it); another server's that it was asked to stop itself (Ctrl-C, SIGTERM), which the worker
+// passes on to rank 0 in its next push.
 struct Reply {
-  enum Field { kStop, kGlobalStep, kFields };
+  enum Field { kStop, kGlobalStep, kFields = kGlobalStep + 2 };
 };
+
+// A count in two float fields from fields[first], exact below 2^48 (a float holds every
+// integer below 2^24).
+void write_count(float* fields, int first, std::int64_t count);
+std::int64_t read_count(const float* fields, int first);
 
 // One server's shard: its parameters and RMSprop statistics (rank 0's are views into its whole
 // model), the buffer pushes arrive in and the one replies leave from.
@@ -56,6 +74,7 @@ class ShardServer {
 
   at::Tensor& push() { return push_; }  // receive a push into it
   float push_field(Push::Field field) const;
+  std::int64_t pushes_counted() const;  // a command's kPushes
   // RMSprop with the push's gradient at the learning rate scheduled for global step `step`.
   void apply_push(std::int64_t step);
   // Replies to `worker`'s push (the shard's parameters, then the fields) without waiting for

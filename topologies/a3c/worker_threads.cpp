@@ -172,10 +172,14 @@ WorkerThreads::WorkerThreads(const ExperimentOptions& options, MetricsSink& metr
 }
 
 WorkerThreads::~WorkerThreads() {
-  // Only reached with threads running when the loop threw: stop and join them.
-  shared_->stop = true;
-  shared_->pause_requested = false;
-  shared_->pause_changed.notify_all();
+  // Only reached with threads running when the loop threw: stop and join them. (Under the
+  // mutex: a worker between its check and its wait would miss the notification.)
+  {
+    std::lock_guard<std::mutex> lock(shared_->pause_mutex);
+    shared_->stop = true;
+    shared_->pause_requested = false;
+    shared_->pause_changed.notify_all();
+  }
   for (auto& thread : threads_) thread.join();
 }
 

@@ -18,10 +18,11 @@ struct WorkerCoordination;  // worker_threads.cpp
 
 // A3C in one process: a3c.workers threads, each an A2C learner on its own envs (seeded apart)
 // and its own copy of the model, all applying their updates to one shared model
-// (agents::SharedModel). The workers go no further than the step the loop advances to (its
-// next evaluation, checkpoint or the budget) and wait there until it advances again, so that
-// evaluations and checkpoints fall where they are due however late the loop's thread runs; the
-// loop evaluates snapshots of the shared model. Episode and update statistics of every worker go to
+// (agents::SharedModel). The workers stop at their first step boundary at or past the step the
+// loop advances to (its next evaluation, checkpoint or the budget; the steps then pass it by at
+// most a vector step per worker) and wait there until it advances again, so that evaluations
+// and checkpoints fall where they are due however late the loop's thread runs; the loop
+// evaluates snapshots of the shared model. Episode and update statistics of every worker go to
 // the metrics (serialized) at the global step count. An error in one worker stops all and is
 // rethrown by end(). Not deterministic across runs: the workers interleave freely.
 class WorkerThreads final : public experiments::TrainingTopology {
