@@ -81,6 +81,9 @@ class Algorithm {
   // pipeline stages across ranks (distributed.pipeline_stages, ActorCriticAgent's external
   // gradient steps).
   virtual bool takes_pipeline_stages() const { return false; }
+  // Whether its workers share their parameters through parameter servers across ranks
+  // (distributed.parameter_servers shards them).
+  virtual bool takes_parameter_servers() const { return false; }
   // Whether its agents train on a GPU (train.device: cuda): they have an autograd path besides
   // the hand-written CPU passes. The others are refused any device but the CPU.
   virtual bool takes_device() const { return false; }

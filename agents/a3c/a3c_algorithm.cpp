@@ -12,6 +12,7 @@ class A3cAlgorithm final : public AlgorithmOf<A3cOptions> {
   std::string summary() const override { return "A3C hyperparameters (algo: a3c)"; }
   bool takes_encoder() const override { return true; }
   bool takes_recurrent() const override { return true; }
+  bool takes_parameter_servers() const override { return true; }
   std::string topology() const override { return "a3c_workers"; }
 
  protected:

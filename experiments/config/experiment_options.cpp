@@ -329,13 +329,12 @@ void check_recurrent(const ExperimentOptions& options, const core::ConfigDocumen
 void check_parameter_servers(const ExperimentOptions& options,
                              const core::ConfigDocument& document) {
   const int servers = options.distributed.parameter_servers;
-  if (servers == 1 || options.algorithm().topology() == "a3c_workers") return;
+  if (servers == 1 || options.algorithm().takes_parameter_servers()) return;
   throw document.error_at(
       "distributed.parameter_servers",
       "distributed.parameter_servers: " + std::to_string(servers) + ", but " + options.algo +
           " has no parameter server (algorithms with one: " +
-          algorithms_that(
-              [](const agents::Algorithm& a) { return a.topology() == "a3c_workers"; }) +
+          algorithms_that(std::mem_fn(&agents::Algorithm::takes_parameter_servers)) +
           ")");
 }
 

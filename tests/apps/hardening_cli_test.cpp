@@ -667,6 +667,19 @@ TEST_F(HardeningCliTest, AnActorsCheckpointIsNotResumedInOneProcess) {
   EXPECT_EQ(refused.output.find("resuming"), std::string::npos) << refused.output;
 }
 
+// Layouts that need more ranks than the job has (pipeline stages, parameter servers) are
+// refused in one process before anything is written, saying how many to start.
+TEST_F(HardeningCliTest, LayoutsNeedingMoreRanksSayHowMany) {
+  expect_outcome(run("train " + kPpo + " --set distributed.pipeline_stages=2 --run-dir out"), 2,
+                 "distributed.pipeline_stages: 2 stages take 2 ranks (mpirun -np 2), not 1");
+  expect_outcome(run("train " MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml --set "
+                     "distributed.parameter_servers=2 --run-dir out"),
+                 2,
+                 "distributed.parameter_servers: 2 servers and a worker at least take 3 ranks "
+                 "(mpirun -np 3 or more), not 1");
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+}
+
 // A process started with SIGINT ignored (nohup, a background job) keeps ignoring it; SIGTERM
 // still stops it with a checkpoint.
 TEST_F(HardeningCliTest, AnIgnoredCtrlCStaysIgnored) {
