@@ -18,18 +18,34 @@ constexpr int kTag = 7001;
 constexpr double kSpinSeconds = 0.002;
 constexpr double kWatchEverySeconds = 0.5;
 
-std::string rank_list(const std::vector<int>& ranks) {
-  std::vector<std::string> names;
-  for (const int rank : ranks) names.push_back(std::to_string(rank));
-  return core::join(names);
+// Every rank of `comm` as the rank of the job (MPI_COMM_WORLD) it is: messages name the ranks
+// a user started, whichever sub-communicator waits.
+std::vector<int> job_ranks_of(MPI_Comm comm, int size) {
+  MPI_Group group, job;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &job);
+  std::vector<int> ranks(static_cast<std::size_t>(size)), translated(ranks.size());
+  for (int r = 0; r < size; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  MPI_Group_translate_ranks(group, size, ranks.data(), job, translated.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&job);
+  return translated;
 }
 
 }  // namespace
+
+std::string StallWatchdog::rank_list(const std::vector<int>& ranks) const {
+  std::vector<std::string> names;
+  for (const int rank : ranks) names.push_back(std::to_string(job_rank(rank)));
+  return core::join(names);
+}
 
 StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds) : timeout_(timeout_seconds) {
   MPI_Comm_dup(world, &comm_);  // collective: every rank makes its communicators in one order
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  MPI_Comm_size(MPI_COMM_WORLD, &job_size_);
+  job_ranks_ = job_ranks_of(comm_, size_);
   waiting_in_.assign(static_cast<std::size_t>(size_), -1);
   alive_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
   waiting_at_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
@@ -46,21 +62,12 @@ StallWatchdog::~StallWatchdog() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  // Its messages are 16 bytes, but over TCP a send completes only as the peer progresses:
-  // give them a moment, then let MPI finish the rest (even in MPI_Finalize) with their buffers
-  // kept for good, never freed under it.
-  const auto deadline = Clock::now() + std::chrono::milliseconds(200);
-  do {
-    in_flight_.remove_if([](Outgoing& send) {
-      int done = 0;
-      MPI_Test(&send.request, &done, MPI_STATUS_IGNORE);
-      return done != 0;
-    });
-  } while (!in_flight_.empty() && Clock::now() < deadline);
-  if (in_flight_.empty()) {
-    MPI_Comm_free(&comm_);
-    return;
-  }
+  // Its communicator is never freed: the other ranks may still be sending to it (ALIVE,
+  // WAITING), and Open MPI holds a message for a communicator id it does not know and gives
+  // it to the next communicator made with that id (freed ids are reused), whose order of
+  // messages from that rank it then breaks: the next split of the job hung in its first
+  // collective. Unfinished sends (16 bytes; over TCP one completes only as the peer
+  // progresses) complete in the background, their buffers kept for good.
   static auto* unfinished = new std::list<Outgoing>();  // deliberately never destroyed
   for (Outgoing& send : in_flight_) MPI_Request_free(&send.request);
   unfinished->splice(unfinished->end(), in_flight_);
@@ -197,7 +204,7 @@ void StallWatchdog::watch(const char* operation, bool collective, double waited,
   }
   const std::vector<int> missing = missing_ranks(collective);
   const std::string me =
-      "mnrl (rank " + std::to_string(rank_) + " of " + std::to_string(size_) + ")";
+      "mnrl (rank " + std::to_string(job_rank(rank_)) + " of " + std::to_string(job_size_) + ")";
   if (!warned && waited >= timeout_ / 2 && !missing.empty()) {
     std::fprintf(stderr,
                  "%s: waiting %.0f s in %s for rank(s) %s (stopped, hung, or stuck in an env "

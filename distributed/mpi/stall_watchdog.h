@@ -5,9 +5,10 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <list>
 #include <mutex>
-#include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -57,6 +58,8 @@ class StallWatchdog {
   void tell_others(Kind kind, long long value);
   void receive_messages();
   std::vector<int> missing_ranks(bool collective) const;
+  int job_rank(int rank) const { return job_ranks_[static_cast<std::size_t>(rank)]; }
+  std::string rank_list(const std::vector<int>& ranks) const;  // as job ranks: "1, 3"
   // `announced`: when (in seconds waited) this wait last said WAITING; negative before.
   void watch(const char* operation, bool collective, double waited, double& announced,
              bool& warned);
@@ -65,6 +68,8 @@ class StallWatchdog {
 
   MPI_Comm comm_;
   int rank_ = 0, size_ = 1;
+  int job_size_ = 1;
+  std::vector<int> job_ranks_;  // per rank of comm_: its rank in MPI_COMM_WORLD
   std::atomic<double> timeout_;
   std::atomic<std::int64_t> blocking_since_{0};  // steady-clock ns; 0 when not in a call
   std::atomic<const char*> blocking_operation_{""};
@@ -72,9 +77,9 @@ class StallWatchdog {
   std::condition_variable stop_;
   bool stopping_ = false;  // under stop_mutex_
   std::thread guard_;
-  long long collectives_ = 0;              // collectives waited for so far
-  std::vector<long long> waiting_in_;      // per rank: the collective it said it waits in
-  std::vector<Clock::time_point> alive_;   // per rank: when it last said ALIVE
+  long long collectives_ = 0;                  // collectives waited for so far
+  std::vector<long long> waiting_in_;          // per rank: the collective it said it waits in
+  std::vector<Clock::time_point> alive_;       // per rank: when it last said ALIVE
   std::vector<Clock::time_point> waiting_at_;  // per rank: when it last said WAITING
   Clock::time_point alive_sent_{}, waiting_sent_{};
   // Messages in flight: MPI needs each buffer unchanged until its send completes.

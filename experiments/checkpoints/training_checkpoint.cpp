@@ -79,18 +79,23 @@ void check_file_names(const Files& files, int rank, int ranks, int actors) {
   }
 }
 
-// Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks.
-void check_rank_count(const Checkpoint& checkpoint, int ranks) {
+// Throws CheckpointError unless the checkpoint holds the state of exactly `ranks` ranks (each
+// a pipeline of `stages` ranks where stages > 1).
+void check_rank_count(const Checkpoint& checkpoint, int ranks, int stages) {
   int saved = 1;
   while (checkpoint.has(rank_file(kAgentFile, saved))) ++saved;
-  if (saved != ranks) {
-    throw CheckpointError("checkpoint '" + checkpoint.directory().string() +
-                          "' was written by a "
-                          "job of " +
-                          std::to_string(saved) + " rank(s); resume it with " +
-                          std::to_string(saved) + " (mpirun -np " + std::to_string(saved) +
-                          "), not " + std::to_string(ranks));
+  if (saved == ranks) return;
+  const std::string written =
+      "checkpoint '" + checkpoint.directory().string() + "' was written by ";
+  if (stages > 1) {
+    throw CheckpointError(written + std::to_string(saved) + " pipeline(s) of " +
+                          std::to_string(stages) + " stages; resume it with mpirun -np " +
+                          std::to_string(saved * stages) + ", not " +
+                          std::to_string(ranks * stages));
   }
+  throw CheckpointError(written + "a job of " + std::to_string(saved) +
+                        " rank(s); resume it with " + std::to_string(saved) + " (mpirun -np " +
+                        std::to_string(saved) + "), not " + std::to_string(ranks));
 }
 
 // Throws CheckpointError unless the checkpoint holds the states of `actors` actor ranks (from
@@ -252,7 +257,7 @@ bool restore_training_checkpoint(const Checkpoint& checkpoint, const RunSubject&
                                  LoopState& loop, const TrainingParts& parts) {
   check_checkpoint_matches(checkpoint, subject);
   const int ranks = parts.communicator ? parts.communicator->size() : 1;
-  check_rank_count(checkpoint, ranks);
+  check_rank_count(checkpoint, ranks, parts.pipeline_stages);
   // Also where this job has no actors (one process): their saved states would be lost.
   check_actor_count(checkpoint, ranks, parts.actors);
   const int rank = rank_of(parts);

@@ -60,6 +60,9 @@ struct TrainingParts {
   // A data-parallel job of several ranks: each rank's agent and envs are saved, rank r > 0's
   // files named "rank<r>.<file>", all written by rank 0. Null for one process.
   distributed::Communicator* communicator = nullptr;
+  // Pipelines side by side: each of those ranks is a pipeline of this many stages (how many
+  // ranks a resume takes).
+  int pipeline_stages = 1;
   // A learner of an actors-and-learners job: how many actor ranks the job has, and what
   // collects its own actors' states (each saved as "rank<r>.actor.state", r the actor's rank).
   int actors = 0;

@@ -3,6 +3,7 @@
 #include <ATen/ops/full.h>
 
 #include <memory>
+#include <vector>
 
 #include "agents/registry.h"
 #include "core/build_info.h"
@@ -308,10 +309,20 @@ std::string job_layout(const ExperimentOptions& options, int ranks, const std::s
   const std::string envs = std::to_string(options.env.num_envs) + " envs";
   if (ranks == 1) return envs;
   const RankRoles roles = topology_kind(options).rank_roles(options);
-  if (roles.leading == 0) return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
   const auto counted = [](int count, const std::string& what) {
     return std::to_string(count) + " " + what + (count == 1 ? "" : "s");
   };
+  if (roles.pipeline_stages > 0) {
+    std::vector<std::string> acting;
+    for (int rank = 0; rank < ranks; rank += roles.pipeline_stages) {
+      acting.push_back(std::to_string(rank));
+    }
+    return counted(ranks / roles.pipeline_stages, "pipeline") + " of " +
+           counted(roles.pipeline_stages, "stage") + ", stage 0 acting (" +
+           (acting.size() == 1 ? "rank " : "ranks ") + core::join(acting) + ") x " + envs + " (" +
+           backend + ")";
+  }
+  if (roles.leading == 0) return envs + " x " + std::to_string(ranks) + " ranks (" + backend + ")";
   const std::string leading_ranks =
       roles.leading == 1 ? "rank 0" : "ranks 0-" + std::to_string(roles.leading - 1);
   return counted(roles.leading, roles.leading_role) + " (" + leading_ranks + ") + " +

@@ -61,7 +61,8 @@ ReplicatedAgent& ReplicatedAgent::operator=(ReplicatedAgent&&) noexcept = defaul
 ReplicatedAgent::~ReplicatedAgent() = default;
 
 ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
-                                      distributed::Communicator& communicator) {
+                                      distributed::Communicator& communicator,
+                                      const std::function<void(agents::AgentSetup&)>& customize) {
   ReplicatedAgent replica;
   agents::AgentSetup setup = agent_setup(options, spec, communicator.local_rank());
   setup.gradient_hook = [&](nn::FlatParameters& parameters) {
@@ -74,6 +75,7 @@ ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const en
       synchronizer->average_gradients(offset, count);
     };
   };
+  if (customize) customize(setup);
   seed_initial_weights(options.seed);
   replica.agent = options.algorithm().make_agent(options.algorithm_section(), setup);
   return replica;

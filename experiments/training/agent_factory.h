@@ -43,8 +43,10 @@ struct ReplicatedAgent {
 // make_agent() with its gradients averaged over `communicator`'s ranks in buckets of
 // options.distributed.bucket_mb. Does not broadcast the parameters: the caller does, once
 // every rank has built its agent (and again after loading a checkpoint).
-ReplicatedAgent make_replicated_agent(const ExperimentOptions& options, const envs::EnvSpec& spec,
-                                      distributed::Communicator& communicator);
+ReplicatedAgent make_replicated_agent(
+    const ExperimentOptions& options, const envs::EnvSpec& spec,
+    distributed::Communicator& communicator,
+    const std::function<void(agents::AgentSetup&)>& customize = {});
 
 // A learner's agent in an actors-and-learners job: make_replicated_agent() over the learners'
 // communicator with several learners, make_agent() alone with one (null `learners`).

@@ -45,7 +45,7 @@ Replicas::Replicas(const ExperimentOptions& options, MetricsSink& metrics,
                        core::derive_seed(seed, core::kEvalEnvStream), *envs_);
   }
   if (ranks_ > 1) {
-    replica_ = make_replicated_agent(options_, envs_->spec(), *communicator);
+    replica_ = make_replicated_agent(options_, envs_->spec(), *communicator, customize);
     data_parallel_.emplace(*communicator, options_.distributed, *replica_.synchronizer, *envs_);
     reduced_.emplace(*communicator, leader_ ? &metrics_ : nullptr);
   } else {

@@ -29,7 +29,7 @@ namespace mnrl::experiments {
 // statistics reduced over the ranks); checkpoints hold every rank's agent and envs.
 class Replicas final : public TrainingTopology {
  public:
-  // `customize`: the agent's setup changed as make_agent() takes it (one process only).
+  // `customize`: the agent's setup changed as make_agent() takes it.
   Replicas(const ExperimentOptions& options, MetricsSink& metrics,
            distributed::Communicator* communicator,
            const std::function<void(agents::AgentSetup&)>& customize = {});

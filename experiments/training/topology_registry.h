@@ -19,10 +19,11 @@ namespace mnrl::experiments {
 
 // What a rank of a job of several does, for the run's first line: `leading` ranks (from rank
 // 0) with `leading_role`, the others with `other_role`; no leading ranks where every rank does
-// the same (replicas).
+// the same (replicas); or pipelines of `pipeline_stages` consecutive ranks whose first acts.
 struct RankRoles {
   int leading = 0;
   std::string leading_role, other_role;  // singular: "learner", "actor"
+  int pipeline_stages = 0;
 };
 
 // A checkpoint's policy restored for playing (`mnrl eval`, `mnrl export`), with whatever it

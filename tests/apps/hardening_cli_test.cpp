@@ -671,7 +671,8 @@ TEST_F(HardeningCliTest, AnActorsCheckpointIsNotResumedInOneProcess) {
 // refused in one process before anything is written, saying how many to start.
 TEST_F(HardeningCliTest, LayoutsNeedingMoreRanksSayHowMany) {
   expect_outcome(run("train " + kPpo + " --set distributed.pipeline_stages=2 --run-dir out"), 2,
-                 "distributed.pipeline_stages: 2 stages take 2 ranks (mpirun -np 2), not 1");
+                 "distributed.pipeline_stages: 2 stages take 2 ranks (mpirun -np 2), or a "
+                 "multiple of 2 for pipelines side by side, not 1");
   expect_outcome(run("train " MNRL_SOURCE_DIR "/configs/cartpole_a3c.yaml --set "
                      "distributed.parameter_servers=2 --run-dir out"),
                  2,

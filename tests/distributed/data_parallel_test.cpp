@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -391,6 +392,77 @@ TEST_F(DataParallelTest, PipelinedResumingGivesTheSameRunBitForBit) {
   expect_resuming_gives_the_same_run("cartpole_a2c.yaml", overrides, 96, 1, "a2c");
 }
 
+// The update losses a run reports, in order.
+class UpdateLosses final : public MetricsSink {
+ public:
+  struct Reported {
+    std::int64_t step;
+    std::string name;
+    double value;
+  };
+  void scalar(std::int64_t step, const std::string& name, double value) override {
+    if (name.rfind("losses/", 0) == 0) reported.push_back({step, name, value});
+  }
+  std::vector<Reported> reported;
+};
+
+// Two pipelines of two stages (np 4: ranks 0-1 and 2-3) step as two data-parallel ranks do
+// (ranks 0 and 1 of the same job, alone): every pipeline's stage 0 steps the envs its data-
+// parallel rank would (the same seeds) and each stage averages its gradients over its two
+// replicas before the update, as the data-parallel ranks average theirs. The losses of each
+// of 8 updates are equal to float rounding (the pipeline's stages are LibTorch modules, the
+// one-process agent takes its hand-written passes: the rollouts' explained variance is equal
+// at the first update, the policy loss, a mean of terms of about 1 cancelling out, within
+// 1e-7). The clip fraction is left out: the linear clip-range schedule reaches 0 at the last
+// update, where any rounding counts as clipped.
+TEST_F(DataParallelTest, TwoPipelinesStepAsTwoDataParallelRanks) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 pipelines of 2 stages)";
+  std::vector<std::string> overrides{
+      "env.num_envs=2",        "ppo.n_steps=16",        "ppo.batch_size=16",    "ppo.n_epochs=2",
+      "train.total_steps=512", "train.eval_interval=0", "train.eval_episodes=1"};
+  const std::string config = MNRL_SOURCE_DIR "/configs/cartpole_ppo.yaml";
+  const ExperimentOptions data_parallel = load_experiment(config, overrides);
+  overrides.push_back("distributed.pipeline_stages=2");
+  overrides.push_back("distributed.micro_batches=4");
+  const ExperimentOptions pipelines = load_experiment(config, overrides);
+  UpdateLosses replicas_losses, pipelines_losses;
+  if (const auto pair = communicator().split(communicator().rank() < 2 ? 0 : -1)) {
+    experiments::train(data_parallel, replicas_losses, nullptr, pair.get());
+  }
+  experiments::train(pipelines, pipelines_losses, nullptr, &communicator());
+  if (communicator().rank() != 0) return;
+  const auto& expected = replicas_losses.reported;
+  const auto& got = pipelines_losses.reported;
+  ASSERT_EQ(got.size(), expected.size());
+  ASSERT_GE(got.size(), 8u * 6);  // 8 updates of 2 ranks x 16 steps x 2 envs
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].step, expected[i].step);
+    ASSERT_EQ(got[i].name, expected[i].name);
+    if (got[i].name == "losses/clipfrac") continue;
+    EXPECT_NEAR(got[i].value, expected[i].value, 1e-6 + 1e-5 * std::abs(expected[i].value))
+        << got[i].name << " at step " << got[i].step;
+  }
+}
+
+// Two pipelines of two stages: a run stopped at a checkpoint and resumed is the whole run, bit
+// for bit. Each pipeline's stage 0 saves its agent and envs (as data-parallel ranks do), with
+// its stages' parameters and optimizer state.
+TEST_F(DataParallelTest, PipelinesSideBySideResumeBitForBit) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 pipelines of 2 stages)";
+  dir_ = shared_directory("pipelines_resume");
+  const std::vector<std::string> overrides{"env.num_envs=2",
+                                           "ppo.n_steps=8",
+                                           "ppo.batch_size=16",
+                                           "ppo.n_epochs=2",
+                                           "train.total_steps=192",
+                                           "train.eval_interval=0",
+                                           "train.eval_episodes=1",
+                                           "checkpoint.interval=80",
+                                           "distributed.pipeline_stages=2",
+                                           "distributed.micro_batches=2"};
+  expect_resuming_gives_the_same_run("cartpole_ppo.yaml", overrides, 192, 2, "2 x 2 stages");
+}
+
 // Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's
 // 100k steps (an evaluation >= 475, where the run stops, as the DQN tests read "within") under
 // GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which
@@ -425,16 +497,40 @@ TEST_F(DataParallelTest, PipelineSolvesCartPoleAndLearnsBreakoutWithPpo) {
   }
   for (int seed = 1; seed <= 3; ++seed) {
     const std::string name = "breakout_1f1b_" + std::to_string(seed);
-    const auto run = train("minatar_breakout_ppo.yaml",
-                           {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
-                            "distributed.micro_batches=4", "distributed.pipeline_schedule=1f1b",
-                            "train.eval_interval=50000", "train.eval_episodes=30",
-                            "train.stop_at_return=5"},
-                           name);
+    const auto run =
+        train("minatar_breakout_ppo.yaml",
+              {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
+               "distributed.micro_batches=4", "distributed.pipeline_schedule=1f1b",
+               "train.eval_interval=50000", "train.eval_episodes=30", "train.stop_at_return=5"},
+              name);
     report("ppo MinAtar/Breakout-v1 1f1b seed " + std::to_string(seed), run);
     if (communicator().rank() == 0) {
       EXPECT_GE(run.training.final_evaluation.mean_return, 5.0) << name;
     }
+  }
+}
+
+// Two pipelines of two stages (np 4) learn CartPole PPO within twice the single-process
+// test's 100k steps (the budget counts both pipelines' env steps, as data parallelism's does):
+// an evaluation >= 475, where the run stops, under GPipe (4 micro-batches) and 1F1B (2).
+TEST_F(DataParallelTest, PipelinesSideBySideSolvesCartPoleWithPpo) {
+  if (communicator().size() != 4) GTEST_SKIP() << "needs 4 ranks (2 pipelines of 2 stages)";
+  dir_ = shared_directory("pipelines_learning");
+  for (const std::string schedule : {"gpipe", "1f1b"}) {
+    const auto run =
+        train("cartpole_ppo.yaml",
+              {"distributed.pipeline_stages=2",
+               std::string("distributed.micro_batches=") + (schedule == "gpipe" ? "4" : "2"),
+               "distributed.pipeline_schedule=" + schedule, "train.total_steps=200000",
+               "train.eval_interval=20000", "train.stop_at_return=475"},
+              "cartpole_" + schedule);
+    if (communicator().rank() != 0) continue;
+    std::printf(
+        "[ RESULT   ] ppo CartPole-v1, 2 pipelines x 2 stages, %s = %.2f at %lld steps "
+        "(BLAS kernel %s)\n",
+        schedule.c_str(), run.training.final_evaluation.mean_return,
+        static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
+    EXPECT_GE(run.training.final_evaluation.mean_return, 475.0) << schedule;
   }
 }
 

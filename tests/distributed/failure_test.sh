@@ -10,8 +10,9 @@
 #     learner evaluates) do not; a learner names an actor that stopped while it collected the
 #     actors' states for a checkpoint;
 #  5. ranks that run different configs are refused (exit 2) before any work, naming the key;
-#  6. pipeline stages: a stage rank killed, or stopped, ends the job; stage layouts that differ
-#     between the ranks are refused before any work, naming the key;
+#  6. pipeline stages: a stage rank killed, or stopped (also in the second of two pipelines),
+#     ends the job; stage layouts that differ between the ranks are refused before any work,
+#     naming the key;
 #  7. sharded parameter servers (A3C): a server rank other than 0 killed, or stopped, ends the
 #     job, the others naming it.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
@@ -204,6 +205,12 @@ start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@
   --set distributed.timeout=4 --run-dir "$work/stage_stopped"
 wait_for_file "$work/stage_stopped/metrics.csv" &&
   stop_rank 1 "rank(s) 1 did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
+# Two pipelines side by side (np 4): the second one's stage 1 stopped; the message names it by
+# its rank in the job (3), whichever sub-communicator waits for it.
+ranks=4 start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@]}" \
+  --set distributed.timeout=4 --run-dir "$work/pipelines_stage_stopped"
+wait_for_file "$work/pipelines_stage_stopped/metrics.csv" &&
+  stop_rank 3 "rank(s) 3 did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
 log=$work/layouts.log
 mpirun --oversubscribe -np 1 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" "${pipeline[@]}" \
   --set "network.hidden_sizes=[64,64,64]" --run-dir "$work/layouts" : -np 1 "$mnrl" train \

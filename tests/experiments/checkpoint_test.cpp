@@ -242,6 +242,27 @@ TEST_F(CheckpointTest, ActorStatesAreFoundByRankAndTheirCountChecked) {
   EXPECT_EQ(saved_actor_state(Checkpoint::open(write(20)), 1, 1, 3), std::nullopt);
 }
 
+// A checkpoint of pipelines side by side holds each pipeline's stage 0 files: a job of another
+// number of pipelines is refused, saying how many ranks to start.
+TEST_F(CheckpointTest, APipelinesCheckpointSaysHowManyRanksResumeIt) {
+  CheckpointWriter writer(run_, {10, "ppo", "CartPole-v1", std::nullopt});
+  writer.add("agent.state", "pipeline 0");
+  writer.add("rank1.agent.state", "pipeline 1");
+  const Checkpoint checkpoint = Checkpoint::open(writer.commit("now"));
+  TrainingParts parts;
+  parts.pipeline_stages = 2;  // one pipeline of 2 stages resuming
+  LoopState loop;
+  try {
+    restore_training_checkpoint(checkpoint, {"ppo", "CartPole-v1"}, loop, parts);
+    ADD_FAILURE() << "a checkpoint of 2 pipelines resumed in 1";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "was written by 2 pipeline(s) of 2 stages; resume it with mpirun -np 4, not 2"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST_F(CheckpointTest, PruneKeepsTheNewest) {
   for (std::int64_t step : {5, 10, 15, 20}) write(step);
   prune_checkpoints(run_, 2);

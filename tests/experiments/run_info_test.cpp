@@ -154,6 +154,10 @@ TEST(JobLayoutTest, SaysWhichRanksLearnAndWhichStepEnvs) {
   EXPECT_EQ(layout("apex_dqn", 6, "distributed: {learners: 2}\n"),
             "2 learners (ranks 0-1) + 4 actors x 8 envs (mpi)");
   EXPECT_EQ(layout("a3c", 2), "1 parameter server (rank 0) + 1 worker x 8 envs (mpi)");
+  EXPECT_EQ(layout("ppo", 2, "distributed: {pipeline_stages: 2}\n"),
+            "1 pipeline of 2 stages, stage 0 acting (rank 0) x 8 envs (mpi)");
+  EXPECT_EQ(layout("ppo", 6, "distributed: {pipeline_stages: 3}\n"),
+            "2 pipelines of 3 stages, stage 0 acting (ranks 0, 3) x 8 envs (mpi)");
 }
 
 }  // namespace

@@ -137,10 +137,12 @@ distributed::PipelineOptions pipeline_options(const experiments::DistributedOpti
 }  // namespace
 
 PipelinedActorCritic::PipelinedActorCritic(distributed::Communicator& pipeline,
+                                           distributed::Communicator* stage_replicas,
                                            nn::ActorCritic model,
                                            torch::optim::Optimizer& agent_optimizer,
                                            const experiments::DistributedOptions& options)
     : pipeline_(pipeline),
+      stage_replicas_(stage_replicas),
       model_(std::move(model)),
       agent_optimizer_(agent_optimizer),
       schedule_(distributed::pipeline_schedule_named(options.pipeline_schedule)),
@@ -381,8 +383,21 @@ agents::LossValues PipelinedActorCritic::step(const double* command,
   return sums;
 }
 
+void PipelinedActorCritic::average_over_replicas(const std::vector<at::Tensor>& parameters) {
+  if (!stage_replicas_) return;
+  // Every replica's gradients are defined for the same parameters (the same loss); one
+  // all-reduce each, in place, as the data-parallel GradientSynchronizer averages (sum, then
+  // divide): D pipelines step as D data-parallel ranks do.
+  for (const auto& p : parameters) {
+    if (!p.grad().defined()) continue;
+    at::Tensor gradient = p.mutable_grad();
+    stage_replicas_->all_reduce(gradient, distributed::ReduceOp::kMean);
+  }
+}
+
 void PipelinedActorCritic::clip_and_apply(double max_grad_norm) {
   const auto parameters = stage_.blocks()->parameters();
+  average_over_replicas(parameters);
   // As LibTorch's clip_grad_norm_: each gradient's norm (in its own float type, without a
   // temporary of its size), then the norm of those.
   double squares = 0.0;

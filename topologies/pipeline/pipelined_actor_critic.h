@@ -23,7 +23,9 @@ namespace mnrl::topologies {
 // optimizer, of the agent's kind and options. Rank 0 also steps the envs and acts with its
 // agent's whole model, which it brings up to date after every update. Made from the agent's
 // model and optimizer as its factory hands them over (agents::AgentSetup::
-// external_gradient_steps).
+// external_gradient_steps). With several pipelines (topologies/pipeline/pipeline_layout.h),
+// each is one of these, with rank 0 meaning its stage 0; the stage's replicas in the other
+// pipelines average their gradients before every update.
 //
 // Protocol: rank 0 broadcasts a command (doubles, kCommandSize) and every stage carries it out:
 //  - kStep: one gradient step on `rows` rows. Rank 0 sends the last stage the rows' loss
@@ -49,8 +51,9 @@ class PipelinedActorCritic {
                        kMomentsTag = 26;
 
   // `model` and `agent_optimizer`: this rank's whole agent's (made as rank 0's is, so that its
-  // model starts equal).
-  PipelinedActorCritic(distributed::Communicator& pipeline, nn::ActorCritic model,
+  // model starts equal). `stage_replicas`: this stage's ranks in every pipeline (null: one).
+  PipelinedActorCritic(distributed::Communicator& pipeline,
+                       distributed::Communicator* stage_replicas, nn::ActorCritic model,
                        torch::optim::Optimizer& agent_optimizer,
                        const experiments::DistributedOptions& options);
 
@@ -68,6 +71,8 @@ class PipelinedActorCritic {
  private:
   agents::LossValues step(const double* command, const agents::RolloutBatch* batch);
   void clip_and_apply(double max_grad_norm);
+  // Each gradient of this stage replaced by its mean over the stage's replicas.
+  void average_over_replicas(const std::vector<at::Tensor>& parameters);
   // Rank 0: the parameters of stage s's blocks in its whole model, in block order.
   std::vector<at::Tensor> stage_parameters(int s) const;
   std::int64_t stage_numel(int s) const;  // their count of floats
@@ -81,6 +86,7 @@ class PipelinedActorCritic {
   std::pair<double, at::Tensor> agent_moments(int s) const;
 
   distributed::Communicator& pipeline_;
+  distributed::Communicator* stage_replicas_;
   nn::ActorCritic model_;                     // the agent's whole model
   torch::optim::Optimizer& agent_optimizer_;  // over its flat parameters
   const distributed::PipelineSchedule schedule_;
