@@ -65,15 +65,21 @@ at::Tensor QNetworkImpl::heads(const at::Tensor& features) {
     // The heads' outputs in float32 (a no-op unless in bf16), and what follows them.
     return (noisy ? noisy->forward(features) : linear->forward(features)).to(at::kFloat);
   };
-  std::vector<std::int64_t> shape = features.sizes().vec();
-  shape.back() = options.num_actions();
-  shape.push_back(options.atoms());
-  const at::Tensor advantages = head(advantage_head_, noisy_advantage_head_).view(shape);
-  if (!options.dueling()) return advantages;
+  return combine_q_heads(head(advantage_head_, noisy_advantage_head_),
+                         options.dueling() ? head(value_head_, noisy_value_head_) : at::Tensor(),
+                         options.num_actions(), options.atoms());
+}
+
+at::Tensor combine_q_heads(const at::Tensor& advantages, const at::Tensor& values,
+                           std::int64_t num_actions, std::int64_t atoms) {
+  std::vector<std::int64_t> shape = advantages.sizes().vec();
+  shape.back() = num_actions;
+  shape.push_back(atoms);
+  const at::Tensor per_action = advantages.view(shape);
+  if (!values.defined()) return per_action;
   shape[shape.size() - 2] = 1;
   // Subtracting the mean advantage makes V and A identifiable (Wang et al., eq. 9).
-  return head(value_head_, noisy_value_head_).view(shape) + advantages -
-         advantages.mean(-2, /*keepdim=*/true);
+  return values.view(shape) + per_action - per_action.mean(-2, /*keepdim=*/true);
 }
 
 at::Tensor QNetworkImpl::forward(const at::Tensor& observations) {

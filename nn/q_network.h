@@ -98,4 +98,10 @@ class QNetworkImpl : public torch::nn::Module {
 };
 TORCH_MODULE(QNetwork);
 
+// The heads' outputs [..., num_actions * atoms] (and the value head's [..., atoms] where
+// dueling, else undefined) as [..., num_actions, atoms] values: Q = V + A - mean_a A (per
+// atom) where dueling, else A.
+at::Tensor combine_q_heads(const at::Tensor& advantages, const at::Tensor& values,
+                           std::int64_t num_actions, std::int64_t atoms);
+
 }  // namespace mnrl::nn
