@@ -56,21 +56,21 @@ class PipelineLeader final : public experiments::TrainingTopology {
   // theirs and their optimizer state: equal at the start, the checkpoint's after a resume.
   void begin(const experiments::TrainingClock& clock) override {
     replicas_.begin(clock);
-    pipeline_->lead(PipelinedActorCritic::kPush);
-    pipeline_->lead(PipelinedActorCritic::kScatterMoments);
+    pipeline_->lead(PipelinedStages::kPush);
+    pipeline_->lead(PipelinedStages::kScatterMoments);
   }
   // A checkpoint saves stage 0's agent: its parameters are the stages' (after every update),
   // its optimizer state is gathered from them first (the last time as they stop: after that,
   // the final checkpoint and evaluation need nothing more of them).
   void while_consistent(const std::function<void()>& action) override {
-    if (!stopped_) pipeline_->lead(PipelinedActorCritic::kGatherMoments);
+    if (!stopped_) pipeline_->lead(PipelinedStages::kGatherMoments);
     action();
   }
   experiments::Advance advance(std::int64_t until) override { return replicas_.advance(until); }
   bool agree_with_leader(bool decision) override { return replicas_.agree_with_leader(decision); }
   std::int64_t end(std::int64_t step) override {
-    pipeline_->lead(PipelinedActorCritic::kGatherMoments);
-    pipeline_->lead(PipelinedActorCritic::kStop, {static_cast<double>(step)});
+    pipeline_->lead(PipelinedStages::kGatherMoments);
+    pipeline_->lead(PipelinedStages::kStop, {static_cast<double>(step)});
     stopped_ = true;
     return replicas_.end(step);
   }
