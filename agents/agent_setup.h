@@ -14,6 +14,7 @@
 namespace mnrl::nn {
 class ActorCritic;
 class FlatParameters;
+class QNetwork;
 }  // namespace mnrl::nn
 
 namespace torch::optim {
@@ -23,6 +24,8 @@ class Optimizer;
 namespace mnrl::agents {
 
 class ExternalGradientSteps;  // agents/external_gradient_steps.h
+class ExternalTdSteps;        // agents/dqn/external_td_steps.h
+class ReturnDistribution;     // agents/dqn/return_distribution.h
 
 // What an algorithm's factory reads besides its own section.
 // train.cuda_graphs, for an agent on a GPU: whether its gradient steps run as CUDA graphs.
@@ -57,6 +60,12 @@ struct AgentSetup {
   // empty in any other run.
   std::function<std::shared_ptr<ExternalGradientSteps>(nn::ActorCritic&, torch::optim::Optimizer&)>
       external_gradient_steps;
+  // The same for the DQN family: given the online and target networks, the online's optimizer
+  // and the return distribution whose loss they learn (Dqn::hand_over_td_steps).
+  std::function<std::shared_ptr<ExternalTdSteps>(nn::QNetwork& online, nn::QNetwork& target,
+                                                 torch::optim::Optimizer&,
+                                                 const ReturnDistribution&)>
+      external_td_steps;
   // Where the networks live, resolved from train.device: "cpu" or "cuda:N" (algorithms whose
   // takes_device() is false always get "cpu").
   std::string device = "cpu";

@@ -77,10 +77,11 @@ class Algorithm {
   // Whether its agents build network.recurrent (policies with memory); the others are refused
   // one.
   virtual bool takes_recurrent() const { return false; }
-  // Whether its agents are actor-critics whose gradient steps can run on a network cut into
-  // pipeline stages across ranks (distributed.pipeline_stages, ActorCriticAgent's external
-  // gradient steps).
+  // Whether its agents' gradient steps can run on a network cut into pipeline stages across
+  // ranks (distributed.pipeline_stages: ActorCriticAgent's external gradient steps, Dqn's
+  // external TD steps); and why the section's network does not cut after all (empty: it does).
   virtual bool takes_pipeline_stages() const { return false; }
+  virtual std::string pipeline_refusal(const AlgorithmSection&) const { return {}; }
   // Whether its workers share their parameters through parameter servers across ranks
   // (distributed.parameter_servers shards them).
   virtual bool takes_parameter_servers() const { return false; }
@@ -119,6 +120,9 @@ class AlgorithmOf : public Algorithm {
                                        std::int64_t num_envs) const final {
     return step_rows(of(section), num_envs);
   }
+  std::string pipeline_refusal(const AlgorithmSection& section) const final {
+    return pipeline_refused(of(section));
+  }
 
  protected:
   virtual void check_options(const Options&, const AgentCheck&) const {}
@@ -129,6 +133,7 @@ class AlgorithmOf : public Algorithm {
   virtual StoredTransitions step_rows(const Options&, std::int64_t /*num_envs*/) const {
     return {};
   }
+  virtual std::string pipeline_refused(const Options&) const { return {}; }
 
   static const Options& of(const AlgorithmSection& section) {
     return dynamic_cast<const Section&>(section).options;

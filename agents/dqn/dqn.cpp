@@ -161,12 +161,18 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   const double learning_rate =
       scheduled(options_.learning_rate, options_.lr_schedule, progress.remaining());
   nn::set_learning_rate(*optimizer_, learning_rate);
+  if (external_steps_) external_steps_->set_learning_rate(learning_rate);
   double loss_sum = 0.0, q_sum = 0.0;
   const std::int64_t b = options_.batch_size;
   const bool prioritized = replay_->options().prioritized;
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
-    if (by_hand_) {
+    if (external_steps_) {
+      const HostLoss loss = external_steps_->step(batch_, options_.double_q, options_.max_grad_norm,
+                                                  prioritized ? td_errors_.data() : nullptr);
+      loss_sum += loss.loss;
+      q_sum += loss.q_taken_sum;
+    } else if (by_hand_) {
       const auto [loss, q] = write_gradients_by_hand();
       loss_sum += loss;
       q_sum += q;
@@ -180,7 +186,11 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   }
   const auto steps = static_cast<double>(options_.gradient_steps);
   double mean_loss = loss_sum / steps, mean_q = q_sum / (steps * static_cast<double>(b));
-  if (!by_hand_) std::tie(mean_loss, mean_q) = autograd_steps().take_means();
+  if (external_steps_) {
+    external_steps_->synchronize();
+  } else if (!by_hand_) {
+    std::tie(mean_loss, mean_q) = autograd_steps().take_means();
+  }
   return {{"losses/td_loss", mean_loss},
           {"losses/q_values", mean_q},
           {"charts/epsilon", epsilon()},
@@ -391,6 +401,12 @@ void Dqn::update_target() {
   } else {
     target.mul_(1.0 - options_.tau).add_(parameters_->values(), options_.tau);
   }
+  if (external_steps_) external_steps_->update_target(options_.tau);
+}
+
+void Dqn::hand_over_td_steps(const AgentSetup& setup) {
+  if (!setup.external_td_steps) return;
+  external_steps_ = setup.external_td_steps(online_, target_, *optimizer_, *distribution_);
 }
 
 }  // namespace mnrl::agents

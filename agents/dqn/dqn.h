@@ -11,6 +11,7 @@
 #include "agents/agent.h"
 #include "agents/agent_setup.h"
 #include "agents/dqn/dqn_options.h"
+#include "agents/dqn/external_td_steps.h"
 #include "agents/dqn/return_distribution.h"
 #include "agents/dqn/td_gradient_steps.h"
 #include "core/rng.h"
@@ -90,6 +91,9 @@ class Dqn final : public Agent {
   std::int64_t replay_size() const { return replay_->size(); }
   // Copies the online network into the target (Polyak with tau < 1).
   void update_target();
+  // What setup.external_td_steps makes of this agent's networks, if anything, takes its
+  // gradient steps from now on (pipeline stages across ranks).
+  void hand_over_td_steps(const AgentSetup& setup);
 
  private:
   // One gradient step's loss on batch_ through the hand-written passes (an MLP on the CPU;
@@ -133,6 +137,7 @@ class Dqn final : public Agent {
   // it).
   bool by_hand_;
   std::unique_ptr<TdGradientSteps> autograd_steps_;
+  std::shared_ptr<ExternalTdSteps> external_steps_;  // where handed over: they take the steps
   CudaGraphs cuda_graphs_ = CudaGraphs::off;
   std::optional<nn::QNetworkPass> train_pass_, target_pass_, chooser_pass_;
   std::unique_ptr<nn::QNetworkPass> greedy_pass_;  // rebuilt when the batch size changes

@@ -11,6 +11,7 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
   bool takes_encoder() const override { return true; }
   bool takes_device() const override { return true; }
   bool captures_gradient_steps() const override { return true; }
+  bool takes_pipeline_stages() const override { return true; }
 
  protected:
   void check_options(const DqnOptions& dqn, const AgentCheck& check) const override {
@@ -25,6 +26,19 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
 
   StoredTransitions stored(const DqnOptions& dqn, std::int64_t) const override {
     return {"dqn.buffer_size", static_cast<double>(dqn.buffer_size)};
+  }
+  StoredTransitions step_rows(const DqnOptions& dqn, std::int64_t) const override {
+    return {"dqn.batch_size", static_cast<double>(dqn.batch_size)};
+  }
+  // nn::q_network_blocks' refusals, said by key.
+  std::string pipeline_refused(const DqnOptions& dqn) const override {
+    if (dqn.distribution.implicit()) {
+      return "dqn.distributional: iqn's quantile fractions enter mid-network and do not cut "
+             "into stages (c51 and qr do)";
+    }
+    if (dqn.distribution.noisy)
+      return "dqn.noisy's noise, drawn per network, does not cut into stages";
+    return {};
   }
 };
 

@@ -87,6 +87,7 @@ std::unique_ptr<Dqn> make_dqn(const DqnOptions& dqn, const AgentSetup& setup) {
                                      core::derive_seed(setup.seed, core::kExplorationStream));
   agent->set_gradient_hook(std::move(hook));
   agent->set_cuda_graphs(setup.cuda_graphs);
+  agent->hand_over_td_steps(setup);
   return agent;
 }
 

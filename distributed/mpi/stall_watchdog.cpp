@@ -49,6 +49,7 @@ StallWatchdog::StallWatchdog(MPI_Comm world, double timeout_seconds) : timeout_(
   waiting_in_.assign(static_cast<std::size_t>(size_), -1);
   alive_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
   waiting_at_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
+  waiting_elsewhere_at_.assign(static_cast<std::size_t>(size_), Clock::time_point{});
   guard_ = std::thread([this] { guard_blocking_calls(); });
 }
 
@@ -66,8 +67,10 @@ StallWatchdog::~StallWatchdog() {
   // WAITING), and Open MPI holds a message for a communicator id it does not know and gives
   // it to the next communicator made with that id (freed ids are reused), whose order of
   // messages from that rank it then breaks: the next split of the job hung in its first
-  // collective. Unfinished sends (16 bytes; over TCP one completes only as the peer
-  // progresses) complete in the background, their buffers kept for good.
+  // collective. What that costs: a communicator (a context id) per communicator a process makes,
+  // a handful per training run (the job's, and those a topology splits off). Unfinished sends
+  // (16 bytes; over TCP one completes only as the peer progresses) complete in the
+  // background, their buffers kept for good.
   static auto* unfinished = new std::list<Outgoing>();  // deliberately never destroyed
   for (Outgoing& send : in_flight_) MPI_Request_free(&send.request);
   unfinished->splice(unfinished->end(), in_flight_);
@@ -99,7 +102,7 @@ void StallWatchdog::guard_blocking_calls() {
                  "mnrl (rank %d of %d): %s, which every rank had joined, has not completed "
                  "within distributed.timeout = %g s (a rank stopped or hung in the middle of "
                  "it); ending the job\n",
-                 rank_, size_, blocking_operation_.load(), timeout_.load());
+                 job_rank(rank_), job_size_, blocking_operation_.load(), timeout_.load());
     std::fflush(stderr);
     _exit(1);
   }
@@ -175,6 +178,7 @@ void StallWatchdog::receive_messages() {
     const auto from = static_cast<std::size_t>(status.MPI_SOURCE);
     if (message[0] == kWaiting) waiting_in_[from] = message[1];
     if (message[0] == kWaiting || message[0] == kWaitingElsewhere) waiting_at_[from] = Clock::now();
+    if (message[0] == kWaitingElsewhere) waiting_elsewhere_at_[from] = Clock::now();
     if (message[0] == kAlive) alive_[from] = Clock::now();
   }
 }
@@ -185,8 +189,11 @@ std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
   std::vector<int> missing;
   for (int rank = 0; rank < size_; ++rank) {
     const auto r = static_cast<std::size_t>(rank);
+    // A rank waiting on another communicator is accounted for there: whoever it waits for is
+    // missing to it, or alive (a stage 0 waiting for rank 0's evaluation, its other stages for
+    // it).
     if (rank == rank_ || (collective && waiting_in_[r] == collectives_) || alive_[r] > lately ||
-        (!collective && waiting_at_[r] > lately)) {
+        waiting_elsewhere_at_[r] > lately || (!collective && waiting_at_[r] > lately)) {
       continue;
     }
     missing.push_back(rank);

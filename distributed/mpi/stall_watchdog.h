@@ -23,10 +23,10 @@ namespace mnrl::distributed {
 // timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting); a rank
 // working alone (evaluating, writing a checkpoint) sends ALIVE at most once a second
 // (keep_alive). A rank waiting in a collective takes as missing the ranks that neither wait in
-// the same collective nor were heard ALIVE lately; one waiting point to point (A3C, IMPALA,
-// Ape-X), those heard neither ALIVE nor waiting (in anything) lately. At half the timeout it
-// names them on stderr, and at the timeout it ends the job (MPI_Abort) with a message; also
-// when every other rank waits too (a deadlock).
+// the same collective nor were heard ALIVE or WAITING_ELSEWHERE lately; one waiting point to
+// point (A3C, IMPALA, Ape-X), those heard neither ALIVE nor waiting (in anything) lately. At half
+// the timeout it names them on stderr, and at the timeout it ends the job (MPI_Abort) with a
+// message; also when every other rank waits too (a deadlock).
 //
 // A blocking call that every rank has joined (begin_blocking .. end_blocking) is watched by a
 // thread of its own: if it lasts past the timeout (a rank stopped in the middle of it), the
@@ -81,6 +81,7 @@ class StallWatchdog {
   std::vector<long long> waiting_in_;          // per rank: the collective it said it waits in
   std::vector<Clock::time_point> alive_;       // per rank: when it last said ALIVE
   std::vector<Clock::time_point> waiting_at_;  // per rank: when it last said WAITING
+  std::vector<Clock::time_point> waiting_elsewhere_at_;  // ... WAITING_ELSEWHERE
   Clock::time_point alive_sent_{}, waiting_sent_{};
   // Messages in flight: MPI needs each buffer unchanged until its send completes.
   struct Outgoing {

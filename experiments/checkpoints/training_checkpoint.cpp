@@ -88,8 +88,9 @@ void check_rank_count(const Checkpoint& checkpoint, int ranks, int stages) {
   const std::string written =
       "checkpoint '" + checkpoint.directory().string() + "' was written by ";
   if (stages > 1) {
-    throw CheckpointError(written + std::to_string(saved) + " pipeline(s) of " +
-                          std::to_string(stages) + " stages; resume it with mpirun -np " +
+    throw CheckpointError(written + std::to_string(saved) +
+                          " pipeline(s) (or data-parallel ranks); with pipelines of " +
+                          std::to_string(stages) + " stages resume it with mpirun -np " +
                           std::to_string(saved * stages) + ", not " +
                           std::to_string(ranks * stages));
   }

@@ -360,6 +360,10 @@ void check_pipeline(const ExperimentOptions& options, const core::ConfigDocument
                                     &agents::Algorithm::takes_pipeline_stages)) +
                                 " do");
   }
+  const std::string refusal = options.algorithm().pipeline_refusal(options.algorithm_section());
+  if (!refusal.empty()) {
+    throw document.error_at("distributed.pipeline_stages", what + refusal);
+  }
   if (options.network.recurrent.on() || uses_sde(options)) {
     throw document.error_at("distributed.pipeline_stages",
                             what + (uses_sde(options) ? "gSDE's exploration matrices"

@@ -134,8 +134,9 @@ struct DistributedOptions {
             "(the first ones), each serving its shard to every worker on its own",
             core::between(1, 1 << 16));
     v.field("pipeline_stages", pipeline_stages,
-            "PPO and A2C under mpirun: ranks the network is cut across, one stage each (rank 0 "
-            "also steps the envs and acts with a whole copy); 1 = not cut",
+            "PPO, A2C and DQN under mpirun: ranks the network is cut across, one stage each "
+            "(mpirun -np a multiple: pipelines side by side, each one's first rank stepping the "
+            "envs and acting with a whole copy); 1 = not cut",
             core::between(1, 1024));
     v.field("micro_batches", micro_batches,
             "pipeline stages: micro-batches each minibatch is split into on its way through",

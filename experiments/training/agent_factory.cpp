@@ -31,6 +31,7 @@ agents::AgentSetup agent_setup(const ExperimentOptions& options, const envs::Env
                            options.train.total_steps,
                            static_cast<std::uint64_t>(options.seed),
                            {},
+                           {},
                            {}};
   check_device_options(options, local_rank);
   setup.device = resolve_train_device(options, local_rank);

@@ -290,11 +290,22 @@ INSTANTIATE_TEST_SUITE_P(
                         "    - normalize_observation\n",
                         "",
                         {"env.wrappers", "x.yaml:4", "normalize_observation needs float32"}},
-        ConfigErrorCase{"PipelineStagesForDqn",
-                        "algo: dqn\ndistributed:\n  pipeline_stages: 2\n",
+        ConfigErrorCase{"PipelineStagesForSac",
+                        "algo: sac\nenv:\n  id: Pendulum-v1\ndistributed:\n  pipeline_stages: 2\n",
                         "",
-                        {"distributed.pipeline_stages", "x.yaml:3",
-                         "dqn does not cut its network into stages; a2c and ppo do"}},
+                        {"distributed.pipeline_stages", "x.yaml:5",
+                         "sac does not cut its network into stages; a2c, dqn and ppo do"}},
+        ConfigErrorCase{"PipelineStagesWithNoisyNets",
+                        "algo: dqn\ndqn:\n  noisy: true\ndistributed:\n  pipeline_stages: 2\n",
+                        "",
+                        {"distributed.pipeline_stages", "x.yaml:5",
+                         "dqn.noisy's noise, drawn per network, does not cut into stages"}},
+        ConfigErrorCase{"PipelineStagesForIqn",
+                        "algo: dqn\ndqn:\n  distributional: iqn\ndistributed:\n"
+                        "  pipeline_stages: 2\n",
+                        "",
+                        {"distributed.pipeline_stages", "x.yaml:5",
+                         "dqn.distributional: iqn's quantile fractions enter mid-network"}},
         ConfigErrorCase{"PipelineStagesWithMemory",
                         "network:\n  recurrent:\n    type: lstm\ndistributed:\n"
                         "  pipeline_stages: 2\n",
@@ -421,8 +432,9 @@ TEST_F(CliTest, SmokeTrainWritesRunDirectory) {
 // `mnrl bench` times the learner's updates alone and rates their products against this core's
 // sgemm (A3C's: one worker's).
 TEST_F(CliTest, BenchRatesTheLearnersProductsAgainstSgemm) {
-  const auto r = run("bench cartpole_dqn --env-steps 1000 --learner-seconds 0.2"
-                     " --set train.total_steps=3000 --set train.eval_episodes=1");
+  const auto r =
+      run("bench cartpole_dqn --env-steps 1000 --learner-seconds 0.2"
+          " --set train.total_steps=3000 --set train.eval_episodes=1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   std::smatch rate, products;
   ASSERT_TRUE(std::regex_search(r.output, rate,
@@ -437,8 +449,9 @@ TEST_F(CliTest, BenchRatesTheLearnersProductsAgainstSgemm) {
   EXPECT_GT(std::stoi(products[2]), 0);
   EXPECT_NE(r.output.find("dqn end to end"), std::string::npos) << r.output;
 
-  const auto a3c = run("bench cartpole_a3c --env-steps 1000 --set train.total_steps=500"
-                       " --set train.eval_episodes=1");
+  const auto a3c =
+      run("bench cartpole_a3c --env-steps 1000 --set train.total_steps=500"
+          " --set train.eval_episodes=1");
   ASSERT_EQ(a3c.exit_code, 0) << a3c.output;
   EXPECT_TRUE(
       std::regex_search(a3c.output, std::regex(R"(learner alone, a3c updates +[0-9]+ steps/s)")))

@@ -463,6 +463,90 @@ TEST_F(DataParallelTest, PipelinesSideBySideResumeBitForBit) {
   expect_resuming_gives_the_same_run("cartpole_ppo.yaml", overrides, 192, 2, "2 x 2 stages");
 }
 
+// The DQN family's networks cut into stages (2 ranks) step as one process does: the same seed
+// samples the same batches, and each update's TD loss and mean Q-value are the one-process
+// run's to float rounding (the stages are LibTorch modules through the return distribution's
+// host loss, the one-process agent takes its hand-written passes), for DQN with Double DQN,
+// 3-step returns and prioritized replay (whose priorities come back from the last stage) and
+// for a dueling C51.
+TEST_F(DataParallelTest, PipelinedDqnStepsAsOneProcess) {
+  if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
+  const std::vector<std::vector<std::string>> variants{
+      {"dqn.double_q=true", "dqn.n_step=3", "dqn.prioritized=true"},
+      {"dqn.distributional=c51", "network.dueling=true", "dqn.double_q=true"}};
+  for (const auto& variant : variants) {
+    std::vector<std::string> overrides{"dqn.learning_starts=100",
+                                       "dqn.batch_size=16",
+                                       "dqn.train_freq=4",
+                                       "dqn.gradient_steps=1",
+                                       "dqn.target_update_interval=20",
+                                       "train.total_steps=300",
+                                       "train.eval_interval=0",
+                                       "train.eval_episodes=1"};
+    overrides.insert(overrides.end(), variant.begin(), variant.end());
+    const std::string config = MNRL_SOURCE_DIR "/configs/cartpole_dqn.yaml";
+    const ExperimentOptions alone = load_experiment(config, overrides);
+    overrides.push_back("distributed.pipeline_stages=2");
+    overrides.push_back("distributed.micro_batches=4");
+    const ExperimentOptions pipelined = load_experiment(config, overrides);
+    UpdateLosses one_process, stages;
+    if (communicator().rank() == 0) experiments::train(alone, one_process, nullptr, nullptr);
+    experiments::train(pipelined, stages, nullptr, &communicator());
+    if (communicator().rank() != 0) continue;
+    const auto& expected = one_process.reported;
+    const auto& got = stages.reported;
+    ASSERT_EQ(got.size(), expected.size()) << variant.front();
+    ASSERT_GE(got.size(), 2u * 40);  // (300 - 100) / 4 updates, two losses each
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].step, expected[i].step);
+      ASSERT_EQ(got[i].name, expected[i].name);
+      EXPECT_NEAR(got[i].value, expected[i].value, 1e-6 + 1e-4 * std::abs(expected[i].value))
+          << variant.front() << ": " << got[i].name << " at step " << got[i].step;
+    }
+  }
+}
+
+// A pipelined DQN run stopped at a checkpoint (its replay saved) and resumed is the whole run,
+// bit for bit: the stages take back the online and the target network and Adam's state.
+TEST_F(DataParallelTest, PipelinedDqnResumingGivesTheSameRunBitForBit) {
+  const int ranks = communicator().size();
+  if (ranks < 2) GTEST_SKIP() << "needs 2 or more ranks (a stage each)";
+  dir_ = shared_directory("pipeline_resume_dqn");
+  std::vector<std::string> overrides{"env.num_envs=2",
+                                     "dqn.learning_starts=32",
+                                     "dqn.batch_size=16",
+                                     "dqn.train_freq=4",
+                                     "dqn.gradient_steps=2",
+                                     "dqn.target_update_interval=40",
+                                     "dqn.double_q=true",
+                                     "dqn.prioritized=true",
+                                     "train.total_steps=240",
+                                     "train.eval_interval=0",
+                                     "train.eval_episodes=1",
+                                     "checkpoint.interval=100",
+                                     "checkpoint.replay_buffer=true",
+                                     "distributed.pipeline_stages=" + std::to_string(ranks),
+                                     "distributed.micro_batches=2"};
+  if (ranks > 3) overrides.push_back("network.hidden_sizes=[64, 64, 64]");
+  expect_resuming_gives_the_same_run("cartpole_dqn.yaml", overrides, 240, 1, "dqn");
+}
+
+// A pipelined DQN learns: CartPole within its config's 50k steps (an evaluation >= 475, where
+// the run stops), GPipe with 4 micro-batches, on 2 ranks.
+TEST_F(DataParallelTest, PipelinedDqnSolvesCartPole) {
+  if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
+  dir_ = shared_directory("pipeline_dqn_learning");
+  const auto run = train(
+      "cartpole_dqn.yaml",
+      {"distributed.pipeline_stages=2", "distributed.micro_batches=4", "train.stop_at_return=475"},
+      "cartpole_dqn");
+  if (communicator().rank() != 0) return;
+  std::printf("[ RESULT   ] dqn CartPole-v1, 2 stages = %.2f at %lld steps (BLAS kernel %s)\n",
+              run.training.final_evaluation.mean_return, static_cast<long long>(run.training.steps),
+              core::openblas_kernel().c_str());
+  EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
+}
+
 // Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's
 // 100k steps (an evaluation >= 475, where the run stops, as the DQN tests read "within") under
 // GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which

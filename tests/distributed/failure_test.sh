@@ -11,8 +11,8 @@
 #     actors' states for a checkpoint;
 #  5. ranks that run different configs are refused (exit 2) before any work, naming the key;
 #  6. pipeline stages: a stage rank killed, or stopped (also in the second of two pipelines),
-#     ends the job; stage layouts that differ between the ranks are refused before any work,
-#     naming the key;
+#     ends the job; two pipelines wait out rank 0's long evaluation; stage layouts that differ
+#     between the ranks are refused before any work, naming the key;
 #  7. sharded parameter servers (A3C): a server rank other than 0 killed, or stopped, ends the
 #     job, the others naming it.
 # Usage: failure_test.sh MNRL_BINARY SOURCE_DIR TEST_PLUGIN
@@ -205,12 +205,24 @@ start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@
   --set distributed.timeout=4 --run-dir "$work/stage_stopped"
 wait_for_file "$work/stage_stopped/metrics.csv" &&
   stop_rank 1 "rank(s) 1 did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
-# Two pipelines side by side (np 4): the second one's stage 1 stopped; the message names it by
-# its rank in the job (3), whichever sub-communicator waits for it.
+# Two pipelines side by side (np 4): the second one's stage 1 stopped ends the job at the
+# timeout. Its stage 0 names it by its rank in the job (3), whichever sub-communicator waits;
+# but rank 1, blocked in the stage replicas' all-reduce with it, cannot say it waits, and rank
+# 0's watchdog, waiting for rank 1, may name rank 1 first (docs/distributed.md, Failures).
 ranks=4 start_job "$source_dir/configs/cartpole_ppo.yaml" "${long_run[@]}" "${pipeline[@]}" \
   --set distributed.timeout=4 --run-dir "$work/pipelines_stage_stopped"
 wait_for_file "$work/pipelines_stage_stopped/metrics.csv" &&
-  stop_rank 3 "rank(s) 3 did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
+  stop_rank 3 "rank(s) [13] did not join .* within distributed.timeout = 4 s\|has not completed within distributed.timeout = 4 s"
+# Two pipelines, rank 0 evaluating past the timeout: the other pipeline's stage 0 waits for it,
+# that pipeline's stage 1 for its stage 0 (which says it waits elsewhere); the job goes on.
+log=$work/pipelines_busy.log
+timeout 240 mpirun --oversubscribe -np 4 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" \
+  "${pipeline[@]}" --set train.total_steps=8192 --set train.eval_interval=4096 \
+  --set train.eval_episodes=20000 --set distributed.timeout=4 --run-dir "$work/pipelines_busy" \
+  >"$log" 2>&1
+status=$?
+[[ $status -eq 0 ]] || fail "exit status $status, expected 0: $(grep -v '^\[' "$log" | tail -3)"
+! grep -q "did not join\|has not completed" "$log" || fail "a waiting stage was taken for a hung rank"
 log=$work/layouts.log
 mpirun --oversubscribe -np 1 "$mnrl" train "$source_dir/configs/cartpole_ppo.yaml" "${pipeline[@]}" \
   --set "network.hidden_sizes=[64,64,64]" --run-dir "$work/layouts" : -np 1 "$mnrl" train \

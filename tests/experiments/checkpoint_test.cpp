@@ -257,7 +257,8 @@ TEST_F(CheckpointTest, APipelinesCheckpointSaysHowManyRanksResumeIt) {
     ADD_FAILURE() << "a checkpoint of 2 pipelines resumed in 1";
   } catch (const CheckpointError& e) {
     EXPECT_NE(std::string(e.what()).find(
-                  "was written by 2 pipeline(s) of 2 stages; resume it with mpirun -np 4, not 2"),
+                  "was written by 2 pipeline(s) (or data-parallel ranks); with pipelines of 2 "
+                  "stages resume it with mpirun -np 4, not 2"),
               std::string::npos)
         << e.what();
   }

@@ -1,7 +1,8 @@
-// distributed.pipeline_stages: PPO's and A2C's network cut into stages across the ranks
-// (PipelinedActorCritic), in one pipeline or several side by side (PipelineLayout): each
-// pipeline's stage 0 trains as a data-parallel rank does (envs, acting; rank 0 evaluates and
-// checkpoints) with its gradient steps run by its pipeline; every other rank serves its stage.
+// distributed.pipeline_stages: PPO's and A2C's network (PipelinedActorCritic), or the DQN
+// family's (PipelinedQLearning), cut into stages across the ranks, in one pipeline or several side
+// by side (PipelineLayout): each pipeline's stage 0 trains as a data-parallel rank does (envs,
+// acting; rank 0 evaluates and checkpoints) with its gradient steps run by its pipeline; every
+// other rank serves its stage.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -17,11 +18,39 @@
 #include "experiments/training/topology_registry.h"
 #include "topologies/pipeline/pipeline_layout.h"
 #include "topologies/pipeline/pipelined_actor_critic.h"
+#include "topologies/pipeline/pipelined_q_learning.h"
 
 namespace mnrl::topologies {
 namespace {
 
 using experiments::ExperimentOptions;
+
+// Sets `setup` to hand the agent's gradient steps over to a pipeline of `layout`, made into
+// `network` as the agent's factory hands its networks over: an actor-critic's, or the DQN
+// family's. `acts`: this rank's agent acts with them (a pipeline's stage 0); a stage rank's
+// agent only holds the networks its stage is cut from.
+void hand_over_to_pipeline(agents::AgentSetup& setup, const PipelineLayout& layout,
+                           const experiments::DistributedOptions& options, bool acts,
+                           std::unique_ptr<PipelinedNetwork>& network) {
+  setup.external_gradient_steps = [&, acts](nn::ActorCritic& model,
+                                            torch::optim::Optimizer& optimizer) {
+    auto pipelined = std::make_unique<PipelinedActorCritic>(
+        *layout.stages_of_pipeline, layout.stage_replicas.get(), model, optimizer, options);
+    auto learner = acts ? std::make_shared<PipelineLearner>(*pipelined) : nullptr;
+    network = std::move(pipelined);
+    return std::shared_ptr<agents::ExternalGradientSteps>(learner);
+  };
+  setup.external_td_steps = [&, acts](nn::QNetwork& online, nn::QNetwork& target,
+                                      torch::optim::Optimizer& optimizer,
+                                      const agents::ReturnDistribution& distribution) {
+    auto pipelined = std::make_unique<PipelinedQLearning>(*layout.stages_of_pipeline,
+                                                          layout.stage_replicas.get(), online,
+                                                          target, optimizer, distribution, options);
+    auto learner = acts ? std::make_shared<PipelineTdLearner>(*pipelined) : nullptr;
+    network = std::move(pipelined);
+    return std::shared_ptr<agents::ExternalTdSteps>(learner);
+  };
+}
 
 // A pipeline's stage 0: a run of Replicas (one process, or one rank of the pipelines' data-
 // parallel job) whose agent's gradient steps go through the pipeline (handed over by its
@@ -32,14 +61,7 @@ class PipelineLeader final : public experiments::TrainingTopology {
                  PipelineLayout layout)
       : layout_(std::move(layout)),
         replicas_(options, metrics, layout_.actors.get(), [&](agents::AgentSetup& setup) {
-          setup.external_gradient_steps = [&](nn::ActorCritic& model,
-                                              torch::optim::Optimizer& optimizer) {
-            pipeline_ = std::make_unique<PipelinedActorCritic>(*layout_.stages_of_pipeline,
-                                                               layout_.stage_replicas.get(), model,
-                                                               optimizer, options.distributed);
-            learner_ = std::make_shared<PipelineLearner>(*pipeline_);
-            return learner_;
-          };
+          hand_over_to_pipeline(setup, layout_, options.distributed, true, pipeline_);
         }) {
     if (!pipeline_) throw std::logic_error("pipeline stages: the agent handed no steps over");
     parts_ = replicas_.parts();
@@ -79,8 +101,7 @@ class PipelineLeader final : public experiments::TrainingTopology {
  private:
   PipelineLayout layout_;
   // Made while replicas_ makes its agent (before the constructor's body), so declared first.
-  std::unique_ptr<PipelinedActorCritic> pipeline_;
-  std::shared_ptr<PipelineLearner> learner_;
+  std::unique_ptr<PipelinedNetwork> pipeline_;
   experiments::Replicas replicas_;
   experiments::TrainingParts parts_;  // replicas_', saying how many stages a pipeline has
   bool stopped_ = false;
@@ -121,16 +142,10 @@ class PipelineKind final : public experiments::TopologyKind {
     const auto envs = envs::make_vector_env(
         options.env,
         core::derive_seed(static_cast<std::uint64_t>(options.seed), core::kTrainEnvStream));
-    std::unique_ptr<PipelinedActorCritic> stage;
+    std::unique_ptr<PipelinedNetwork> stage;
     const auto agent =
         experiments::make_agent(options, envs->spec(), [&](agents::AgentSetup& setup) {
-          setup.external_gradient_steps = [&](nn::ActorCritic& model,
-                                              torch::optim::Optimizer& optimizer) {
-            stage = std::make_unique<PipelinedActorCritic>(*layout.stages_of_pipeline,
-                                                           layout.stage_replicas.get(), model,
-                                                           optimizer, options.distributed);
-            return std::shared_ptr<agents::ExternalGradientSteps>();  // it acts for nobody
-          };
+          hand_over_to_pipeline(setup, layout, options.distributed, false, stage);
         });
     if (!stage) throw std::logic_error("pipeline stages: the agent handed no steps over");
     return stage->serve();

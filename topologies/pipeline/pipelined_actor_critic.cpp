@@ -84,14 +84,18 @@ PipelinedActorCritic::PipelinedActorCritic(distributed::Communicator& pipeline,
       stages_(pipeline, stage_replicas, nn::actor_critic_blocks(model_), agent_optimizer, options) {
 }
 
-agents::LossValues PipelinedActorCritic::lead(int command, const std::vector<double>& values,
-                                              const agents::RolloutBatch* batch) {
-  const at::Tensor message = stages_.send_command(command, values);
-  if (command == PipelinedStages::kStep) return step(message.data_ptr<double>(), batch);
+void PipelinedActorCritic::lead(int command, const std::vector<double>& values) {
+  if (command == PipelinedStages::kStep) throw std::logic_error("a step is lead_step()'s");
+  stages_.send_command(command, values);
   if (command != PipelinedStages::kStop && !stages_.lead(command)) {
     throw std::logic_error("pipeline stages: no command " + std::to_string(command));
   }
-  return {};
+}
+
+agents::LossValues PipelinedActorCritic::lead_step(const std::vector<double>& values,
+                                                   const agents::RolloutBatch& batch) {
+  const at::Tensor message = stages_.send_command(PipelinedStages::kStep, values);
+  return step(message.data_ptr<double>(), &batch);
 }
 
 std::int64_t PipelinedActorCritic::serve() {
@@ -166,11 +170,10 @@ agents::LossValues PipelineLearner::step(const agents::RolloutBatch& batch,
     rows.advantages =
         (batch.advantages - batch.advantages.mean()) / (batch.advantages.std() + 1e-8);
   }
-  return pipeline_.lead(
-      PipelinedStages::kStep,
+  return pipeline_.lead_step(
       {static_cast<double>(count), learning_rate_, options.clip_range.value_or(kNone),
        options.clip_range_vf.value_or(kNone), options.vf_coef, options.ent_coef, max_grad_norm},
-      &rows);
+      rows);
 }
 
 }  // namespace mnrl::topologies

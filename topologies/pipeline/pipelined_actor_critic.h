@@ -29,7 +29,7 @@ namespace mnrl::topologies {
 //  - kStop: the stages return.
 // A stage that fails ends the job (the failing rank aborts it); one that stalls ends it at the
 // communicator's stall timeout, naming it.
-class PipelinedActorCritic {
+class PipelinedActorCritic final : public PipelinedNetwork {
  public:
   static constexpr int kLossInputsTag = 23, kLossValuesTag = 24;
 
@@ -40,12 +40,11 @@ class PipelinedActorCritic {
                        torch::optim::Optimizer& agent_optimizer,
                        const experiments::DistributedOptions& options);
 
-  // Rank 0: broadcasts `command` (a PipelinedStages::Command, with `values` after it) and
-  // carries it out; `batch` for kStep. Returns the loss's parts of a step.
-  agents::LossValues lead(int command, const std::vector<double>& values = {},
-                          const agents::RolloutBatch* batch = nullptr);
-  // The other ranks: carry out rank 0's commands until kStop; returns the step it last sent.
-  std::int64_t serve();
+  void lead(int command, const std::vector<double>& values = {}) override;
+  std::int64_t serve() override;
+  // Rank 0: a gradient step on `batch` (kStep with `values`); the loss's parts.
+  agents::LossValues lead_step(const std::vector<double>& values,
+                               const agents::RolloutBatch& batch);
 
  private:
   agents::LossValues step(const double* command, const agents::RolloutBatch* batch);

@@ -22,16 +22,14 @@
 #include "nn/optimizer_moments.h"
 
 namespace mnrl::topologies {
-namespace {
 
-// `parameters` as one row of floats, in their order; and such a row written back into them.
-at::Tensor flattened(const std::vector<at::Tensor>& parameters) {
+at::Tensor flatten(const std::vector<at::Tensor>& parameters) {
   std::vector<at::Tensor> rows;
   for (const auto& p : parameters) rows.push_back(p.detach().reshape({-1}));
   return at::cat(rows);
 }
 
-void load_flattened(const std::vector<at::Tensor>& parameters, const at::Tensor& flat) {
+void load_flat(const std::vector<at::Tensor>& parameters, const at::Tensor& flat) {
   torch::NoGradGuard no_grad;
   std::int64_t offset = 0;
   for (const auto& p : parameters) {
@@ -39,6 +37,25 @@ void load_flattened(const std::vector<at::Tensor>& parameters, const at::Tensor&
     offset += p.numel();
   }
 }
+
+torch::nn::Sequential blocks_in(const torch::nn::Sequential& chain,
+                                const distributed::StageRange& range) {
+  torch::nn::Sequential blocks;
+  for (std::size_t i = range.first; i < range.end; ++i) {
+    blocks->push_back(*(chain->begin() + static_cast<std::ptrdiff_t>(i)));
+  }
+  return blocks;
+}
+
+distributed::PipelineOptions pipeline_options_of(const experiments::DistributedOptions& options) {
+  distributed::PipelineOptions pipeline;
+  pipeline.micro_batches = options.micro_batches;
+  pipeline.schedule = distributed::pipeline_schedule_named(options.pipeline_schedule);
+  pipeline.recompute_activations = options.recompute_activations;
+  return pipeline;
+}
+
+namespace {
 
 // The agent's optimizer kind, with its options, over a stage's parameters.
 std::unique_ptr<torch::optim::Optimizer> same_kind_over(const torch::optim::Optimizer& like,
@@ -53,15 +70,6 @@ std::unique_ptr<torch::optim::Optimizer> same_kind_over(const torch::optim::Opti
   throw std::invalid_argument("pipeline stages step with Adam or RMSprop only");
 }
 
-torch::nn::Sequential blocks_in(const torch::nn::Sequential& chain,
-                                const distributed::StageRange& range) {
-  torch::nn::Sequential blocks;
-  for (std::size_t i = range.first; i < range.end; ++i) {
-    blocks->push_back(*(chain->begin() + static_cast<std::ptrdiff_t>(i)));
-  }
-  return blocks;
-}
-
 std::vector<distributed::StageRange> stage_ranges(const torch::nn::Sequential& chain,
                                                   const experiments::DistributedOptions& options) {
   if (!options.stage_boundaries.empty()) {
@@ -69,14 +77,6 @@ std::vector<distributed::StageRange> stage_ranges(const torch::nn::Sequential& c
   }
   return distributed::partition_by_parameters(distributed::block_parameter_counts(chain),
                                               options.pipeline_stages);
-}
-
-distributed::PipelineOptions pipeline_options(const experiments::DistributedOptions& options) {
-  distributed::PipelineOptions pipeline;
-  pipeline.micro_batches = options.micro_batches;
-  pipeline.schedule = distributed::pipeline_schedule_named(options.pipeline_schedule);
-  pipeline.recompute_activations = options.recompute_activations;
-  return pipeline;
 }
 
 // The agent's flat parameter tensor (its optimizer's only one), which the network's parameters
@@ -103,7 +103,7 @@ PipelinedStages::PipelinedStages(distributed::Communicator& pipeline,
       chain_(std::move(chain)),
       ranges_(stage_ranges(chain_, options)),
       stage_(pipeline, blocks_in(chain_, ranges_.at(static_cast<std::size_t>(pipeline.rank()))),
-             pipeline_options(options)),
+             pipeline_options_of(options)),
       optimizer_(same_kind_over(agent_optimizer_, stage_.blocks()->parameters())) {
   if (static_cast<int>(ranges_.size()) != pipeline.size()) {
     throw std::invalid_argument("the network is cut into " + std::to_string(ranges_.size()) +
@@ -133,12 +133,12 @@ bool PipelinedStages::lead(int command) {
       for (int s = 1; s < stages(); ++s) {
         at::Tensor flat = at::empty({stage_numel(s)});
         pipeline_.receive(flat, s, kParametersTag);
-        load_flattened(stage_parameters(s), flat);
+        load_flat(stage_parameters(s), flat);
       }
       break;
     case kPush:
       for (int s = 1; s < stages(); ++s) {
-        pipeline_.send(flattened(stage_parameters(s)), s, kParametersTag);
+        pipeline_.send(flatten(stage_parameters(s)), s, kParametersTag);
       }
       break;
     case kGatherMoments:
@@ -181,12 +181,12 @@ void PipelinedStages::set_learning_rate(double learning_rate) {
 bool PipelinedStages::serve(int command) {
   switch (command) {
     case kSynchronize:
-      pipeline_.send(flattened(stage_.blocks()->parameters()), 0, kParametersTag);
+      pipeline_.send(flatten(stage_.blocks()->parameters()), 0, kParametersTag);
       break;
     case kPush: {
       at::Tensor flat = at::empty({stage_numel(stage())});
       pipeline_.receive(flat, 0, kParametersTag);
-      load_flattened(stage_.blocks()->parameters(), flat);
+      load_flat(stage_.blocks()->parameters(), flat);
       break;
     }
     case kGatherMoments: {
@@ -282,14 +282,17 @@ std::pair<double, at::Tensor> PipelinedStages::agent_moments(int s) const {
 
 void PipelinedStages::average_over_replicas(const std::vector<at::Tensor>& parameters) {
   if (!stage_replicas_) return;
-  // Every replica's gradients are defined for the same parameters (the same loss); one
-  // all-reduce each, in place, as the data-parallel GradientSynchronizer averages (sum, then
-  // divide): D pipelines step as D data-parallel ranks do.
+  // Every replica's gradients are defined for the same parameters (the same loss): one
+  // all-reduce of them all, averaged as the data-parallel GradientSynchronizer averages (sum,
+  // then divide; elementwise), so D pipelines step as D data-parallel ranks do.
+  std::vector<at::Tensor> gradients;
   for (const auto& p : parameters) {
-    if (!p.grad().defined()) continue;
-    at::Tensor gradient = p.mutable_grad();
-    stage_replicas_->all_reduce(gradient, distributed::ReduceOp::kMean);
+    if (p.grad().defined()) gradients.push_back(p.grad());
   }
+  if (gradients.empty()) return;
+  at::Tensor flat = flatten(gradients);
+  stage_replicas_->all_reduce(flat, distributed::ReduceOp::kMean);
+  load_flat(gradients, flat);
 }
 
 void PipelinedStages::clip_and_apply(double max_grad_norm) {

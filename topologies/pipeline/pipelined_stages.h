@@ -16,6 +16,14 @@
 
 namespace mnrl::topologies {
 
+// `parameters` as one row of floats, in their order; and such a row written back into them.
+at::Tensor flatten(const std::vector<at::Tensor>& parameters);
+void load_flat(const std::vector<at::Tensor>& parameters, const at::Tensor& flat);
+// The blocks of `chain` in `range`, the same modules.
+torch::nn::Sequential blocks_in(const torch::nn::Sequential& chain,
+                                const distributed::StageRange& range);
+distributed::PipelineOptions pipeline_options_of(const experiments::DistributedOptions& options);
+
 // What a network cut into pipeline stages across the ranks of `pipeline` does whatever the
 // network computes (distributed.pipeline_stages; distributed/pipeline/): rank s holds stage s
 // of `chain`, the agent's whole network as a chain of blocks sharing its parameters, and an
@@ -91,6 +99,17 @@ class PipelinedStages {
   std::vector<distributed::StageRange> ranges_;
   distributed::PipelineStage stage_;
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
+};
+
+// A network's pipeline as the topology drives it (PipelinedActorCritic, PipelinedQLearning).
+class PipelinedNetwork {
+ public:
+  virtual ~PipelinedNetwork() = default;
+  // Rank 0: broadcasts `command` (a PipelinedStages::Command but kStep) with `values` and
+  // carries it out.
+  virtual void lead(int command, const std::vector<double>& values = {}) = 0;
+  // The other ranks: carry out rank 0's commands until kStop; returns the step it last sent.
+  virtual std::int64_t serve() = 0;
 };
 
 }  // namespace mnrl::topologies
