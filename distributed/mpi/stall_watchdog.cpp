@@ -111,6 +111,11 @@ void StallWatchdog::guard_blocking_calls() {
 int StallWatchdog::wait(MPI_Request& request, const char* operation, bool collective,
                         MPI_Status* status) {
   if (collective) ++collectives_;
+  waiting_here_ = true;
+  struct Done {
+    bool& waiting;
+    ~Done() { waiting = false; }
+  } done_waiting{waiting_here_};
   const auto start = Clock::now();
   double next_watch = kWatchEverySeconds;
   double announced = -1.0;
@@ -137,6 +142,7 @@ void StallWatchdog::keep_alive() {
 }
 
 void StallWatchdog::keep_waiting() {
+  if (waiting_here_) return;  // its own wait says WAITING on this communicator
   const auto now = Clock::now();
   if (now - waiting_sent_ < std::chrono::duration<double>(timeout_ / 8)) return;
   waiting_sent_ = now;
@@ -204,12 +210,16 @@ std::vector<int> StallWatchdog::missing_ranks(bool collective) const {
 void StallWatchdog::watch(const char* operation, bool collective, double waited, double& announced,
                           bool& warned) {
   receive_messages();
+  const std::vector<int> missing = missing_ranks(collective);
   if (waited >= timeout_ / 4 && (announced < 0 || waited - announced >= timeout_ / 4)) {
-    core::report_waiting();  // to the ranks of this rank's other communicators
+    // To the ranks of this rank's other communicators, which then count it as present: only
+    // while every rank it waits for is itself accounted for (alive, or waiting on ranks that
+    // are), so that ranks waiting for one another across communicators (a deadlock) still end
+    // the job at the timeout.
+    if (missing.empty()) core::report_waiting();
     tell_others(kWaiting, collective ? collectives_ : -1);
     announced = waited;
   }
-  const std::vector<int> missing = missing_ranks(collective);
   const std::string me =
       "mnrl (rank " + std::to_string(job_rank(rank_)) + " of " + std::to_string(job_size_) + ")";
   if (!warned && waited >= timeout_ / 2 && !missing.empty()) {

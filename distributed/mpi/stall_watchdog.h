@@ -20,13 +20,14 @@ namespace mnrl::distributed {
 // Protocol, on a communicator of its own (a duplicate of the job's): a rank that has waited a
 // quarter of the timeout in one exchange tells every other rank WAITING(n), n being its count
 // of collectives so far (-1 for a point-to-point wait), and again every quarter of the
-// timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting); a rank
-// working alone (evaluating, writing a checkpoint) sends ALIVE at most once a second
-// (keep_alive). A rank waiting in a collective takes as missing the ranks that neither wait in
-// the same collective nor were heard ALIVE or WAITING_ELSEWHERE lately; one waiting point to
-// point (A3C, IMPALA, Ape-X), those heard neither ALIVE nor waiting (in anything) lately. At half
-// the timeout it names them on stderr, and at the timeout it ends the job (MPI_Abort) with a
-// message; also when every other rank waits too (a deadlock).
+// timeout, and tells its other communicators' ranks WAITING_ELSEWHERE (keep_waiting) while the
+// ranks it waits for are accounted for (so a cycle of ranks waiting across communicators, a
+// deadlock, is not); a rank working alone (evaluating, writing a checkpoint) sends ALIVE at
+// most once a second (keep_alive). A rank waiting in a collective takes as missing the ranks that
+// neither wait in the same collective nor were heard ALIVE or WAITING_ELSEWHERE lately; one waiting
+// point to point (A3C, IMPALA, Ape-X), those heard neither ALIVE nor waiting (in anything) lately.
+// At half the timeout it names them on stderr, and at the timeout it ends the job (MPI_Abort) with
+// a message; also when every other rank waits too (a deadlock).
 //
 // A blocking call that every rank has joined (begin_blocking .. end_blocking) is watched by a
 // thread of its own: if it lasts past the timeout (a rank stopped in the middle of it), the
@@ -78,6 +79,7 @@ class StallWatchdog {
   bool stopping_ = false;  // under stop_mutex_
   std::thread guard_;
   long long collectives_ = 0;                  // collectives waited for so far
+  bool waiting_here_ = false;                  // in wait(): it says WAITING itself
   std::vector<long long> waiting_in_;          // per rank: the collective it said it waits in
   std::vector<Clock::time_point> alive_;       // per rank: when it last said ALIVE
   std::vector<Clock::time_point> waiting_at_;  // per rank: when it last said WAITING
