@@ -13,12 +13,18 @@
 namespace mnrl::nn {
 
 NoisyLinearImpl::NoisyLinearImpl(std::int64_t in_features, std::int64_t out_features, double sigma0)
-    : mean_(register_module("mean", torch::nn::Linear(in_features, out_features))) {
-  const double sigma = sigma0 / std::sqrt(static_cast<double>(in_features));
-  weight_sigma_ = register_parameter("weight_sigma", at::full({out_features, in_features}, sigma));
-  bias_sigma_ = register_parameter("bias_sigma", at::full({out_features}, sigma));
-  input_noise_ = register_buffer("input_noise", at::zeros({in_features}));
-  output_noise_ = register_buffer("output_noise", at::zeros({out_features}));
+    : in_features_(in_features), out_features_(out_features), sigma0_(sigma0) {
+  reset();
+}
+
+void NoisyLinearImpl::reset() {
+  mean_ = register_module("mean", torch::nn::Linear(in_features_, out_features_));
+  const double sigma = sigma0_ / std::sqrt(static_cast<double>(in_features_));
+  weight_sigma_ =
+      register_parameter("weight_sigma", at::full({out_features_, in_features_}, sigma));
+  bias_sigma_ = register_parameter("bias_sigma", at::full({out_features_}, sigma));
+  input_noise_ = register_buffer("input_noise", at::zeros({in_features_}));
+  output_noise_ = register_buffer("output_noise", at::zeros({out_features_}));
 }
 
 at::Tensor NoisyLinearImpl::forward(const at::Tensor& x) {

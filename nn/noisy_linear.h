@@ -1,7 +1,7 @@
 #pragma once
 
 #include <ATen/core/Tensor.h>
-#include <torch/nn/module.h>
+#include <torch/nn/cloneable.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
@@ -20,9 +20,11 @@ namespace mnrl::nn {
 // initialization is the paper's U(-1/sqrt(p), 1/sqrt(p)) for a layer of p inputs), the sigmas
 // start at sigma0 / sqrt(p). The noise lives in two buffers that only set_noise() writes: while
 // they hold zeros (as they start) the layer is its means alone, the noise-free greedy network.
-class NoisyLinearImpl : public torch::nn::Module {
+// Cloneable (a pipeline stage's weight stash clones its blocks).
+class NoisyLinearImpl : public torch::nn::Cloneable<NoisyLinearImpl> {
  public:
   NoisyLinearImpl(std::int64_t in_features, std::int64_t out_features, double sigma0);
+  void reset() override;  // (re)makes the layer's tensors as the constructor does
 
   at::Tensor forward(const at::Tensor& x);
   // The mean weights and biases (the layer without noise: export, hand-written passes).
@@ -39,6 +41,8 @@ class NoisyLinearImpl : public torch::nn::Module {
   const at::Tensor& output_noise() const { return output_noise_; }  // f(e_out)
 
  private:
+  std::int64_t in_features_, out_features_;
+  double sigma0_;
   torch::nn::Linear mean_{nullptr};
   at::Tensor weight_sigma_, bias_sigma_;   // parameters
   at::Tensor input_noise_, output_noise_;  // buffers: f(e_in) [in], f(e_out) [out]

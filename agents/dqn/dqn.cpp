@@ -168,8 +168,11 @@ Statistics Dqn::update(const TrainingProgress& progress) {
   for (std::int64_t step = 0; step < options_.gradient_steps; ++step) {
     replay_->sample(replay_rng_, b, 1.0 - progress.remaining(), batch_);
     if (external_steps_) {
-      const HostLoss loss = external_steps_->step(batch_, options_.double_q, options_.max_grad_norm,
-                                                  prioritized ? td_errors_.data() : nullptr);
+      draw_step_noise();
+      const HostLoss loss =
+          external_steps_->step(batch_, options_.double_q, options_.max_grad_norm,
+                                step_noise_.empty() ? nullptr : step_noise_.data(),
+                                prioritized ? td_errors_.data() : nullptr);
       loss_sum += loss.loss;
       q_sum += loss.q_taken_sum;
     } else if (by_hand_) {

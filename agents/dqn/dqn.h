@@ -109,7 +109,8 @@ class Dqn final : public Agent {
   // Noisy nets: new noise into the online network (acting), or none (greedy evaluation).
   void draw_acting_noise();
   void silence_noise();
-  // Noisy nets, a hand-written step: new noise into the online and the target network.
+  // Noisy nets, a hand-written or external step: new noise into the online and the target
+  // network (step_noise_).
   void draw_step_noise();
   // measure_td_errors() for a return distribution: its loss per row.
   void measure_distribution_losses(const replay::TransitionBatch& batch, float* td_errors);

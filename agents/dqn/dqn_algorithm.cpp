@@ -30,14 +30,12 @@ class DqnAlgorithm final : public AlgorithmOf<DqnOptions> {
   StoredTransitions step_rows(const DqnOptions& dqn, std::int64_t) const override {
     return {"dqn.batch_size", static_cast<double>(dqn.batch_size)};
   }
-  // nn::q_network_blocks' refusals, said by key.
+  // nn::q_network_blocks' refusal, said by key.
   std::string pipeline_refused(const DqnOptions& dqn) const override {
     if (dqn.distribution.implicit()) {
       return "dqn.distributional: iqn's quantile fractions enter mid-network and do not cut "
              "into stages (c51 and qr do)";
     }
-    if (dqn.distribution.noisy)
-      return "dqn.noisy's noise, drawn per network, does not cut into stages";
     return {};
   }
 };

@@ -14,12 +14,14 @@ class ExternalTdSteps {
   virtual ~ExternalTdSteps() = default;
   virtual void set_learning_rate(double learning_rate) = 0;
   // One gradient step of the TD loss on `batch` (next actions chosen by the online network
-  // where `double_q`, else by the target), clipped to `max_grad_norm`; writes each row's
+  // where `double_q`, else by the target), clipped to `max_grad_norm`, through noisy nets'
+  // `noise` (the online network's [noise_size()], then the target's; null without noisy
+  // layers), as a step in one process takes it; writes each row's
   // priority (|TD error|, or its loss for a return distribution) to `td_errors` where not
   // null. The loss (the importance-weighted mean over rows) and the sum of the taken actions'
   // Q-values.
   virtual HostLoss step(const replay::TransitionBatch& batch, bool double_q, double max_grad_norm,
-                        float* td_errors) = 0;
+                        const float* noise, float* td_errors) = 0;
   // The acting network's parameters become the steps' latest.
   virtual void synchronize() = 0;
   // The steps' target network takes the online one's parameters (Polyak with tau < 1), as the

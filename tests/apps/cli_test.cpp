@@ -295,11 +295,6 @@ INSTANTIATE_TEST_SUITE_P(
                         "",
                         {"distributed.pipeline_stages", "x.yaml:5",
                          "sac does not cut its network into stages; a2c, dqn and ppo do"}},
-        ConfigErrorCase{"PipelineStagesWithNoisyNets",
-                        "algo: dqn\ndqn:\n  noisy: true\ndistributed:\n  pipeline_stages: 2\n",
-                        "",
-                        {"distributed.pipeline_stages", "x.yaml:5",
-                         "dqn.noisy's noise, drawn per network, does not cut into stages"}},
         ConfigErrorCase{"PipelineStagesForIqn",
                         "algo: dqn\ndqn:\n  distributional: iqn\ndistributed:\n"
                         "  pipeline_stages: 2\n",

@@ -476,13 +476,15 @@ TEST_F(DataParallelTest, PipelinesSideBySideResumeBitForBit) {
 // samples the same batches, and each update's TD loss and mean Q-value are the one-process
 // run's to float rounding (the stages are LibTorch modules through the return distribution's
 // host loss, the one-process agent takes its hand-written passes), for DQN with Double DQN,
-// 3-step returns and prioritized replay (whose priorities come back from the last stage) and
-// for a dueling C51.
+// 3-step returns and prioritized replay (whose priorities come back from the last stage), for a
+// dueling C51, and for Rainbow (noisy nets, whose step noise rank 0 draws and sends the stages).
 TEST_F(DataParallelTest, PipelinedDqnStepsAsOneProcess) {
   if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
   const std::vector<std::vector<std::string>> variants{
       {"dqn.double_q=true", "dqn.n_step=3", "dqn.prioritized=true"},
-      {"dqn.distributional=c51", "network.dueling=true", "dqn.double_q=true"}};
+      {"dqn.distributional=c51", "network.dueling=true", "dqn.double_q=true"},
+      {"dqn.noisy=true", "dqn.distributional=c51", "network.dueling=true", "dqn.double_q=true",
+       "dqn.n_step=3", "dqn.prioritized=true"}};  // Rainbow's
   for (const auto& variant : variants) {
     std::vector<std::string> overrides{"dqn.learning_starts=100",
                                        "dqn.batch_size=16",
@@ -521,6 +523,7 @@ TEST_F(DataParallelTest, PipelinedDqnResumingGivesTheSameRunBitForBit) {
                                      "dqn.target_update_interval=40",
                                      "dqn.double_q=true",
                                      "dqn.prioritized=true",
+                                     "dqn.noisy=true",  // its noise sent to the stages
                                      "train.total_steps=240",
                                      "train.eval_interval=0",
                                      "train.eval_episodes=1",

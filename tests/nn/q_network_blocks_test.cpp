@@ -3,6 +3,7 @@
 #include "nn/q_network_blocks.h"
 
 #include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
 #include <gtest/gtest.h>
 #include <torch/utils.h>
 
@@ -28,6 +29,14 @@ std::vector<QCase> q_cases() {
                                    .hidden_sizes({16})
                                    .atoms(5)
                                    .encoder(ConvEncoderOptions::minatar({2, 5, 5}).features(32))},
+      {"noisy", QNetworkOptions(6, 3).hidden_sizes({16, 8}).noisy_sigma0(0.5)},
+      {"Rainbow's: noisy, dueling C51, conv encoder",
+       QNetworkOptions(2 * 5 * 5, 4)
+           .hidden_sizes({16})
+           .atoms(11)
+           .dueling(true)
+           .noisy_sigma0(0.5)
+           .encoder(ConvEncoderOptions::minatar({2, 5, 5}).features(32))},
   };
 }
 
@@ -47,6 +56,17 @@ TEST(QNetworkBlocksTest, TheChainComputesTheNetworksOutputsWithItsParameters) {
     const auto parameters = blocks->parameters();
     EXPECT_EQ(parameters.size(), network->parameters().size());
     EXPECT_EQ(storages_of(parameters), storages_of(network->parameters()));
+    // Noisy nets: the chain's noisy layers are the network's, in its noise layout's order, so
+    // noise set through either is the other's.
+    const auto noisy = noisy_layers_in(*blocks);
+    ASSERT_EQ(noisy.size(), network->noisy_layers().size());
+    for (std::size_t i = 0; i < noisy.size(); ++i) {
+      EXPECT_EQ(noisy[i].get(), network->noisy_layers()[i].get()) << i;
+    }
+    if (!noisy.empty()) {
+      set_layer_noise(noisy, at::randn({network->noise_size()}));
+      EXPECT_GT(network->noisy_layers().front()->input_noise().abs().sum().item<float>(), 0.0f);
+    }
 
     const at::Tensor observations = at::rand({7, c.options.observation_size()});
     const at::Tensor expected = network->forward(observations);
@@ -69,16 +89,14 @@ TEST(QNetworkBlocksTest, TheChainComputesTheNetworksOutputsWithItsParameters) {
 
     auto copy = std::dynamic_pointer_cast<torch::nn::SequentialImpl>(blocks->clone());
     ASSERT_TRUE(copy);
-    EXPECT_TRUE(copy->forward(observations).equal(expected));
+    EXPECT_TRUE(copy->forward(observations).equal(expected));  // noise included
     const auto copied = storages_of(copy->parameters());
     for (const void* pointer : storages_of(parameters)) EXPECT_EQ(copied.count(pointer), 0u);
   }
 }
 
-TEST(QNetworkBlocksTest, IqnAndNoisyNetsAreRefused) {
+TEST(QNetworkBlocksTest, IqnIsRefused) {
   EXPECT_THROW(q_network_blocks(QNetwork(QNetworkOptions(4, 2).quantile_embedding(8).atoms(1))),
-               std::invalid_argument);
-  EXPECT_THROW(q_network_blocks(QNetwork(QNetworkOptions(4, 2).noisy_sigma0(0.5))),
                std::invalid_argument);
 }
 

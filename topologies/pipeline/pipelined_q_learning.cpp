@@ -8,6 +8,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -46,6 +47,12 @@ at::Tensor pack_loss_inputs(const replay::TransitionBatch& batch, std::int64_t r
 replay::TransitionBatch unpack_loss_inputs(const at::Tensor& packed, std::int64_t first,
                                            std::int64_t rows) {
   replay::TransitionBatch batch;
+  const auto n = static_cast<std::size_t>(rows);
+  batch.actions.reserve(n);
+  batch.rewards.reserve(n);
+  batch.discounts.reserve(n);
+  batch.terminated.reserve(n);
+  batch.weights.reserve(n);
   const float* p = packed.data_ptr<float>() + first * kLossColumns;
   for (std::int64_t i = 0; i < rows; ++i) {
     const float* row = p + i * kLossColumns;
@@ -74,7 +81,47 @@ PipelinedQLearning::PipelinedQLearning(distributed::Communicator& pipeline,
       target_stage_(
           pipeline,
           blocks_in(target_chain_, stages_.ranges().at(static_cast<std::size_t>(stages_.stage()))),
-          pipeline_options_of(options)) {}
+          pipeline_options_of(options)),
+      online_noisy_(nn::noisy_layers_in(*stages_.network().blocks())),
+      target_noisy_(nn::noisy_layers_in(*target_stage_.blocks())) {
+  noise_offsets_.push_back(0);
+  for (const auto& range : stages_.ranges()) {
+    noise_offsets_.push_back(noise_offsets_.back() +
+                             nn::noise_size(nn::noisy_layers_in(*blocks_in(target_chain_, range))));
+  }
+}
+
+void PipelinedQLearning::set_step_noise(const float* noise) {
+  const std::int64_t network_size = noise_offsets_.back();
+  if (network_size == 0) return;
+  distributed::Communicator& pipeline = stages_.pipeline();
+  const auto size_of = [&](int s) {
+    return noise_offsets_[static_cast<std::size_t>(s) + 1] -
+           noise_offsets_[static_cast<std::size_t>(s)];
+  };
+  // Stage s's part of the online network's noise, then of the target's.
+  at::Tensor own = at::empty({2 * size_of(stages_.stage())}, at::kFloat);
+  if (stages_.leader()) {
+    for (int s = stages_.stages() - 1; s >= 0; --s) {
+      const std::int64_t offset = noise_offsets_[static_cast<std::size_t>(s)];
+      at::Tensor part = at::empty({2 * size_of(s)}, at::kFloat);
+      float* p = part.data_ptr<float>();
+      std::copy_n(noise + offset, size_of(s), p);
+      std::copy_n(noise + network_size + offset, size_of(s), p + size_of(s));
+      if (s == 0) {
+        own = part;
+      } else if (size_of(s) > 0) {
+        pipeline.send(part, s, kNoiseTag);
+      }
+    }
+  } else if (own.numel() > 0) {
+    pipeline.receive(own, 0, kNoiseTag);
+  }
+  if (own.numel() == 0) return;
+  const std::int64_t size = own.numel() / 2;
+  nn::set_layer_noise(online_noisy_, own.narrow(0, 0, size));
+  nn::set_layer_noise(target_noisy_, own.narrow(0, size, size));
+}
 
 std::vector<at::Tensor> PipelinedQLearning::target_parameters(int s) const {
   return blocks_in(target_chain_, stages_.ranges().at(static_cast<std::size_t>(s)))->parameters();
@@ -102,7 +149,7 @@ std::int64_t PipelinedQLearning::serve() {
     const double* m = message.data_ptr<double>();
     const int command = static_cast<int>(m[0]);
     if (command == PipelinedStages::kStep) {
-      step(m, nullptr, nullptr);
+      step(m, nullptr, nullptr, nullptr);
     } else if (command == PipelinedStages::kStop) {
       return static_cast<std::int64_t>(m[1]);
     } else if (command == kUpdateTarget) {
@@ -135,13 +182,14 @@ void PipelinedQLearning::update_target(double tau) {
 
 agents::HostLoss PipelinedQLearning::lead_step(const std::vector<double>& values,
                                                const replay::TransitionBatch& batch,
-                                               float* td_errors) {
+                                               const float* noise, float* td_errors) {
   const at::Tensor message = stages_.send_command(PipelinedStages::kStep, values);
-  return step(message.data_ptr<double>(), &batch, td_errors);
+  return step(message.data_ptr<double>(), &batch, noise, td_errors);
 }
 
 agents::HostLoss PipelinedQLearning::step(const double* command,
-                                          const replay::TransitionBatch* batch, float* td_errors) {
+                                          const replay::TransitionBatch* batch, const float* noise,
+                                          float* td_errors) {
   const auto rows = static_cast<std::int64_t>(command[1]);
   stages_.set_learning_rate(command[2]);
   const double max_grad_norm = command[3];
@@ -161,6 +209,7 @@ agents::HostLoss PipelinedQLearning::step(const double* command,
     loss_inputs = at::empty({rows, kLossColumns}, at::kFloat);
     pipeline.receive(loss_inputs, 0, kLossInputsTag);
   }
+  set_step_noise(noise);
   // The next observations' values, on the last stage: the target's, and the online network's
   // where it chooses the next actions.
   const at::Tensor target_values = target_stage_.infer(next_observations);
@@ -206,10 +255,11 @@ agents::HostLoss PipelinedQLearning::step(const double* command,
 }
 
 agents::HostLoss PipelineTdLearner::step(const replay::TransitionBatch& batch, bool double_q,
-                                         double max_grad_norm, float* td_errors) {
+                                         double max_grad_norm, const float* noise,
+                                         float* td_errors) {
   const auto rows = static_cast<double>(batch.rewards.size());
   return pipeline_.lead_step({rows, learning_rate_, max_grad_norm, double_q ? 1.0 : 0.0}, batch,
-                             td_errors);
+                             noise, td_errors);
 }
 
 }  // namespace mnrl::topologies

@@ -24,7 +24,9 @@ namespace mnrl::topologies {
 // Its commands, beside PipelinedStages' (rank 0 broadcasts each, every stage carries it out):
 //  - kStep: one gradient step on a sampled batch of `rows` rows. Rank 0 sends the last stage
 //    the rows' actions, rewards, discounts, terminations and importance weights
-//    (kLossInputsTag); the next observations go through the target's stages (and the online
+//    (kLossInputsTag), and with noisy nets every stage with noisy layers their noise for this
+//    step, drawn on rank 0 as the agent in one process draws it: the online's, then the
+//    target's (kNoiseTag). The next observations go through the target's stages (and the online
 //    network's, for Double DQN's choice of actions) without gradients, then the observations
 //    through PipelineStage::train, whose last stage takes the return distribution's TD loss
 //    (ReturnDistribution::host_loss, per micro-batch) and its gradient; PipelinedStages::
@@ -37,7 +39,7 @@ namespace mnrl::topologies {
 class PipelinedQLearning final : public PipelinedNetwork {
  public:
   static constexpr int kUpdateTarget = PipelinedStages::kStop + 1;
-  static constexpr int kLossInputsTag = 27, kLossValuesTag = 28, kTargetTag = 29;
+  static constexpr int kLossInputsTag = 27, kLossValuesTag = 28, kTargetTag = 29, kNoiseTag = 30;
 
   // `online`, `target` and `agent_optimizer`: this rank's whole agent's (made as rank 0's is).
   // `stage_replicas`: this stage's ranks in every pipeline (null: one).
@@ -50,13 +52,17 @@ class PipelinedQLearning final : public PipelinedNetwork {
   void lead(int command, const std::vector<double>& values = {}) override;
   std::int64_t serve() override;
   // Rank 0: a gradient step on `batch` (kStep with `values`: rows, learning rate, max grad
-  // norm, double Q); writes the rows' priorities to `td_errors` where not null.
+  // norm, double Q) through noisy layers' `noise` (ExternalTdSteps::step's; null without);
+  // writes the rows' priorities to `td_errors` where not null.
   agents::HostLoss lead_step(const std::vector<double>& values,
-                             const replay::TransitionBatch& batch, float* td_errors);
+                             const replay::TransitionBatch& batch, const float* noise,
+                             float* td_errors);
 
  private:
   agents::HostLoss step(const double* command, const replay::TransitionBatch* batch,
-                        float* td_errors);
+                        const float* noise, float* td_errors);
+  // Noisy nets: this step's noise into every stage's noisy layers (rank 0 sends each its own).
+  void set_step_noise(const float* noise);
   std::vector<at::Tensor> target_parameters(int s) const;
   void update_target(double tau);
 
@@ -65,6 +71,10 @@ class PipelinedQLearning final : public PipelinedNetwork {
   PipelinedStages stages_;
   torch::nn::Sequential target_chain_;
   distributed::PipelineStage target_stage_;  // this stage of the target, for inference
+  // Noisy nets: this stage's noisy layers, and where each stage's noise starts in a network's
+  // (stage s: [noise_offsets_[s], noise_offsets_[s + 1])).
+  std::vector<nn::NoisyLinear> online_noisy_, target_noisy_;
+  std::vector<std::int64_t> noise_offsets_;
 };
 
 // Rank 0's side, as the agent's external TD steps (agents::ExternalTdSteps).
@@ -74,7 +84,7 @@ class PipelineTdLearner final : public agents::ExternalTdSteps {
 
   void set_learning_rate(double learning_rate) override { learning_rate_ = learning_rate; }
   agents::HostLoss step(const replay::TransitionBatch& batch, bool double_q, double max_grad_norm,
-                        float* td_errors) override;
+                        const float* noise, float* td_errors) override;
   void synchronize() override { pipeline_.lead(PipelinedStages::kSynchronize); }
   void update_target(double tau) override {
     pipeline_.lead(PipelinedQLearning::kUpdateTarget, {tau});
