@@ -558,6 +558,14 @@ TEST_F(DataParallelTest, PipelinedDqnResumingGivesTheSameRunBitForBit) {
   expect_resuming_gives_the_same_run("cartpole_dqn.yaml", overrides, 240, 1, "dqn");
 }
 
+// Rank 0: prints what a learning run reached, and where.
+void report_learning(const std::string& what, const TrainingRunResult& run) {
+  if (communicator().rank() != 0) return;
+  std::printf("[ RESULT   ] %s = %.2f at %lld steps (BLAS kernel %s)\n", what.c_str(),
+              run.training.final_evaluation.mean_return, static_cast<long long>(run.training.steps),
+              core::openblas_kernel().c_str());
+}
+
 // A pipelined DQN learns: CartPole within its config's 50k steps (an evaluation >= 475, where
 // the run stops), GPipe with 4 micro-batches, on 2 ranks. Seed 3 solves at 30k-40k under the
 // Cooperlake, Haswell, Sandybridge, Zen and SkylakeX kernels (seed 1 took 50k under Sandybridge;
@@ -569,59 +577,57 @@ TEST_F(DataParallelTest, PipelinedDqnSolvesCartPole) {
                          {"seed=3", "distributed.pipeline_stages=2", "distributed.micro_batches=4",
                           "train.stop_at_return=475"},
                          "cartpole_dqn");
+  report_learning("dqn CartPole-v1, 2 stages, seed 3", run);
   if (communicator().rank() != 0) return;
-  std::printf("[ RESULT   ] dqn CartPole-v1, 2 stages = %.2f at %lld steps (BLAS kernel %s)\n",
-              run.training.final_evaluation.mean_return, static_cast<long long>(run.training.steps),
-              core::openblas_kernel().c_str());
   EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
 }
 
 // Pipelines learn, on 2 ranks (a stage each): CartPole PPO within the single-process test's
 // 100k steps (an evaluation >= 475, where the run stops, as the DQN tests read "within") under
-// GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which
-// the pipeline tests check) and under 1F1B (PipeDream's weight stashing, an update per
-// micro-batch; 2 micro-batches, seeds 1-3), and MinAtar Breakout PPO under 1F1B (4
-// micro-batches, seeds 1-3) as the single-process test reads it (an evaluation of 30 episodes
-// >= 5 within 500k steps).
-TEST_F(DataParallelTest, PipelineSolvesCartPoleAndLearnsBreakoutWithPpo) {
+// GPipe (4 micro-batches; seed 1: its arithmetic is the uncut network's, which the pipeline
+// tests check).
+TEST_F(DataParallelTest, PipelineSolvesCartPoleWithGpipe) {
   if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
-  dir_ = shared_directory("pipeline_learning");
-  const auto report = [&](const std::string& what, const TrainingRunResult& run) {
-    if (communicator().rank() != 0) return;
-    std::printf("[ RESULT   ] %s = %.2f at %lld steps (BLAS kernel %s)\n", what.c_str(),
-                run.training.final_evaluation.mean_return,
-                static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
-  };
-  for (const std::string schedule : {"gpipe", "1f1b"}) {
-    const bool gpipe = schedule == "gpipe";
-    for (int seed = 1; seed <= (gpipe ? 1 : 3); ++seed) {
-      const std::string name = "cartpole_" + schedule + "_" + std::to_string(seed);
-      const auto run = train("cartpole_ppo.yaml",
-                             {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
-                              std::string("distributed.micro_batches=") + (gpipe ? "4" : "2"),
-                              "distributed.pipeline_schedule=" + schedule,
-                              "train.eval_interval=10000", "train.stop_at_return=475"},
-                             name);
-      report("ppo CartPole-v1 " + schedule + " seed " + std::to_string(seed), run);
-      if (communicator().rank() == 0) {
-        EXPECT_GE(run.training.final_evaluation.mean_return, 475.0) << name;
-      }
-    }
-  }
-  for (int seed = 1; seed <= 3; ++seed) {
-    const std::string name = "breakout_1f1b_" + std::to_string(seed);
-    const auto run =
-        train("minatar_breakout_ppo.yaml",
-              {"seed=" + std::to_string(seed), "distributed.pipeline_stages=2",
-               "distributed.micro_batches=4", "distributed.pipeline_schedule=1f1b",
-               "train.eval_interval=50000", "train.eval_episodes=30", "train.stop_at_return=5"},
-              name);
-    report("ppo MinAtar/Breakout-v1 1f1b seed " + std::to_string(seed), run);
-    if (communicator().rank() == 0) {
-      EXPECT_GE(run.training.final_evaluation.mean_return, 5.0) << name;
-    }
-  }
+  dir_ = shared_directory("pipeline_learning_gpipe");
+  const auto run = train("cartpole_ppo.yaml",
+                         {"seed=1", "distributed.pipeline_stages=2", "distributed.micro_batches=4",
+                          "distributed.pipeline_schedule=gpipe", "train.eval_interval=10000",
+                          "train.stop_at_return=475"},
+                         "cartpole_gpipe_1");
+  report_learning("ppo CartPole-v1 gpipe seed 1", run);
+  if (communicator().rank() == 0) EXPECT_GE(run.training.final_evaluation.mean_return, 475.0);
 }
+
+// Under 1F1B (PipeDream's weight stashing, an update per micro-batch), per seed (1-3; seed 2
+// under the second BLAS kernel, as the three-seed learning tests run: tests/distributed/
+// CMakeLists.txt): CartPole PPO with 2 micro-batches as the GPipe test reads it, and MinAtar
+// Breakout PPO with 4 as the single-process test reads it (an evaluation of 30 episodes >= 5
+// within 500k steps).
+class PipelineSeedTest : public DataParallelTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(PipelineSeedTest, OneForwardOneBackwardSolvesCartPoleAndLearnsBreakoutWithPpo) {
+  if (communicator().size() != 2) GTEST_SKIP() << "needs 2 ranks (two stages)";
+  const std::string seed = std::to_string(GetParam());
+  dir_ = shared_directory("pipeline_learning_1f1b_" + seed);
+  const auto cartpole = train("cartpole_ppo.yaml",
+                              {"seed=" + seed, "distributed.pipeline_stages=2",
+                               "distributed.micro_batches=2", "distributed.pipeline_schedule=1f1b",
+                               "train.eval_interval=10000", "train.stop_at_return=475"},
+                              "cartpole_1f1b");
+  report_learning("ppo CartPole-v1 1f1b seed " + seed, cartpole);
+  const auto breakout =
+      train("minatar_breakout_ppo.yaml",
+            {"seed=" + seed, "distributed.pipeline_stages=2", "distributed.micro_batches=4",
+             "distributed.pipeline_schedule=1f1b", "train.eval_interval=50000",
+             "train.eval_episodes=30", "train.stop_at_return=5"},
+            "breakout_1f1b");
+  report_learning("ppo MinAtar/Breakout-v1 1f1b seed " + seed, breakout);
+  if (communicator().rank() != 0) return;
+  EXPECT_GE(cartpole.training.final_evaluation.mean_return, 475.0) << "CartPole";
+  EXPECT_GE(breakout.training.final_evaluation.mean_return, 5.0) << "Breakout";
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, PipelineSeedTest, ::testing::Values(1, 2, 3));
 
 // Two pipelines of two stages (np 4) learn CartPole PPO within twice the single-process
 // test's 100k steps (the budget counts both pipelines' env steps, as data parallelism's does):
@@ -637,12 +643,8 @@ TEST_F(DataParallelTest, PipelinesSideBySideSolvesCartPoleWithPpo) {
                "distributed.pipeline_schedule=" + schedule, "train.total_steps=200000",
                "train.eval_interval=20000", "train.stop_at_return=475"},
               "cartpole_" + schedule);
+    report_learning("ppo CartPole-v1, 2 pipelines x 2 stages, " + schedule, run);
     if (communicator().rank() != 0) continue;
-    std::printf(
-        "[ RESULT   ] ppo CartPole-v1, 2 pipelines x 2 stages, %s = %.2f at %lld steps "
-        "(BLAS kernel %s)\n",
-        schedule.c_str(), run.training.final_evaluation.mean_return,
-        static_cast<long long>(run.training.steps), core::openblas_kernel().c_str());
     EXPECT_GE(run.training.final_evaluation.mean_return, 475.0) << schedule;
   }
 }
