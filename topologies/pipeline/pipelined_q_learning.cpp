@@ -102,6 +102,7 @@ void PipelinedQLearning::set_step_noise(const float* noise) {
   // Stage s's part of the online network's noise, then of the target's.
   at::Tensor own = at::empty({2 * size_of(stages_.stage())}, at::kFloat);
   if (stages_.leader()) {
+    if (!noise) throw std::logic_error("pipeline stages: noisy layers, but no noise for the step");
     for (int s = stages_.stages() - 1; s >= 0; --s) {
       const std::int64_t offset = noise_offsets_[static_cast<std::size_t>(s)];
       at::Tensor part = at::empty({2 * size_of(s)}, at::kFloat);
